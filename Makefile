@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# vpath: `make` builds into $(OUTPUT); `make test` runs every test; `make bench`
+# prints the benchmark figures; `make install PREFIX=... DESTDIR=...`.
+OUTPUT ?= .output
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= cc
+PREFIX ?= /usr/local
+SANITIZE ?=
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
+$(error no vmlinux/$(ARCH)/vmlinux.h: run vmlinux/gen-vmlinux.sh on a kernel with BTF)
+endif
+BPF_ARCH := $(subst x86,x86,$(ARCH))
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -I$(OUTPUT)
+LDLIBS += -lbpf -lelf -lz -lcjson -lpthread -lm
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+COMMON_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard common/*.c))
+USER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/*.c))
+ANALYZER_MAIN := analyzer/main.c
+ANALYZER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out $(ANALYZER_MAIN),$(wildcard analyzer/*.c)))
+TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard tests/lib/*.c))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+TOOLS := $(patsubst tests/tools/%.c,$(OUTPUT)/tests/%,$(wildcard tests/tools/*.c))
+VAPP_SRCS := $(wildcard tests/vapp/*.c)
+
+LIBCOMMON := $(OUTPUT)/libvpathcommon.a
+LIBANALYZE := $(OUTPUT)/libvpathanalyze.a
+LIBTEST := $(OUTPUT)/libvpathtest.a
+
+PROGS := $(if $(BPF_SRCS),$(OUTPUT)/vpath-record) $(if $(wildcard $(ANALYZER_MAIN)),$(OUTPUT)/vpath-analyze)
+ifneq ($(VAPP_SRCS),)
+PROGS += $(OUTPUT)/vapp
+endif
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: deps all test unit-tests tests-build bench install clean format demo
+
+all: $(PROGS)
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/vpath/record.h $(wildcard bpf/*.h) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Iinclude -Ivmlinux/$(ARCH) \
+		-Wall -Wno-unused-function -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h user/*.h tests/lib/*.h) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# The recorder's objects need the skeletons first.
+$(USER_OBJS): $(SKELS)
+
+$(LIBCOMMON): $(COMMON_OBJS)
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+$(LIBANALYZE): $(ANALYZER_OBJS)
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+$(LIBTEST): $(TESTLIB_OBJS) | $(OUTPUT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/vpath-record: $(USER_OBJS) $(LIBCOMMON)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/vpath-analyze: $(OUTPUT)/analyzer/main.o $(LIBANALYZE) $(LIBCOMMON)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/vapp: $(patsubst %.c,$(OUTPUT)/%.o,$(VAPP_SRCS)) $(LIBCOMMON)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/unit/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMON) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/tools/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMON) | $(OUTPUT)/tests
+	$(call msg,TOOL,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+tests-build: $(PROGS) $(UNIT_TESTS) $(TOOLS)
+
+unit-tests: $(UNIT_TESTS)
+
+# Unit tests run under AddressSanitizer and UBSan from a separate output dir;
+# the integration tests use the normal build.
+test: tests-build
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan SANITIZE=1 unit-tests
+	$(Q)OUTPUT=$(OUTPUT) tests/run.sh
+
+bench: tests-build
+	$(Q)OUTPUT=$(OUTPUT) tests/bench/run.sh
+
+demo: all
+	$(Q)OUTPUT=$(OUTPUT) tests/demo.sh
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(OUTPUT)/vpath-record $(DESTDIR)$(PREFIX)/sbin/vpath-record
+	install -m 0755 $(OUTPUT)/vpath-analyze $(DESTDIR)$(PREFIX)/bin/vpath-analyze
+	install -d $(DESTDIR)$(PREFIX)/share/doc/vpath
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/vpath/
+	if [ -d systemd ]; then \
+		install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/default; \
+		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' systemd/vpath-record.service.in \
+			> $(DESTDIR)$(PREFIX)/lib/systemd/system/vpath-record.service; \
+		install -m 0644 systemd/vpath-record.conf $(DESTDIR)/etc/default/vpath-record; \
+	fi
+
+format:
+	clang-format -i $(wildcard bpf/*.c bpf/*.h user/*.c user/*.h common/*.c common/*.h \
+		analyzer/*.c analyzer/*.h include/vpath/*.h tests/unit/*.c tests/lib/*.[ch] tests/vapp/*.[ch])
+
+clean:
+	rm -rf $(OUTPUT)

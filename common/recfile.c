@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "recfile.h"
+
+/*
+ * Records are stored exactly as they sit in memory.  That is the file's
+ * little-endian layout only on little-endian hosts; a big-endian port would
+ * byte-swap here, in one place.
+ */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "recording files are little-endian; byte swapping is not implemented"
+#endif
+
+struct vpr_writer {
+	int fd;
+	int err; /* first write error, sticky */
+	uint64_t bytes;
+	uint64_t records;
+	uint32_t count; /* records in the pending block */
+	uint32_t len;	/* bytes in the pending block */
+	unsigned char buf[sizeof(struct vpr_block_header) + VPR_WRITER_BLOCK_BYTES];
+};
+
+static uint32_t crc32_of(const void *p, size_t n)
+{
+	return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
+}
+
+void vpr_file_header__seal(struct vpr_file_header *hdr)
+{
+	memcpy(hdr->magic, VPR_MAGIC, sizeof(hdr->magic));
+	hdr->version = VPR_VERSION;
+	hdr->header_size = sizeof(*hdr);
+	hdr->header_crc = 0;
+	hdr->header_crc = crc32_of(hdr, sizeof(*hdr));
+}
+
+/* write() until done; -errno on failure. */
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(fd, c, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+struct vpr_writer *vpr_writer__from_fd(int fd, const struct vpr_file_header *hdr)
+{
+	struct vpr_file_header h = *hdr;
+	struct vpr_writer *w;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	vpr_file_header__seal(&h);
+	err = write_all(fd, &h, sizeof(h));
+	if (err) {
+		close(fd);
+		free(w);
+		errno = -err;
+		return NULL;
+	}
+	w->bytes = sizeof(h);
+	return w;
+}
+
+struct vpr_writer *vpr_writer__create(const char *path, const struct vpr_file_header *hdr)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return NULL;
+	return vpr_writer__from_fd(fd, hdr);
+}
+
+int vpr_writer__flush(struct vpr_writer *w)
+{
+	struct vpr_block_header *bh = (struct vpr_block_header *)w->buf;
+	size_t total;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->count)
+		return 0;
+	bh->magic = VPR_BLOCK_MAGIC;
+	bh->len = w->len;
+	bh->count = w->count;
+	bh->crc = crc32_of(w->buf + sizeof(*bh), w->len);
+	total = sizeof(*bh) + w->len;
+	err = write_all(w->fd, w->buf, total);
+	if (err) {
+		/*
+		 * Cut a partly written block off again, so that the file ends
+		 * on a whole block and everything already in it stays valid.
+		 */
+		if (ftruncate(w->fd, (off_t)w->bytes) == 0 &&
+		    lseek(w->fd, (off_t)w->bytes, SEEK_SET) >= 0 && err != -ENOSPC)
+			return err;
+		w->err = err;
+		return err;
+	}
+	w->bytes += total;
+	w->count = 0;
+	w->len = 0;
+	return 0;
+}
+
+int vpr_writer__append(struct vpr_writer *w, const void *rec)
+{
+	const struct vpr_hdr *h = rec;
+	int err;
+
+	if (h->size < sizeof(*h) || h->size % 8)
+		return -EINVAL;
+	if (w->len + h->size > VPR_WRITER_BLOCK_BYTES) {
+		err = vpr_writer__flush(w);
+		if (err)
+			return err;
+	}
+	memcpy(w->buf + sizeof(struct vpr_block_header) + w->len, rec, h->size);
+	w->len += h->size;
+	w->count++;
+	w->records++;
+	return 0;
+}
+
+int vpr_writer__sync(struct vpr_writer *w)
+{
+	int err = vpr_writer__flush(w);
+
+	if (err)
+		return err;
+	if (fsync(w->fd) && errno != EINVAL) /* EINVAL: a pipe or a special file */
+		return -errno;
+	return 0;
+}
+
+uint64_t vpr_writer__bytes(const struct vpr_writer *w)
+{
+	return w->bytes + (w->count ? sizeof(struct vpr_block_header) + w->len : 0);
+}
+
+uint64_t vpr_writer__records(const struct vpr_writer *w)
+{
+	return w->records;
+}
+
+int vpr_writer__close(struct vpr_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = vpr_writer__sync(w);
+	if (close(w->fd) && !err)
+		err = -errno;
+	free(w);
+	return err;
+}
+
+struct vpr_reader {
+	int fd;
+	uint64_t file_size;
+	uint64_t off; /* file offset of the next block */
+	uint64_t blocks;
+	struct vpr_file_header hdr;
+	enum vpr_read_status status;
+	bool done;
+	unsigned char *buf; /* current block's records */
+	uint32_t len, pos, count, seen;
+	char err[256];
+};
+
+size_t vpr_record_min_size(uint16_t type)
+{
+	switch (type) {
+	case VPR_SOCK_OP:
+		return sizeof(struct vpr_sock_op);
+	case VPR_CONN:
+		return sizeof(struct vpr_conn);
+	case VPR_TASK:
+		return sizeof(struct vpr_task);
+	case VPR_CLOCK:
+		return sizeof(struct vpr_clock);
+	case VPR_DROPS:
+		return sizeof(struct vpr_drops);
+	case VPR_ADDR:
+		return sizeof(struct vpr_addr);
+	default:
+		return 0;
+	}
+}
+
+const char *vpr_type_name(uint16_t type)
+{
+	static const char *const names[VPR_TYPE_MAX] = {
+		[VPR_SOCK_OP] = "sock_op", [VPR_CONN] = "conn",	  [VPR_TASK] = "task",
+		[VPR_CLOCK] = "clock",	   [VPR_DROPS] = "drops", [VPR_ADDR] = "addr",
+	};
+	return type < VPR_TYPE_MAX && names[type] ? names[type] : "unknown";
+}
+
+static int read_at(int fd, void *p, size_t n, uint64_t off)
+{
+	char *c = p;
+
+	while (n) {
+		ssize_t k = pread(fd, c, n, (off_t)off);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -ENODATA;
+		c += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+static void fail(char *err, size_t errlen, const char *fmt, const char *arg)
+{
+	if (err && errlen)
+		snprintf(err, errlen, fmt, arg);
+}
+
+struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
+{
+	struct vpr_reader *r;
+	struct stat st;
+	uint32_t crc;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fail(err, errlen, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fail(err, errlen, "%s", "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r)
+		r->buf = malloc(VPR_BLOCK_MAX);
+	if (!r || !r->buf) {
+		fail(err, errlen, "%s", strerror(ENOMEM));
+		goto fail_free;
+	}
+	r->fd = fd;
+	r->file_size = (uint64_t)st.st_size;
+	if (r->file_size < 8 || read_at(fd, r->hdr.magic, 8, 0) ||
+	    memcmp(r->hdr.magic, VPR_MAGIC, 8)) {
+		fail(err, errlen, "%s", "not a vpath recording (bad magic)");
+		goto fail_free;
+	}
+	if (r->file_size < sizeof(r->hdr) || read_at(fd, &r->hdr, sizeof(r->hdr), 0)) {
+		fail(err, errlen, "%s", "truncated header (file shorter than 256 bytes)");
+		goto fail_free;
+	}
+	if (r->hdr.version != VPR_VERSION) {
+		if (err && errlen)
+			snprintf(err, errlen, "unsupported format version %u (this build reads %u)",
+				 r->hdr.version, VPR_VERSION);
+		goto fail_free;
+	}
+	crc = r->hdr.header_crc;
+	r->hdr.header_crc = 0;
+	if (r->hdr.header_size != sizeof(r->hdr) || crc32_of(&r->hdr, sizeof(r->hdr)) != crc) {
+		fail(err, errlen, "%s", "damaged header (checksum mismatch)");
+		goto fail_free;
+	}
+	r->hdr.header_crc = crc;
+	r->off = sizeof(r->hdr);
+	return r;
+
+fail_free:
+	if (r)
+		free(r->buf);
+	free(r);
+	close(fd);
+	return NULL;
+}
+
+const struct vpr_file_header *vpr_reader__header(const struct vpr_reader *r)
+{
+	return &r->hdr;
+}
+
+/* Stop reading: status says whether the damage is a torn tail or corruption. */
+static int stop(struct vpr_reader *r, enum vpr_read_status st, const char *what)
+{
+	r->status = st;
+	r->done = true;
+	snprintf(r->err, sizeof(r->err), "%s at offset %llu (block %llu): %s",
+		 st == VPR_READ_TORN_TAIL ? "truncated" : "corrupt",
+		 (unsigned long long)r->off, (unsigned long long)r->blocks, what);
+	return 0;
+}
+
+static int load_block(struct vpr_reader *r)
+{
+	struct vpr_block_header bh;
+	uint64_t left = r->file_size - r->off;
+
+	if (left < sizeof(bh))
+		return stop(r, VPR_READ_TORN_TAIL, "incomplete block header");
+	if (read_at(r->fd, &bh, sizeof(bh), r->off))
+		return stop(r, VPR_READ_CORRUPT, "read error");
+	if (bh.magic != VPR_BLOCK_MAGIC) {
+		/* A crash can leave zeroed pages at the end, but only there. */
+		bool zero_tail = bh.magic == 0 && bh.len == 0;
+
+		return stop(r, zero_tail ? VPR_READ_TORN_TAIL : VPR_READ_CORRUPT,
+			    "bad block magic");
+	}
+	if (bh.len > VPR_BLOCK_MAX || bh.len % 8 || bh.count > bh.len / sizeof(struct vpr_hdr))
+		return stop(r, VPR_READ_CORRUPT, "impossible block length");
+	if (left - sizeof(bh) < bh.len)
+		return stop(r, VPR_READ_TORN_TAIL, "incomplete block");
+	if (read_at(r->fd, r->buf, bh.len, r->off + sizeof(bh)))
+		return stop(r, VPR_READ_CORRUPT, "read error");
+	if (crc32_of(r->buf, bh.len) != bh.crc) {
+		bool last = r->off + sizeof(bh) + bh.len == r->file_size;
+
+		return stop(r, last ? VPR_READ_TORN_TAIL : VPR_READ_CORRUPT,
+			    "block checksum mismatch");
+	}
+	r->len = bh.len;
+	r->count = bh.count;
+	r->pos = 0;
+	r->seen = 0;
+	return 1;
+}
+
+int vpr_reader__next(struct vpr_reader *r, const struct vpr_hdr **rec)
+{
+	const struct vpr_hdr *h;
+
+	for (;;) {
+		if (r->done)
+			return 0;
+		if (r->pos < r->len)
+			break;
+		if (r->len) {
+			if (r->seen != r->count)
+				return stop(r, VPR_READ_CORRUPT, "record count mismatch");
+			r->off += sizeof(struct vpr_block_header) + r->len;
+			r->blocks++;
+			r->len = r->pos = 0;
+		}
+		if (r->off == r->file_size) {
+			r->done = true;
+			return 0;
+		}
+		if (load_block(r) <= 0)
+			return 0;
+	}
+	h = (const struct vpr_hdr *)(r->buf + r->pos);
+	if (r->len - r->pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+	    h->size > r->len - r->pos || h->size < vpr_record_min_size(h->type))
+		return stop(r, VPR_READ_CORRUPT, "bad record size");
+	r->pos += h->size;
+	r->seen++;
+	*rec = h;
+	return 1;
+}
+
+enum vpr_read_status vpr_reader__status(const struct vpr_reader *r)
+{
+	return r->status;
+}
+
+const char *vpr_reader__error(const struct vpr_reader *r)
+{
+	return r->err;
+}
+
+uint64_t vpr_reader__blocks(const struct vpr_reader *r)
+{
+	return r->blocks;
+}
+
+void vpr_reader__close(struct vpr_reader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	free(r->buf);
+	free(r);
+}

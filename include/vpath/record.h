@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The records vpath writes: defined once, here.
+ *
+ * The same structs cross the BPF ring buffer and are stored unchanged in a
+ * recording's blocks, so the recorder copies records without translating
+ * them.  Every field is fixed-width, naturally aligned, explicitly padded,
+ * and stored little-endian; every record is a multiple of 8 bytes and starts
+ * with struct vpr_hdr.  docs/format.md is the prose version of this file:
+ * change both together and bump VPR_VERSION on any incompatible change.
+ *
+ * This header is included by BPF code (vmlinux.h provides __u8.. __u64) and
+ * by user code (linux/types.h provides them).
+ */
+#ifndef VPATH_RECORD_H
+#define VPATH_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define VPR_MAGIC "VPATHREC" /* 8 bytes, no NUL stored */
+#define VPR_VERSION 1
+#define VPR_BLOCK_MAGIC 0x4b4c4256u /* "VBLK" little-endian */
+
+enum vpr_type {
+	VPR_SOCK_OP = 1, /* one TCP send or receive */
+	VPR_CONN = 2,	 /* connection state change or pre-existing connection */
+	VPR_TASK = 3,	 /* thread/process fork, exec, exit, or snapshot */
+	VPR_CLOCK = 4,	 /* monotonic <-> realtime pair (written by the recorder) */
+	VPR_DROPS = 5,	 /* cumulative lost records of one CPU (written by the recorder) */
+	VPR_ADDR = 6,	 /* one of the host's own addresses (written by the recorder) */
+	VPR_TYPE_MAX,
+};
+
+/* Common prefix.  ts_ns is CLOCK_MONOTONIC (bpf_ktime_get_ns) of the host. */
+struct vpr_hdr {
+	__u16 type;
+	__u16 size; /* whole record, bytes, multiple of 8 */
+	__u32 tid;  /* kernel thread id (0 when no thread applies) */
+	__u64 ts_ns;
+};
+
+enum vpr_dir {
+	VPR_DIR_SEND = 0,
+	VPR_DIR_RECV = 1,
+};
+
+/*
+ * One successful TCP send or receive.  The byte range of the operation in
+ * the connection's stream is [seq_end - bytes, seq_end) (mod 2^32): seq_end
+ * is write_seq after a send and copied_seq after a receive, which are equal
+ * at the two ends of a connection for the same bytes.
+ */
+struct vpr_sock_op {
+	struct vpr_hdr h;
+	__u64 cookie; /* socket cookie, unique per socket per boot */
+	__u32 pid;    /* thread group id */
+	__u32 bytes;
+	__u32 seq_end;
+	__u8 dir;  /* enum vpr_dir */
+	__u8 flags; /* VPR_OP_* */
+	__u16 pad;
+};
+
+#define VPR_OP_FALLBACK 0x01 /* captured by the syscall fallback */
+
+enum vpr_conn_origin {
+	VPR_CONN_STATE = 0,	   /* inet_sock_set_state */
+	VPR_CONN_PREEXISTING = 1, /* enumerated when recording (or a segment) started */
+};
+
+enum vpr_role {
+	VPR_ROLE_UNKNOWN = 0,
+	VPR_ROLE_CONNECTED = 1, /* this end called connect(): the client */
+	VPR_ROLE_ACCEPTED = 2,	/* this end came from accept(): the server */
+};
+
+/*
+ * A TCP state change of a socket, or a connection that existed when the
+ * recording started.  Addresses are in network byte order as the kernel
+ * holds them; IPv4 uses the first 4 bytes of saddr/daddr.  Ports are in host
+ * byte order.  snd_seq/rcv_seq are write_seq and copied_seq at that moment.
+ */
+struct vpr_conn {
+	struct vpr_hdr h;
+	__u64 cookie;
+	__u32 pid; /* 0 when the change happened outside a process (softirq) */
+	__u32 netns; /* network namespace inode number */
+	__u8 family; /* AF_INET or AF_INET6 */
+	__u8 oldstate;
+	__u8 newstate; /* TCP_* as in the kernel: 1 ESTABLISHED .. 12 NEW_SYN_RECV */
+	__u8 origin;   /* enum vpr_conn_origin */
+	__u8 role;     /* enum vpr_role */
+	__u8 pad[3];
+	__u16 sport;
+	__u16 dport;
+	__u32 snd_seq;
+	__u32 rcv_seq;
+	__u32 pad2;
+	__u8 saddr[16];
+	__u8 daddr[16];
+};
+
+enum vpr_task_kind {
+	VPR_TASK_FORK = 0,     /* new thread or process: tid is the child */
+	VPR_TASK_EXEC = 1,     /* tid's process image changed: comm is the new name */
+	VPR_TASK_EXIT = 2,     /* tid exited */
+	VPR_TASK_SNAPSHOT = 3, /* tid existed when recording (or a segment) started */
+	VPR_TASK_RENAME = 4,   /* name seen changed (prctl PR_SET_NAME) */
+};
+
+#define VPR_COMM_LEN 16
+
+struct vpr_task {
+	struct vpr_hdr h;
+	__u32 pid;	  /* thread group id of tid */
+	__u32 parent_tid; /* for FORK: the thread that forked; else 0 */
+	__u32 kind;	  /* enum vpr_task_kind */
+	__u32 pad;
+	char comm[VPR_COMM_LEN]; /* NUL-padded */
+};
+
+struct vpr_clock {
+	struct vpr_hdr h; /* ts_ns: CLOCK_MONOTONIC */
+	__u64 realtime_ns; /* CLOCK_REALTIME read next to ts_ns */
+};
+
+/*
+ * Records lost on one CPU since recording started (cumulative; h.tid holds
+ * the CPU number).  Loss happened between the previous VPR_DROPS record of
+ * the same CPU and this one.
+ */
+struct vpr_drops {
+	struct vpr_hdr h;
+	__u64 lost;
+};
+
+struct vpr_addr {
+	struct vpr_hdr h;
+	__u32 netns;
+	__u32 ifindex;
+	__u8 family;
+	__u8 prefixlen;
+	__u8 pad[6];
+	__u8 addr[16];
+};
+
+#ifndef __VMLINUX_H__
+_Static_assert(sizeof(struct vpr_hdr) == 16, "vpr_hdr layout");
+_Static_assert(sizeof(struct vpr_sock_op) == 40, "vpr_sock_op layout");
+_Static_assert(sizeof(struct vpr_conn) == 88, "vpr_conn layout");
+_Static_assert(sizeof(struct vpr_task) == 48, "vpr_task layout");
+_Static_assert(sizeof(struct vpr_clock) == 24, "vpr_clock layout");
+_Static_assert(sizeof(struct vpr_drops) == 24, "vpr_drops layout");
+_Static_assert(sizeof(struct vpr_addr) == 48, "vpr_addr layout");
+#endif
+
+/*
+ * File layout (docs/format.md): one struct vpr_file_header, then blocks.
+ * Each block is struct vpr_block_header followed by `len` bytes of records;
+ * crc is zlib crc32 of those bytes.  A reader stops at the first block that
+ * is short or whose CRC fails; everything before it is intact.
+ */
+#define VPR_HOSTNAME_LEN 64
+#define VPR_ID_LEN 40
+#define VPR_KERNEL_LEN 64
+
+#define VPR_FILE_FALLBACK 0x1 /* recorded with the syscall fallback */
+#define VPR_FILE_SEGMENT 0x2  /* one segment of a --ring recording */
+
+struct vpr_file_header {
+	char magic[8];	     /* VPR_MAGIC */
+	__u32 version;	     /* VPR_VERSION */
+	__u32 header_size;   /* sizeof(struct vpr_file_header) */
+	__u64 start_mono_ns; /* CLOCK_MONOTONIC when the file was started */
+	__u64 start_real_ns; /* CLOCK_REALTIME at the same moment */
+	__u32 flags;	     /* VPR_FILE_* */
+	__u32 segment;	     /* segment number in a ring (0 otherwise) */
+	__u32 netns;	     /* netns filter, 0 when all namespaces */
+	__u32 header_crc;    /* crc32 of this header with header_crc = 0 */
+	char hostname[VPR_HOSTNAME_LEN];
+	char machine_id[VPR_ID_LEN]; /* /etc/machine-id, 32 hex digits */
+	char boot_id[VPR_ID_LEN];    /* /proc/sys/kernel/random/boot_id */
+	char kernel[VPR_KERNEL_LEN]; /* uname -r */
+};
+
+struct vpr_block_header {
+	__u32 magic; /* VPR_BLOCK_MAGIC */
+	__u32 len;   /* bytes of records that follow */
+	__u32 crc;   /* crc32 of those bytes */
+	__u32 count; /* records in the block */
+};
+
+#define VPR_BLOCK_MAX (1u << 20) /* a reader rejects longer blocks as corrupt */
+
+#ifndef __VMLINUX_H__
+_Static_assert(sizeof(struct vpr_file_header) == 48 + 64 + 40 + 40 + 64, "header layout");
+_Static_assert(sizeof(struct vpr_block_header) == 16, "block header layout");
+#endif
+
+#endif /* VPATH_RECORD_H */

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what vpath needs to build and test, from the distribution's packages
+# (Debian 12+, Ubuntu 22.04+).  Uses sudo when not run as root.
+set -euo pipefail
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+
+PKGS=(
+	make gcc clang llvm pkg-config            # build: clang -target bpf, llvm-strip
+	libbpf-dev libelf-dev zlib1g-dev libcjson-dev
+	libcmocka-dev                             # unit tests
+	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
+)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+# bpftool is its own package on Debian and on Ubuntu 24.04+, in linux-tools before.
+command -v bpftool >/dev/null 2>&1 || missing+=(bpftool)
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+echo "installing: ${missing[*]}"
+$SUDO apt-get update -qq
+if ! $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; then
+	# Ubuntu before 24.04: bpftool comes with the kernel's linux-tools.
+	rest=("${missing[@]/bpftool/}")
+	$SUDO apt-get install -y -qq ${rest[@]} "linux-tools-$(uname -r)" linux-tools-common >/dev/null
+fi

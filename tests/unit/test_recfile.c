@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The recording file format: every record type round-trips field by field
+ * through the writer and the reader, and damaged files are rejected with
+ * the right status instead of being misread.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "recfile.h"
+
+static char path[64];
+
+static int make_path(void **state)
+{
+	int fd;
+
+	strcpy(path, "/tmp/vpath-recfile.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int remove_path(void **state)
+{
+	unlink(path);
+	return 0;
+}
+
+/* Fill with 0xff first so that a field the writer or reader drops shows. */
+#define INIT(var, t)                                                                               \
+	memset(&(var), 0xff, sizeof(var));                                                         \
+	(var).h.type = (t);                                                                        \
+	(var).h.size = sizeof(var)
+
+static struct vpr_sock_op op;
+static struct vpr_conn conn;
+static struct vpr_task task;
+static struct vpr_clock clk;
+static struct vpr_drops drops;
+static struct vpr_addr addr;
+
+static void fill_records(void)
+{
+	INIT(op, VPR_SOCK_OP);
+	op.h.tid = 4312;
+	op.h.ts_ns = 123456789012345ull;
+	op.cookie = 0x1122334455667788ull;
+	op.pid = 4300;
+	op.bytes = 1448;
+	op.seq_end = 0xfffffff0u;
+	op.dir = VPR_DIR_RECV;
+	op.flags = VPR_OP_FALLBACK;
+
+	INIT(conn, VPR_CONN);
+	conn.cookie = 77;
+	conn.family = 10;
+	conn.sport = 443;
+	conn.dport = 50123;
+	conn.oldstate = 2;
+	conn.newstate = 1;
+	conn.role = VPR_ROLE_CONNECTED;
+	for (int i = 0; i < 16; i++) {
+		conn.saddr[i] = (unsigned char)i;
+		conn.daddr[i] = (unsigned char)(0xf0 + i);
+	}
+
+	INIT(task, VPR_TASK);
+	task.kind = VPR_TASK_EXEC;
+	memset(task.comm, 0, sizeof(task.comm));
+	strcpy(task.comm, "nginx");
+
+	INIT(clk, VPR_CLOCK);
+	clk.realtime_ns = 1790000000000000000ull;
+
+	INIT(drops, VPR_DROPS);
+	drops.h.tid = 1;
+	drops.lost = 42;
+
+	INIT(addr, VPR_ADDR);
+	addr.family = 2;
+	addr.prefixlen = 24;
+}
+
+static struct vpr_file_header header(void)
+{
+	struct vpr_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	strcpy(h.hostname, "db-1");
+	strcpy(h.machine_id, "0123456789abcdef0123456789abcdef");
+	strcpy(h.boot_id, "11111111-2222-3333-4444-555555555555");
+	strcpy(h.kernel, "6.18.0");
+	h.start_mono_ns = 5;
+	h.start_real_ns = 6;
+	h.flags = VPR_FILE_SEGMENT;
+	h.segment = 3;
+	h.netns = 4026531840u;
+	return h;
+}
+
+/* Writes n copies of all six records, flushing a block every `per_block` rounds. */
+static void write_file(int n, int per_block)
+{
+	struct vpr_file_header h = header();
+	struct vpr_writer *w = vpr_writer__create(path, &h);
+
+	assert_non_null(w);
+	for (int i = 0; i < n; i++) {
+		const void *recs[] = {&op, &conn, &task, &clk, &drops, &addr};
+
+		for (size_t k = 0; k < 6; k++)
+			assert_int_equal(vpr_writer__append(w, recs[k]), 0);
+		if (per_block && (i + 1) % per_block == 0)
+			assert_int_equal(vpr_writer__flush(w), 0);
+	}
+	assert_int_equal(vpr_writer__close(w), 0);
+}
+
+/* Reads the file; returns records read, checks each against its original. */
+static int read_file(enum vpr_read_status *st)
+{
+	const void *recs[] = {&op, &conn, &task, &clk, &drops, &addr};
+	struct vpr_reader *r;
+	const struct vpr_hdr *rec;
+	char err[256];
+	int n = 0;
+
+	r = vpr_reader__open(path, err, sizeof(err));
+	assert_non_null(r);
+	while (vpr_reader__next(r, &rec) == 1) {
+		const struct vpr_hdr *want = recs[n % 6];
+
+		assert_int_equal(rec->size, want->size);
+		assert_memory_equal(rec, want, want->size);
+		n++;
+	}
+	*st = vpr_reader__status(r);
+	vpr_reader__close(r);
+	return n;
+}
+
+static void test_round_trip_every_record_type(void **state)
+{
+	struct vpr_file_header want = header(), got;
+	enum vpr_read_status st;
+	struct vpr_reader *r;
+	char err[256];
+
+	fill_records();
+	write_file(1000, 7);
+	assert_int_equal(read_file(&st), 6000);
+	assert_int_equal(st, VPR_READ_OK);
+
+	r = vpr_reader__open(path, err, sizeof(err));
+	assert_non_null(r);
+	got = *vpr_reader__header(r);
+	vpr_reader__close(r);
+	assert_string_equal(got.hostname, want.hostname);
+	assert_string_equal(got.machine_id, want.machine_id);
+	assert_string_equal(got.boot_id, want.boot_id);
+	assert_string_equal(got.kernel, want.kernel);
+	assert_int_equal(got.start_mono_ns, 5);
+	assert_int_equal(got.start_real_ns, 6);
+	assert_int_equal(got.flags, VPR_FILE_SEGMENT);
+	assert_int_equal(got.segment, 3);
+	assert_int_equal(got.netns, 4026531840u);
+	assert_int_equal(got.version, VPR_VERSION);
+}
+
+static void test_large_volume_spans_many_blocks(void **state)
+{
+	enum vpr_read_status st;
+	struct vpr_reader *r;
+	char err[256];
+
+	fill_records();
+	write_file(20000, 0); /* 5.6 MB: the writer must split blocks itself */
+	assert_int_equal(read_file(&st), 120000);
+	assert_int_equal(st, VPR_READ_OK);
+	r = vpr_reader__open(path, err, sizeof(err));
+	assert_non_null(r);
+	while (vpr_reader__next(r, &(const struct vpr_hdr *){NULL}) == 1)
+		;
+	assert_true(vpr_reader__blocks(r) > 10);
+	vpr_reader__close(r);
+}
+
+static off_t file_size(void)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+static void test_torn_tail_keeps_complete_blocks(void **state)
+{
+	enum vpr_read_status st;
+	off_t size;
+
+	fill_records();
+	write_file(10, 1); /* ten blocks of six records */
+	size = file_size();
+	for (off_t cut = 1; cut < 40; cut += 7) {
+		write_file(10, 1);
+		assert_int_equal(truncate(path, size - cut), 0);
+		assert_int_equal(read_file(&st), 54);
+		assert_int_equal(st, VPR_READ_TORN_TAIL);
+	}
+}
+
+static void test_bit_flip_in_middle_is_corruption(void **state)
+{
+	enum vpr_read_status st;
+	unsigned char b;
+	int fd;
+
+	fill_records();
+	write_file(10, 1);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	/* a byte inside the third block's records */
+	off_t at = sizeof(struct vpr_file_header) + 2 * (16 + 256) + 16 + 50;
+	assert_int_equal(pread(fd, &b, 1, at), 1);
+	b ^= 0x10;
+	assert_int_equal(pwrite(fd, &b, 1, at), 1);
+	close(fd);
+	assert_int_equal(read_file(&st), 12);
+	assert_int_equal(st, VPR_READ_CORRUPT);
+}
+
+static void test_rejects_bad_headers(void **state)
+{
+	struct vpr_reader *r;
+	char err[256];
+	int fd;
+
+	fill_records();
+	write_file(1, 1);
+	fd = open(path, O_RDWR);
+	assert_int_equal(pwrite(fd, "X", 1, 0), 1);
+	close(fd);
+	r = vpr_reader__open(path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "not a vpath recording"));
+
+	write_file(1, 1);
+	fd = open(path, O_RDWR);
+	uint32_t v = 99;
+	assert_int_equal(pwrite(fd, &v, 4, 8), 4);
+	close(fd);
+	r = vpr_reader__open(path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "version 99"));
+
+	write_file(1, 1);
+	fd = open(path, O_RDWR);
+	assert_int_equal(pwrite(fd, "Z", 1, 60), 1); /* inside the hostname */
+	close(fd);
+	r = vpr_reader__open(path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "checksum"));
+
+	write_file(1, 1);
+	assert_int_equal(truncate(path, 100), 0);
+	r = vpr_reader__open(path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "truncated header"));
+
+	r = vpr_reader__open("/nonexistent/x.vpr", err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "No such file"));
+}
+
+static void test_rejects_malformed_records(void **state)
+{
+	struct vpr_hdr bad = {.type = VPR_SOCK_OP, .size = 12};
+
+	struct vpr_file_header h = header();
+	struct vpr_writer *w = vpr_writer__create(path, &h);
+
+	assert_non_null(w);
+	assert_int_equal(vpr_writer__append(w, &bad), -EINVAL);
+	bad.size = 16; /* a sock_op must be 40 bytes: the reader must refuse it */
+	assert_int_equal(vpr_writer__append(w, &bad), 0);
+	assert_int_equal(vpr_writer__close(w), 0);
+
+	struct vpr_reader *r = vpr_reader__open(path, (char[64]){0}, 64);
+	const struct vpr_hdr *rec;
+
+	assert_non_null(r);
+	assert_int_equal(vpr_reader__next(r, &rec), 0);
+	assert_int_equal(vpr_reader__status(r), VPR_READ_CORRUPT);
+	assert_non_null(strstr(vpr_reader__error(r), "bad record size"));
+	vpr_reader__close(r);
+}
+
+static void test_disk_full_keeps_whole_blocks(void **state)
+{
+	/* /dev/full fails every write with ENOSPC: the writer must say so. */
+	struct vpr_file_header h = header();
+	int fd = open("/dev/full", O_WRONLY);
+
+	assert_true(fd >= 0);
+	errno = 0;
+	assert_null(vpr_writer__from_fd(fd, &h));
+	assert_int_equal(errno, ENOSPC);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip_every_record_type, make_path,
+						remove_path),
+		cmocka_unit_test_setup_teardown(test_large_volume_spans_many_blocks, make_path,
+						remove_path),
+		cmocka_unit_test_setup_teardown(test_torn_tail_keeps_complete_blocks, make_path,
+						remove_path),
+		cmocka_unit_test_setup_teardown(test_bit_flip_in_middle_is_corruption, make_path,
+						remove_path),
+		cmocka_unit_test_setup_teardown(test_rejects_bad_headers, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_rejects_malformed_records, make_path,
+						remove_path),
+		cmocka_unit_test(test_disk_full_keeps_whole_blocks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
