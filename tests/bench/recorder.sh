@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# Recorder overhead benchmark: the vPath paper's worst case (§4.2), a 1-byte
+# echo over loopback with 50 client threads saturating the CPU, run with the
+# recorder off and on in interleaved pairs, so that machine noise (other
+# builds, frequency changes) hits both sides alike.  Reports the throughput
+# ratio on/off (median of pairs, min, max), what the recorder wrote and lost,
+# its own CPU and wake-ups, the highest record rate kept with zero loss, the
+# ratio with --force-fallback, and the BPF programs' cost per event.
+# docs/bench.md explains every column.
+#
+# Environment: PAIRS (5), RUN_S (5 seconds per run), THREADS (50),
+# FALLBACK_PAIRS (3, 0 to skip), STEP_S (3 seconds per load step),
+# BPF_STATS (1: measure per-program cost with kernel.bpf_stats_enabled).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+
+PAIRS=${PAIRS:-5}
+RUN_S=${RUN_S:-5}
+THREADS=${THREADS:-50}
+FALLBACK_PAIRS=${FALLBACK_PAIRS:-3}
+STEP_S=${STEP_S:-3}
+BPF_STATS=${BPF_STATS:-1}
+ECHOBENCH=$OUTPUT/tests/echobench
+VPRSTAT=$OUTPUT/tests/vprstat
+TARGET_RATIO=0.95
+CLK_TCK=$(getconf CLK_TCK)
+
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then
+	echo "recorder benchmark skipped: $why"
+	exit 0
+fi
+for f in "$VPATH_RECORD" "$ECHOBENCH" "$VPRSTAT"; do
+	if [ ! -x "$f" ]; then
+		echo "recorder benchmark: $f is missing: run make first" >&2
+		exit 1
+	fi
+done
+dir=$(scratch_dir)
+# Runs happen in subshells; the pid file lets an interrupted run still stop the recorder.
+on_exit "[ -f '$dir/recorder.pid' ] && kill -INT \$(cat '$dir/recorder.pid') && sleep 1"
+
+# kv KEY LINE: the value of KEY=value in a key=value line.
+kv() {
+	local w
+	for w in $2; do
+		case $w in "$1="*) echo "${w#*=}"; return 0 ;; esac
+	done
+	echo ""
+}
+# calc EXPR: floating-point arithmetic.
+calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
+# stats VALUES...: "median min max" of the numbers.
+stats() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+		      printf "%.3f %.3f %.3f", m, v[1], v[NR] }'
+}
+# CPU ticks (utime + stime, all threads) of a process.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# Context switches of all threads of a process: each voluntary one is a wake-up.
+ctx_switches() {
+	cat /proc/"$1"/task/*/status 2>/dev/null |
+		awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }'
+}
+# Attached BPF links the process holds (one per attached program).
+bpf_links() { ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'bpf_link' || true; }
+
+rec_pid=
+# start_recorder FILE ARGS...: starts the recorder and waits until it has
+# attached (its count of BPF links stops growing).
+start_recorder() {
+	local out=$1 n prev=-1 stable=0 i
+	shift
+	"$VPATH_RECORD" -o "$out" "$@" >"$out.err" 2>&1 &
+	rec_pid=$!
+	echo "$rec_pid" >"$dir/recorder.pid"
+	for i in $(seq 100); do
+		if ! kill -0 "$rec_pid" 2>/dev/null; then
+			echo "recorder benchmark: vpath-record $* exited early:" >&2
+			cat "$out.err" >&2
+			return 1
+		fi
+		n=$(bpf_links "$rec_pid")
+		if [ "$n" -gt 0 ] && [ "$n" -eq "$prev" ]; then
+			stable=$((stable + 1))
+			[ "$stable" -ge 3 ] && return 0
+		else
+			stable=0
+		fi
+		prev=$n
+		sleep 0.1
+	done
+	echo "recorder benchmark: vpath-record did not attach within 10 s" >&2
+	return 1
+}
+stop_recorder() {
+	kill -INT "$rec_pid" 2>/dev/null
+	wait "$rec_pid"
+	local rc=$?
+	rec_pid=
+	rm -f "$dir/recorder.pid"
+	return $rc
+}
+
+# run_off: echobench alone; prints its line.
+run_off() { "$ECHOBENCH" -t "$THREADS" -d "$RUN_S" "$@"; }
+
+# run_on NAME RECORDER_ARGS -- ECHOBENCH_ARGS: echobench under the recorder.
+# Prints the echobench line followed by the recorder's figures as key=value.
+run_on() {
+	local name=$1 rec_args=() echo_args=() line c0 c1 w0 w1 t0 t1 rc st size recs
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do rec_args+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	echo_args=("$@")
+	start_recorder "$dir/$name.vpr" "${rec_args[@]}" || return 1
+	c0=$(cpu_ticks "$rec_pid") w0=$(ctx_switches "$rec_pid") t0=$(date +%s.%N)
+	line=$("$ECHOBENCH" -t "$THREADS" "${echo_args[@]}")
+	c1=$(cpu_ticks "$rec_pid") w1=$(ctx_switches "$rec_pid") t1=$(date +%s.%N)
+	stop_recorder
+	rc=$?
+	if [ $rc -ne 0 ] || [ -z "$line" ]; then
+		echo "recorder benchmark: run $name failed (recorder status $rc):" >&2
+		cat "$dir/$name.vpr.err" >&2
+		return 1
+	fi
+	st=$("$VPRSTAT" --pid "$(kv pid "$line")" "$dir/$name.vpr") || return 1
+	size=$(stat -c %s "$dir/$name.vpr")
+	recs=$(kv records "$st")
+	echo "$line $st file_bytes=$size" \
+		"bytes_per_record=$(calc "$size / ($recs > 0 ? $recs : 1)")" \
+		"records_per_s=$(calc "$recs / ($(kv span_s "$st") > 0 ? $(kv span_s "$st") : 1)")" \
+		"rec_cpu_pct=$(calc "($c1 - $c0) * 100 / $CLK_TCK / ($t1 - $t0)")" \
+		"wakeups_per_s=$(calc "($w1 - $w0) / ($t1 - $t0)")"
+	rm -f "$dir/$name.vpr"
+}
+
+# pairs LABEL N RECORDER_ARGS...: N interleaved off/on pairs, alternating
+# which side runs first; prints one table row per pair and fills ratios[]
+# and on_lines[].
+ratios=() on_lines=() off_rts=()
+pairs() {
+	local label=$1 n=$2 i off on r
+	shift 2
+	ratios=() on_lines=() off_rts=()
+	for i in $(seq "$n"); do
+		if [ $((i % 2)) -eq 1 ]; then
+			off=$(run_off) || return 1
+			on=$(run_on "$label$i" "$@" -- -d "$RUN_S") || return 1
+		else
+			on=$(run_on "$label$i" "$@" -- -d "$RUN_S") || return 1
+			off=$(run_off) || return 1
+		fi
+		r=$(calc "$(kv rt_per_s "$on") / $(kv rt_per_s "$off")")
+		ratios+=("$r") on_lines+=("$on") off_rts+=("$(kv rt_per_s "$off")")
+		printf '%-4s %-9s %10.0f %10.0f %6.3f %10.0f %6s %6s %7.1f %9.0f\n' \
+			"$i" "$label" "$(kv rt_per_s "$off")" "$(kv rt_per_s "$on")" "$r" \
+			"$(kv records_per_s "$on")" "$(kv lost "$on")" "$(kv seq_gap_bytes "$on")" \
+			"$(kv rec_cpu_pct "$on")" "$(kv wakeups_per_s "$on")"
+	done
+}
+
+# sum_key KEY LINES...: sum of KEY over the lines.
+sum_key() {
+	local key=$1 s=0 l
+	shift
+	for l in "$@"; do s=$((s + $(kv "$key" "$l"))); done
+	echo "$s"
+}
+# mean_key KEY LINES...
+mean_key() {
+	local key=$1 l vals=()
+	shift
+	for l in "$@"; do vals+=("$(kv "$key" "$l")"); done
+	printf '%s\n' "${vals[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }'
+}
+
+echo "vpath recorder benchmark: echobench $THREADS threads, 1-byte round trips over loopback"
+echo "$(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r), $PAIRS pairs of $RUN_S s"
+echo
+printf '%-4s %-9s %10s %10s %6s %10s %6s %6s %7s %9s\n' pair mode "off rt/s" "on rt/s" ratio \
+	"records/s" lost gaps "rec CPU%" "wakeups/s"
+pairs ringbuf "$PAIRS" || exit 1
+main_ratios=("${ratios[@]}") main_lines=("${on_lines[@]}") main_off=("${off_rts[@]}")
+
+fb_ratios=()
+if [ "$FALLBACK_PAIRS" -gt 0 ] && "$VPATH_RECORD" --help 2>&1 | grep -q -- --force-fallback; then
+	if pairs fallback "$FALLBACK_PAIRS" --force-fallback; then
+		fb_ratios=("${ratios[@]}")
+		fb_lines=("${on_lines[@]}")
+	else
+		echo "(the fallback runs failed; see above)"
+	fi
+fi
+
+# Highest record rate written with zero loss: offer a growing share of the
+# unrecorded maximum, ending flat out.
+max_off=$(stats "${main_off[@]}" | awk '{ print $3 }')
+echo
+printf '%-14s %12s %12s %6s %6s\n' "offered rt/s" "achieved" "records/s" lost gaps
+best=0
+for share in 0.25 0.5 0.75 0.9 0; do
+	rate=$(calc "$max_off * $share")
+	line=$(run_on "step$share" -- -d "$STEP_S" -r "$rate") || exit 1
+	lost=$(kv lost "$line") gaps=$(kv seq_gap_bytes "$line")
+	printf '%-14s %12.0f %12.0f %6s %6s\n' \
+		"$([ "$share" = 0 ] && echo "flat out" || printf '%.0f' "$rate")" \
+		"$(kv rt_per_s "$line")" "$(kv records_per_s "$line")" "$lost" "$gaps"
+	if [ "$lost" -eq 0 ] && [ "$gaps" -eq 0 ]; then
+		best=$(awk -v a="$best" -v b="$(kv records_per_s "$line")" 'BEGIN { print (b > a ? b : a) }')
+	fi
+done
+
+bpf_rows=""
+if [ "$BPF_STATS" = 1 ] && command -v bpftool >/dev/null && command -v python3 >/dev/null; then
+	old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	on_exit "echo $old > /proc/sys/kernel/bpf_stats_enabled"
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	start_recorder "$dir/stats.vpr" || exit 1
+	"$ECHOBENCH" -t "$THREADS" -d "$STEP_S" >/dev/null
+	# Programs held by the recorder: run count and mean run time.
+	bpf_rows=$(bpftool prog show -j | python3 -c '
+import json, sys
+pid = int(sys.argv[1])
+for p in json.load(sys.stdin):
+    if not any(x.get("pid") == pid for x in p.get("pids", [])):
+        continue
+    cnt = p.get("run_cnt", 0)
+    ns = p.get("run_time_ns", 0) / cnt if cnt else 0
+    print("%-24s %12d %8.0f" % (p.get("name", "?"), cnt, ns))
+' "$rec_pid")
+	stop_recorder
+	echo "$old" >/proc/sys/kernel/bpf_stats_enabled
+fi
+
+read -r med min max <<<"$(stats "${main_ratios[@]}")"
+echo
+echo "summary"
+printf '  throughput ratio on/off (ring buffer):  median %s  (min %s, max %s)  target >= %s: %s\n' \
+	"$med" "$min" "$max" "$TARGET_RATIO" \
+	"$(awk -v m="$med" -v t="$TARGET_RATIO" 'BEGIN { print (m >= t ? "met" : "NOT met") }')"
+if [ ${#fb_ratios[@]} -gt 0 ]; then
+	read -r fmed fmin fmax <<<"$(stats "${fb_ratios[@]}")"
+	printf '  throughput ratio on/off (fallback):     median %s  (min %s, max %s)\n' \
+		"$fmed" "$fmin" "$fmax"
+	printf '  fallback lost / gaps:                   %s / %s\n' \
+		"$(sum_key lost "${fb_lines[@]}")" "$(sum_key seq_gap_bytes "${fb_lines[@]}")"
+fi
+printf '  records/s written (mean of on runs):    %s\n' "$(mean_key records_per_s "${main_lines[@]}")"
+printf '  lost (recorder) / gaps (stream check):  %s / %s\n' \
+	"$(sum_key lost "${main_lines[@]}")" "$(sum_key seq_gap_bytes "${main_lines[@]}")"
+printf '  recorder CPU (%% of one core):           %s\n' "$(mean_key rec_cpu_pct "${main_lines[@]}")"
+printf '  recorder wake-ups/s:                    %s\n' "$(mean_key wakeups_per_s "${main_lines[@]}")"
+printf '  bytes per record (file):                %s\n' "$(mean_key bytes_per_record "${main_lines[@]}")"
+printf '  highest zero-loss record rate:          %.0f records/s\n' "$best"
+printf '  recorder summary (last on run):         %s\n' \
+	"$(tail -n 1 "$dir/ringbuf$PAIRS.vpr.err")"
+if [ -n "$bpf_rows" ]; then
+	echo
+	echo "BPF programs (kernel.bpf_stats_enabled, one flat-out run of $STEP_S s)"
+	printf '  %-24s %12s %8s\n' program runs ns/run
+	sed 's/^/  /' <<<"$bpf_rows"
+fi
