@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "dump.h"
+#include "endpoint.h"
+#include "recfile.h"
+
+static const char *tcp_state_name(unsigned s)
+{
+	static const char *const names[] = {
+		"?",	    "ESTABLISHED", "SYN_SENT", "SYN_RECV",   "FIN_WAIT1", "FIN_WAIT2",  "TIME_WAIT",
+		"CLOSE",    "CLOSE_WAIT",  "LAST_ACK", "LISTEN",     "CLOSING",   "NEW_SYN_RECV",
+	};
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static const char *role_name(unsigned r)
+{
+	return r == VPR_ROLE_CONNECTED ? "connected" : r == VPR_ROLE_ACCEPTED ? "accepted" : "unknown";
+}
+
+static const char *task_kind_name(unsigned k)
+{
+	static const char *const names[] = {"fork", "exec", "exit", "snapshot", "rename"};
+	return k < 5 ? names[k] : "?";
+}
+
+static void endpoint_of(struct vp_endpoint *e, uint8_t family, const uint8_t *addr, uint16_t port)
+{
+	memset(e, 0, sizeof(*e));
+	e->family = family;
+	e->port = port;
+	memcpy(e->addr, addr, 16);
+}
+
+void vp_dump_record(FILE *out, const struct vpr_hdr *h)
+{
+	char a[VP_ADDRSTRLEN], b[VP_ADDRSTRLEN];
+	struct vp_endpoint e;
+
+	fprintf(out, "%-7s ts=%" PRIu64 " tid=%u", vpr_type_name(h->type), (uint64_t)h->ts_ns, h->tid);
+	switch (h->type) {
+	case VPR_SOCK_OP: {
+		const struct vpr_sock_op *op = (const void *)h;
+		uint32_t start = op->seq_end - op->bytes;
+
+		fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u range=[%u,%u)%s", op->pid,
+			(uint64_t)op->cookie, op->dir == VPR_DIR_SEND ? "send" : "recv", op->bytes,
+			start, op->seq_end, op->flags & VPR_OP_FALLBACK ? " fallback" : "");
+		break;
+	}
+	case VPR_CONN: {
+		const struct vpr_conn *c = (const void *)h;
+
+		endpoint_of(&e, c->family, c->saddr, c->sport);
+		vp_endpoint__format(&e, a, sizeof(a));
+		endpoint_of(&e, c->family, c->daddr, c->dport);
+		vp_endpoint__format(&e, b, sizeof(b));
+		fprintf(out,
+			" pid=%u cookie=%#" PRIx64 " %s -> %s netns=%u %s->%s origin=%s role=%s"
+			" snd_seq=%u rcv_seq=%u",
+			c->pid, (uint64_t)c->cookie, a, b, c->netns, tcp_state_name(c->oldstate),
+			tcp_state_name(c->newstate),
+			c->origin == VPR_CONN_PREEXISTING ? "preexisting" : "state", role_name(c->role),
+			c->snd_seq, c->rcv_seq);
+		break;
+	}
+	case VPR_TASK: {
+		const struct vpr_task *t = (const void *)h;
+		char comm[VPR_COMM_LEN + 1];
+
+		memcpy(comm, t->comm, VPR_COMM_LEN);
+		comm[VPR_COMM_LEN] = 0;
+		fprintf(out, " pid=%u %s", t->pid, task_kind_name(t->kind));
+		if (t->kind == VPR_TASK_FORK)
+			fprintf(out, " parent_tid=%u", t->parent_tid);
+		fprintf(out, " comm=\"%s\"", comm);
+		break;
+	}
+	case VPR_CLOCK: {
+		const struct vpr_clock *c = (const void *)h;
+
+		fprintf(out, " realtime=%" PRIu64 ".%09" PRIu64, (uint64_t)c->realtime_ns / 1000000000,
+			(uint64_t)c->realtime_ns % 1000000000);
+		break;
+	}
+	case VPR_DROPS: {
+		const struct vpr_drops *d = (const void *)h;
+
+		fprintf(out, " cpu=%u lost=%" PRIu64, h->tid, (uint64_t)d->lost);
+		break;
+	}
+	case VPR_ADDR: {
+		const struct vpr_addr *ad = (const void *)h;
+
+		fprintf(out, " netns=%u ifindex=%u %s/%u", ad->netns, ad->ifindex,
+			vp_addr__format(ad->family, ad->addr, a, sizeof(a)), ad->prefixlen);
+		break;
+	}
+	default:
+		fprintf(out, " size=%u (unknown type %u, skipped)", h->size, h->type);
+	}
+}
+
+static void dump_header(FILE *out, const struct vpr_file_header *hd)
+{
+	fprintf(out,
+		"header  version=%u host=\"%.*s\" machine_id=%.*s boot_id=%.*s kernel=\"%.*s\""
+		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64 " netns=%u flags=%s%s%s",
+		hd->version, VPR_HOSTNAME_LEN, hd->hostname, VPR_ID_LEN, hd->machine_id, VPR_ID_LEN,
+		hd->boot_id, VPR_KERNEL_LEN, hd->kernel, (uint64_t)hd->start_mono_ns,
+		(uint64_t)hd->start_real_ns / 1000000000, (uint64_t)hd->start_real_ns % 1000000000,
+		hd->netns, hd->flags ? "" : "none", hd->flags & VPR_FILE_FALLBACK ? "fallback," : "",
+		hd->flags & VPR_FILE_SEGMENT ? "segment," : "");
+	if (hd->flags & VPR_FILE_SEGMENT)
+		fprintf(out, " segment=%u", hd->segment);
+	fputc('\n', out);
+}
+
+int vp_dump_file(const char *path, FILE *out, FILE *errf)
+{
+	uint64_t counts[VPR_TYPE_MAX + 1] = {0}, total = 0;
+	const struct vpr_hdr *rec;
+	struct vpr_reader *r;
+	char err[256];
+	int ret = 0;
+
+	r = vpr_reader__open(path, err, sizeof(err));
+	if (!r) {
+		fprintf(errf, "error: %s: %s\n", path, err);
+		return -EINVAL;
+	}
+	dump_header(out, vpr_reader__header(r));
+	while (vpr_reader__next(r, &rec) == 1) {
+		vp_dump_record(out, rec);
+		fputc('\n', out);
+		counts[rec->type < VPR_TYPE_MAX ? rec->type : VPR_TYPE_MAX]++;
+		total++;
+	}
+	fprintf(out, "records %" PRIu64 " in %" PRIu64 " blocks:", total, vpr_reader__blocks(r));
+	for (unsigned t = 1; t <= VPR_TYPE_MAX; t++)
+		if (counts[t])
+			fprintf(out, " %s=%" PRIu64, t == VPR_TYPE_MAX ? "unknown" : vpr_type_name((uint16_t)t),
+				counts[t]);
+	fputc('\n', out);
+	switch (vpr_reader__status(r)) {
+	case VPR_READ_OK:
+		fprintf(out, "status  ok\n");
+		break;
+	case VPR_READ_TORN_TAIL:
+		fprintf(out, "status  torn tail: %s\n", vpr_reader__error(r));
+		fprintf(errf, "warning: %s: %s; the records before it are intact (a crash leaves this)\n",
+			path, vpr_reader__error(r));
+		ret = 1;
+		break;
+	case VPR_READ_CORRUPT:
+		fprintf(out, "status  corrupt: %s\n", vpr_reader__error(r));
+		fprintf(errf, "error: %s: %s\n", path, vpr_reader__error(r));
+		ret = -EBADMSG;
+		break;
+	}
+	vpr_reader__close(r);
+	return ret;
+}

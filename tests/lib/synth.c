@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "endpoint.h"
+#include "recfile.h"
+#include "synth.h"
+
+struct synth_host {
+	struct vpr_writer *w;
+	int64_t clock;
+	int err; /* first append error, reported by close */
+};
+
+static struct synth_host *host_new(const char *path, const char *hostname, const char *boot_id,
+				   uint32_t netns, uint32_t flags, uint32_t segment)
+{
+	struct vpr_file_header hdr;
+	struct synth_host *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	memset(&hdr, 0, sizeof(hdr));
+	snprintf(hdr.hostname, sizeof(hdr.hostname), "%s", hostname);
+	if (boot_id)
+		snprintf(hdr.boot_id, sizeof(hdr.boot_id), "%s", boot_id);
+	else
+		snprintf(hdr.boot_id, sizeof(hdr.boot_id), "boot-%s", hostname);
+	snprintf(hdr.machine_id, sizeof(hdr.machine_id), "%032x", (unsigned)netns);
+	snprintf(hdr.kernel, sizeof(hdr.kernel), "6.18.0-synthetic");
+	hdr.netns = netns;
+	hdr.flags = flags;
+	hdr.segment = segment;
+	hdr.start_real_ns = 1700000000000000000ull;
+	h->w = vpr_writer__create(path, &hdr);
+	if (!h->w) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+struct synth_host *synth_host__new(const char *path, const char *hostname, const char *boot_id,
+				   uint32_t netns)
+{
+	return host_new(path, hostname, boot_id, netns, 0, 0);
+}
+
+struct synth_host *synth_host__new_segment(const char *path, const char *hostname,
+					   const char *boot_id, uint32_t netns, uint32_t segment)
+{
+	return host_new(path, hostname, boot_id, netns, VPR_FILE_SEGMENT, segment);
+}
+
+void synth_host__set_clock(struct synth_host *h, int64_t delta_ns)
+{
+	h->clock = delta_ns;
+}
+
+uint64_t synth_host__records(const struct synth_host *h)
+{
+	return vpr_writer__records(h->w);
+}
+
+int synth_host__close(struct synth_host *h)
+{
+	int err;
+
+	if (!h)
+		return 0;
+	err = vpr_writer__close(h->w);
+	if (!err)
+		err = h->err;
+	free(h);
+	return err;
+}
+
+static void put(struct synth_host *h, struct vpr_hdr *rec, uint16_t type, uint16_t size,
+		uint64_t ts, uint32_t tid)
+{
+	int err;
+
+	rec->type = type;
+	rec->size = size;
+	rec->tid = tid;
+	rec->ts_ns = ts + (uint64_t)h->clock;
+	err = vpr_writer__append(h->w, rec);
+	if (err && !h->err)
+		h->err = err;
+}
+
+void synth_addr(struct synth_host *h, const char *addr)
+{
+	struct vpr_addr a = {0};
+	struct vp_endpoint e;
+
+	if (vp_endpoint__parse(addr, &e))
+		abort(); /* a typo in a test */
+	a.family = e.family;
+	a.prefixlen = e.family == 2 ? 24 : 64;
+	memcpy(a.addr, e.addr, 16);
+	put(h, &a.h, VPR_ADDR, sizeof(a), 0, 0);
+}
+
+void synth_task(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t kind,
+		const char *comm)
+{
+	struct vpr_task t = {0};
+
+	t.pid = pid;
+	t.kind = kind;
+	memcpy(t.comm, comm, strnlen(comm, sizeof(t.comm) - 1));
+	put(h, &t.h, VPR_TASK, sizeof(t), ts, tid);
+}
+
+void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint8_t role,
+		uint8_t origin, uint8_t newstate, const char *local, const char *remote,
+		uint32_t snd_seq, uint32_t rcv_seq)
+{
+	struct vp_endpoint l, r;
+	struct vpr_conn c = {0};
+
+	if (vp_endpoint__parse(local, &l) || vp_endpoint__parse(remote, &r))
+		abort();
+	c.cookie = cookie;
+	c.pid = pid;
+	c.family = l.family;
+	c.oldstate = newstate == 1 ? 2 : 1;
+	c.newstate = newstate;
+	c.origin = origin;
+	c.role = role;
+	c.sport = l.port;
+	c.dport = r.port;
+	c.snd_seq = snd_seq;
+	c.rcv_seq = rcv_seq;
+	memcpy(c.saddr, l.addr, 16);
+	memcpy(c.daddr, r.addr, 16);
+	put(h, &c.h, VPR_CONN, sizeof(c), ts, 0);
+}
+
+void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
+	      uint8_t dir, uint32_t bytes, uint32_t seq_end)
+{
+	struct vpr_sock_op op = {0};
+
+	op.cookie = cookie;
+	op.pid = pid;
+	op.bytes = bytes;
+	op.seq_end = seq_end;
+	op.dir = dir;
+	put(h, &op.h, VPR_SOCK_OP, sizeof(op), ts, tid);
+}
+
+void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost)
+{
+	struct vpr_drops d = {0};
+
+	d.lost = lost;
+	put(h, &d.h, VPR_DROPS, sizeof(d), ts, cpu);
+}
+
+void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns)
+{
+	struct vpr_clock c = {0};
+
+	c.realtime_ns = realtime_ns;
+	put(h, &c.h, VPR_CLOCK, sizeof(c), ts, 0);
+}
+
+static uint32_t isn_of(uint64_t cookie)
+{
+	uint64_t x = cookie * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(x >> 32) ^ (uint32_t)x;
+}
+
+static struct synth_link *link_new(struct synth_host *ch, uint64_t ccookie, uint32_t cpid,
+				   struct synth_host *sh, uint64_t scookie, uint32_t spid,
+				   const char *caddr, const char *saddr)
+{
+	struct synth_link *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		abort();
+	l->host[0] = ch;
+	l->host[1] = sh;
+	l->cookie[0] = ccookie;
+	l->cookie[1] = scookie;
+	l->pid[0] = cpid;
+	l->pid[1] = spid;
+	l->seq[SYNTH_C2S] = isn_of(ccookie * 31 + scookie);
+	l->seq[SYNTH_S2C] = isn_of(scookie * 17 + ccookie + 5);
+	snprintf(l->addr[0], sizeof(l->addr[0]), "%s", caddr ? caddr : "");
+	snprintf(l->addr[1], sizeof(l->addr[1]), "%s", saddr ? saddr : "");
+	return l;
+}
+
+struct synth_link *synth_link__open_as(struct synth_host *ch, uint64_t ccookie, uint32_t cpid,
+				       struct synth_host *sh, uint64_t scookie, uint32_t spid,
+				       const char *caddr, const char *saddr, uint64_t ts,
+				       uint8_t origin, bool known_roles)
+{
+	struct synth_link *l = link_new(ch, ccookie, cpid, sh, scookie, spid, caddr, saddr);
+
+	if (ch)
+		synth_conn(ch, ts, ccookie, cpid, known_roles ? VPR_ROLE_CONNECTED : VPR_ROLE_UNKNOWN,
+			   origin, 1, caddr, saddr, l->seq[SYNTH_C2S], l->seq[SYNTH_S2C]);
+	if (sh)
+		synth_conn(sh, ts, scookie, spid, known_roles ? VPR_ROLE_ACCEPTED : VPR_ROLE_UNKNOWN,
+			   origin, 1, saddr, caddr, l->seq[SYNTH_S2C], l->seq[SYNTH_C2S]);
+	return l;
+}
+
+struct synth_link *synth_link__open(struct synth_host *ch, uint64_t ccookie, uint32_t cpid,
+				    struct synth_host *sh, uint64_t scookie, uint32_t spid,
+				    const char *caddr, const char *saddr, uint64_t ts)
+{
+	return synth_link__open_as(ch, ccookie, cpid, sh, scookie, spid, caddr, saddr, ts,
+				   VPR_CONN_STATE, true);
+}
+
+struct synth_link *synth_link__open_silent(struct synth_host *ch, uint64_t ccookie, uint32_t cpid,
+					   struct synth_host *sh, uint64_t scookie, uint32_t spid)
+{
+	struct synth_link *l = link_new(ch, ccookie, cpid, sh, scookie, spid, NULL, NULL);
+
+	l->no_conn_records = true;
+	return l;
+}
+
+void synth_xfer_half(struct synth_link *l, enum synth_dir d, bool recv_side, uint32_t bytes,
+		     uint32_t tid, uint64_t ts, bool advance)
+{
+	/* The sender of c2s is the client (side 0), its receiver the server. */
+	int side = (d == SYNTH_C2S) == !recv_side ? 0 : 1;
+	uint32_t end = l->seq[d] + bytes;
+
+	if (l->host[side])
+		synth_op(l->host[side], ts, l->pid[side], tid, l->cookie[side],
+			 recv_side ? VPR_DIR_RECV : VPR_DIR_SEND, bytes, end);
+	if (advance)
+		l->seq[d] = end;
+}
+
+void synth_xfer(struct synth_link *l, enum synth_dir d, uint32_t bytes, uint32_t stid,
+		uint64_t send_ts, uint32_t rtid, uint64_t recv_ts)
+{
+	synth_xfer_half(l, d, false, bytes, stid, send_ts, false);
+	synth_xfer_half(l, d, true, bytes, rtid, recv_ts, true);
+}
+
+void synth_link__free(struct synth_link *l)
+{
+	free(l);
+}
+
+void synth_link__close(struct synth_link *l, uint64_t ts)
+{
+	for (int side = 0; side < 2 && !l->no_conn_records; side++) {
+		if (!l->host[side])
+			continue;
+		synth_conn(l->host[side], ts, l->cookie[side], l->pid[side],
+			   side ? VPR_ROLE_ACCEPTED : VPR_ROLE_CONNECTED, VPR_CONN_STATE, 7,
+			   l->addr[side], l->addr[!side], l->seq[side ? SYNTH_S2C : SYNTH_C2S],
+			   l->seq[side ? SYNTH_C2S : SYNTH_S2C]);
+	}
+	free(l);
+}
+
+int synth_tmpdir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/vpath-synth.XXXXXX");
+	return mkdtemp(dir) ? 0 : -errno;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+void synth_rmdir(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}

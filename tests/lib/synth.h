@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Synthetic recordings for the analyzer's tests and benchmarks, written
+ * through common/recfile.h exactly as the recorder would write them.
+ *
+ * Low level: one call per record (synth_op, synth_conn, synth_task, ...).
+ * High level: a synth_link is one TCP connection between two recorded (or
+ * one recorded and one external) hosts; synth_xfer() moves bytes across it
+ * and writes the send op on one end and the matching receive op on the
+ * other, with stream positions kept consistent, so a test reads like the
+ * story it tells:
+ *
+ *	l = synth_link__open(lg, 11, 900, web, 21, 4300, "10.0.0.9:40000", "10.0.0.1:80", 0);
+ *	synth_xfer(l, SYNTH_C2S, 100, 901, 1000, 4301, 1100);  // request
+ *	synth_xfer(l, SYNTH_S2C, 500, 4301, 5000, 901, 5100);  // reply
+ *
+ * Times given to the synth_* calls are on one global timeline; each host
+ * adds its own clock shift (synth_host__set_clock) when writing, like hosts
+ * whose monotonic clocks differ.
+ */
+#ifndef VPATH_SYNTH_H
+#define VPATH_SYNTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "vpath/record.h"
+
+struct synth_host;
+
+/* Creates path; boot_id may be NULL (derived from hostname). NULL on error. */
+struct synth_host *synth_host__new(const char *path, const char *hostname, const char *boot_id,
+				   uint32_t netns);
+/* Same, as segment `segment` of a --ring recording (VPR_FILE_SEGMENT). */
+struct synth_host *synth_host__new_segment(const char *path, const char *hostname,
+					   const char *boot_id, uint32_t netns, uint32_t segment);
+/* Shift every timestamp written from now on by delta_ns (this host's clock). */
+void synth_host__set_clock(struct synth_host *h, int64_t delta_ns);
+/* Records written so far. */
+uint64_t synth_host__records(const struct synth_host *h);
+/* Flush and close; returns 0 or -errno.  NULL-safe. */
+int synth_host__close(struct synth_host *h);
+
+void synth_addr(struct synth_host *h, const char *addr);
+void synth_task(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t kind,
+		const char *comm);
+/* addrs are "ip:port", local first. */
+void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint8_t role,
+		uint8_t origin, uint8_t newstate, const char *local, const char *remote,
+		uint32_t snd_seq, uint32_t rcv_seq);
+void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
+	      uint8_t dir, uint32_t bytes, uint32_t seq_end);
+void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost);
+void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns);
+
+enum synth_dir {
+	SYNTH_C2S, /* client to server */
+	SYNTH_S2C,
+};
+
+struct synth_link {
+	struct synth_host *host[2]; /* [0] client, [1] server; NULL: not recorded */
+	uint64_t cookie[2];
+	uint32_t pid[2];
+	uint32_t seq[2]; /* next stream position of c2s, s2c */
+	char addr[2][64];
+	bool no_conn_records; /* ops only, as for a socket the recorder never saw open */
+};
+
+/*
+ * Open a connection: client (connected) end on ch, server (accepted) end on
+ * sh, either may be NULL.  Writes ESTABLISHED conn records on both sides at
+ * ts unless origin is VPR_CONN_PREEXISTING (then a preexisting record).
+ * Initial sequence numbers are derived from the cookies (distinct, random-looking).
+ */
+struct synth_link *synth_link__open(struct synth_host *ch, uint64_t ccookie, uint32_t cpid,
+				    struct synth_host *sh, uint64_t scookie, uint32_t spid,
+				    const char *caddr, const char *saddr, uint64_t ts);
+/* Same with the conn record origin/role chosen: role VPR_ROLE_UNKNOWN allowed. */
+struct synth_link *synth_link__open_as(struct synth_host *ch, uint64_t ccookie, uint32_t cpid,
+				       struct synth_host *sh, uint64_t scookie, uint32_t spid,
+				       const char *caddr, const char *saddr, uint64_t ts,
+				       uint8_t origin, bool known_roles);
+/* Same but writes no conn record at all (a socket only seen through its ops). */
+struct synth_link *synth_link__open_silent(struct synth_host *ch, uint64_t ccookie, uint32_t cpid,
+					   struct synth_host *sh, uint64_t scookie, uint32_t spid);
+/*
+ * bytes from one end to the other: one send op by stid at send_ts and one
+ * receive op by rtid at recv_ts (an end on a NULL host writes nothing).
+ */
+void synth_xfer(struct synth_link *l, enum synth_dir d, uint32_t bytes, uint32_t stid,
+		uint64_t send_ts, uint32_t rtid, uint64_t recv_ts);
+/* Only one side's op: the send (side 0) or the receive (side 1) of the next bytes. */
+void synth_xfer_half(struct synth_link *l, enum synth_dir d, bool recv_side, uint32_t bytes,
+		     uint32_t tid, uint64_t ts, bool advance);
+/* Close both ends (conn records to CLOSE) and free the link. */
+void synth_link__close(struct synth_link *l, uint64_t ts);
+/* Free without writing anything (connection still open at the end). */
+void synth_link__free(struct synth_link *l);
+
+/* A private temporary directory and paths in it, for tests. */
+int synth_tmpdir(char *dir, size_t len);
+void synth_rmdir(const char *dir);
+
+#endif
