@@ -75,7 +75,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h user/*.h tests/lib/*.h) | $(OUTPUT)
+$(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h user/*.h tests/lib/*.h tests/vapp/*.h) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
