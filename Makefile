@@ -51,7 +51,7 @@ LIBCOMMON := $(OUTPUT)/libvpathcommon.a
 LIBANALYZE := $(OUTPUT)/libvpathanalyze.a
 LIBTEST := $(OUTPUT)/libvpathtest.a
 
-PROGS := $(if $(BPF_SRCS),$(OUTPUT)/vpath-record) $(if $(wildcard $(ANALYZER_MAIN)),$(OUTPUT)/vpath-analyze)
+PROGS := $(OUTPUT)/vpath-record $(if $(wildcard $(ANALYZER_MAIN)),$(OUTPUT)/vpath-analyze)
 ifneq ($(VAPP_SRCS),)
 PROGS += $(OUTPUT)/vapp
 endif

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * vpath kernel side: which thread sent or received how many bytes on which
+ * TCP connection, when; plus connection state changes and thread lifecycles.
+ *
+ * Records go to one ring buffer as the structs of include/vpath/record.h.
+ * The per-operation path is kept short: filters configured in .rodata are
+ * resolved by the verifier at load time, so an unused filter costs nothing.
+ *
+ * Two ways to see socket operations, chosen by the recorder at load time:
+ * - tp_btf/sock_{send,recv}_length (kernel 6.2+): one event per call with
+ *   the struct sock at hand;
+ * - the fallback: syscall tracepoints; enter remembers the fd per thread,
+ *   exit walks task->files to the socket.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "vpath/record.h"
+#include "vpath.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define SOCK_STREAM 1
+#define MSG_PEEK 2
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Filters, set by the recorder between open and load. */
+const volatile __u32 filter_pids[VPATH_MAX_PIDS] = {};
+const volatile __u32 filter_npids = 0;
+const volatile __u64 filter_cgroup = 0;
+const volatile __u32 filter_netns = 0;
+const volatile __u16 filter_ports[VPATH_MAX_PORTS] = {};
+const volatile __u32 filter_nports = 0;
+/* Wake the reader only once this many bytes wait in the ring. */
+const volatile __u64 wakeup_bytes = VPATH_RINGBUF_DEFAULT / 8;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, VPATH_RINGBUF_DEFAULT);
+} events SEC(".maps");
+
+/* Records that did not fit into the ring, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* Fallback: the fd of the socket call in progress, per thread. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} fallback_fds SEC(".maps");
+
+/* Fallback: sockets given a synthetic cookie whose VPR_CONN was written. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} fallback_announced SEC(".maps");
+
+static __always_inline void *reserve(__u32 size)
+{
+	void *rec = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!rec) {
+		__u32 zero = 0;
+		__u64 *count = bpf_map_lookup_elem(&lost, &zero);
+
+		/* Atomic: a softirq program may interrupt us on this CPU. */
+		if (count)
+			__sync_fetch_and_add(count, 1);
+	}
+	return rec;
+}
+
+/* A wake-up per event would cost more than the event; poll picks them up. */
+static __always_inline void submit(void *rec)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+}
+
+static __always_inline void fill_hdr(struct vpr_hdr *h, __u16 type, __u16 size, __u32 tid)
+{
+	h->type = type;
+	h->size = size;
+	h->tid = tid;
+	h->ts_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline bool pid_wanted(__u32 tgid)
+{
+	if (!filter_npids)
+		return true;
+	for (int i = 0; i < VPATH_MAX_PIDS; i++) {
+		if (i >= filter_npids)
+			break;
+		if (filter_pids[i] == tgid)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool ports_wanted(__u16 lport, __u16 rport)
+{
+	if (!filter_nports)
+		return true;
+	for (int i = 0; i < VPATH_MAX_PORTS; i++) {
+		if (i >= filter_nports)
+			break;
+		if (filter_ports[i] == lport || filter_ports[i] == rport)
+			return true;
+	}
+	return false;
+}
+
+/* The calling thread passes the pid and cgroup filters. */
+static __always_inline bool current_wanted(__u64 pid_tgid)
+{
+	if (!pid_wanted(pid_tgid >> 32))
+		return false;
+	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+		return false;
+	return true;
+}
+
+static __always_inline bool task_netns_wanted(struct task_struct *task)
+{
+	__u32 inum;
+
+	if (!filter_netns)
+		return true;
+	inum = BPF_CORE_READ(task, nsproxy, net_ns, ns.inum);
+	/* An exiting task may have dropped its namespaces: keep its record. */
+	return inum == 0 || inum == filter_netns;
+}
+
+/* TCP over IPv4/IPv6, read through BTF pointers (tp_btf programs). */
+static __always_inline bool sk_is_tcp(const struct sock *sk)
+{
+	__u16 family = sk->__sk_common.skc_family;
+
+	if (family != AF_INET && family != AF_INET6)
+		return false;
+	return BPF_CORE_READ_BITFIELD(sk, sk_protocol) == IPPROTO_TCP &&
+	       BPF_CORE_READ_BITFIELD(sk, sk_type) == SOCK_STREAM;
+}
+
+/* The same for plain pointers (classic tracepoints). */
+static __always_inline bool sk_is_tcp_probed(const struct sock *sk)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+
+	if (family != AF_INET && family != AF_INET6)
+		return false;
+	return BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol) == IPPROTO_TCP &&
+	       BPF_CORE_READ_BITFIELD_PROBED(sk, sk_type) == SOCK_STREAM;
+}
+
+/* Socket filters (netns, ports); they read through probes so both program kinds can use them. */
+static __always_inline bool sk_wanted(const struct sock *sk)
+{
+	if (filter_netns && BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) != filter_netns)
+		return false;
+	if (filter_nports) {
+		__u16 lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+		__u16 rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+
+		return ports_wanted(lport, rport);
+	}
+	return true;
+}
+
+/* ---- socket operations: the fast path (kernel 6.2+) ---- */
+
+static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
+{
+	struct vpr_sock_op *op;
+	struct tcp_sock *tp;
+	__u64 pid_tgid;
+
+	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)))
+		return 0;
+	if (!sk || !sk_is_tcp(sk))
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (!current_wanted(pid_tgid) || !sk_wanted(sk))
+		return 0;
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		return 0;
+	op = reserve(sizeof(*op));
+	if (!op)
+		return 0;
+	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), (__u32)pid_tgid);
+	op->cookie = bpf_get_socket_cookie(sk);
+	op->pid = pid_tgid >> 32;
+	op->bytes = ret;
+	op->seq_end = dir == VPR_DIR_SEND ? tp->write_seq : tp->copied_seq;
+	op->dir = dir;
+	op->flags = 0;
+	op->pad = 0;
+	submit(op);
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
+{
+	return record_op(sk, ret, flags, VPR_DIR_SEND);
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(sock_recv_length, struct sock *sk, int ret, int flags)
+{
+	return record_op(sk, ret, flags, VPR_DIR_RECV);
+}
+
+/* ---- connections ---- */
+
+/*
+ * Addresses of a connection.  An AF_INET6 socket talking IPv4 (a v4-mapped
+ * peer) is stored as AF_INET, so that both ends of a connection agree.
+ */
+static __always_inline void conn_addresses(struct vpr_conn *c, const struct sock *sk)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u32 w[4];
+
+	__builtin_memset(c->saddr, 0, sizeof(c->saddr));
+	__builtin_memset(c->daddr, 0, sizeof(c->daddr));
+	c->family = AF_INET;
+	if (family == AF_INET6) {
+		BPF_CORE_READ_INTO(&w, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr32);
+		if (!(w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff))) {
+			c->family = AF_INET6;
+			__builtin_memcpy(c->daddr, w, 16);
+			BPF_CORE_READ_INTO(&w, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32);
+			__builtin_memcpy(c->saddr, w, 16);
+			return;
+		}
+	}
+	BPF_CORE_READ_INTO(&w[0], sk, __sk_common.skc_rcv_saddr);
+	__builtin_memcpy(c->saddr, &w[0], 4);
+	BPF_CORE_READ_INTO(&w[0], sk, __sk_common.skc_daddr);
+	__builtin_memcpy(c->daddr, &w[0], 4);
+}
+
+static __always_inline void conn_fill(struct vpr_conn *c, const struct sock *sk, __u64 cookie,
+				      __u32 snd_seq, __u32 rcv_seq)
+{
+	c->cookie = cookie;
+	c->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	c->sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	c->dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	c->snd_seq = snd_seq;
+	c->rcv_seq = rcv_seq;
+	c->pad[0] = c->pad[1] = c->pad[2] = 0;
+	c->pad2 = 0;
+	conn_addresses(c, sk);
+}
+
+/* Transitions only a process makes (connect, listen, close, shutdown). */
+static __always_inline bool made_by_process(int oldstate, int newstate)
+{
+	return newstate == TCP_SYN_SENT || newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK ||
+	       newstate == TCP_LISTEN || oldstate == TCP_LISTEN;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(inet_sock_set_state, struct sock *sk, int oldstate, int newstate)
+{
+	struct tcp_sock *tp;
+	struct vpr_conn *c;
+	__u32 tid = 0, pid = 0;
+
+	if (!sk_is_tcp(sk) || !sk_wanted(sk))
+		return 0;
+	if (made_by_process(oldstate, newstate)) {
+		__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+		tid = (__u32)pid_tgid;
+		pid = pid_tgid >> 32;
+	}
+	c = reserve(sizeof(*c));
+	if (!c)
+		return 0;
+	fill_hdr(&c->h, VPR_CONN, sizeof(*c), tid);
+	tp = bpf_skc_to_tcp_sock(sk);
+	conn_fill(c, sk, bpf_get_socket_cookie(sk), tp ? tp->write_seq : 0,
+		  tp ? tp->copied_seq : 0);
+	c->pid = pid;
+	c->oldstate = oldstate;
+	c->newstate = newstate;
+	c->origin = VPR_CONN_STATE;
+	c->role = VPR_ROLE_UNKNOWN;
+	if (newstate == TCP_ESTABLISHED && oldstate == TCP_SYN_SENT)
+		c->role = VPR_ROLE_CONNECTED;
+	else if (newstate == TCP_ESTABLISHED && oldstate == TCP_SYN_RECV)
+		c->role = VPR_ROLE_ACCEPTED;
+	submit(c);
+	return 0;
+}
+
+/* ---- threads ---- */
+
+static __always_inline int record_task(struct task_struct *task, __u32 kind, __u32 parent_tid,
+				       const char *comm)
+{
+	struct vpr_task *t;
+	__u32 tgid = task->tgid;
+
+	if (!pid_wanted(tgid))
+		return 0;
+	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+		return 0;
+	if (!task_netns_wanted(task))
+		return 0;
+	t = reserve(sizeof(*t));
+	if (!t)
+		return 0;
+	fill_hdr(&t->h, VPR_TASK, sizeof(*t), task->pid);
+	t->pid = tgid;
+	t->parent_tid = parent_tid;
+	t->kind = kind;
+	t->pad = 0;
+	__builtin_memset(t->comm, 0, sizeof(t->comm));
+	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), comm);
+	submit(t);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return record_task(child, VPR_TASK_FORK, parent->pid, child->comm);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct *p)
+{
+	return record_task(p, VPR_TASK_EXEC, 0, p->comm);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct *p)
+{
+	return record_task(p, VPR_TASK_EXIT, 0, p->comm);
+}
+
+/* Fires before the copy, so the new name is the argument, not task->comm. */
+SEC("tp_btf/task_rename")
+int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
+{
+	return record_task(task, VPR_TASK_RENAME, 0, comm);
+}
+
+/* ---- socket operations: the syscall fallback (kernels before 6.2) ---- */
+
+static __always_inline int fallback_enter(__u64 fd, __u64 flags)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, fd32 = (__u32)fd;
+
+	if ((flags & MSG_PEEK) || fd > 0x7fffffff)
+		return 0;
+	if (!current_wanted(pid_tgid))
+		return 0;
+	bpf_map_update_elem(&fallback_fds, &tid, &fd32, BPF_ANY);
+	return 0;
+}
+
+/* The struct sock behind fd of the current task, or NULL if fd is not a socket. */
+static __always_inline struct sock *fd_to_sock(__u32 fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *file;
+	struct socket *sock;
+	umode_t mode;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
+		return NULL;
+	mode = BPF_CORE_READ(file, f_inode, i_mode);
+	if ((mode & S_IFMT) != S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(file, private_data);
+	return sock ? BPF_CORE_READ(sock, sk) : NULL;
+}
+
+/*
+ * A socket without a cookie was never seen by sock_diag or the state
+ * program: name it by its address (kernel addresses have the top bit set,
+ * cookies never do) and write its 4-tuple once.
+ */
+static __always_inline __u64 fallback_cookie(struct sock *sk)
+{
+	__u64 cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter);
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct vpr_conn *c;
+	__u8 one = 1;
+
+	if (cookie)
+		return cookie;
+	cookie = (__u64)sk;
+	if (bpf_map_lookup_elem(&fallback_announced, &cookie))
+		return cookie;
+	bpf_map_update_elem(&fallback_announced, &cookie, &one, BPF_ANY);
+	c = reserve(sizeof(*c));
+	if (!c)
+		return cookie;
+	fill_hdr(&c->h, VPR_CONN, sizeof(*c), 0);
+	conn_fill(c, sk, cookie, BPF_CORE_READ(tp, write_seq), BPF_CORE_READ(tp, copied_seq));
+	c->pid = 0;
+	c->oldstate = 0;
+	c->newstate = BPF_CORE_READ(sk, __sk_common.skc_state);
+	c->origin = VPR_CONN_PREEXISTING;
+	c->role = VPR_ROLE_UNKNOWN;
+	submit(c);
+	return cookie;
+}
+
+static __always_inline int fallback_exit(long ret, __u8 dir)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct vpr_sock_op *op;
+	struct tcp_sock *tp;
+	struct sock *sk;
+	__u32 *fdp, fd;
+
+	fdp = bpf_map_lookup_elem(&fallback_fds, &tid);
+	if (!fdp)
+		return 0;
+	fd = *fdp;
+	bpf_map_delete_elem(&fallback_fds, &tid);
+	if (ret <= 0)
+		return 0;
+	sk = fd_to_sock(fd);
+	if (!sk || !sk_is_tcp_probed(sk) || !sk_wanted(sk))
+		return 0;
+	tp = (struct tcp_sock *)sk;
+	op = reserve(sizeof(*op));
+	if (!op)
+		return 0;
+	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), tid);
+	op->pid = pid_tgid >> 32;
+	op->bytes = ret;
+	op->seq_end = dir == VPR_DIR_SEND ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+	op->dir = dir;
+	op->flags = VPR_OP_FALLBACK;
+	op->pad = 0;
+	/* Last: it may write a VPR_CONN first, which must precede this op. */
+	op->cookie = fallback_cookie(sk);
+	submit(op);
+	return 0;
+}
+
+#define FALLBACK_ENTER(name, flags_arg)                                                            \
+	SEC("tracepoint/syscalls/sys_enter_" #name)                                                \
+	int fb_enter_##name(struct trace_event_raw_sys_enter *ctx)                                 \
+	{                                                                                          \
+		return fallback_enter(ctx->args[0],                                         \
+				      (flags_arg) < 0 ? 0 : ctx->args[(flags_arg) < 0 ? 0 : (flags_arg)]); \
+	}
+#define FALLBACK_EXIT(name, dir)                                                                   \
+	SEC("tracepoint/syscalls/sys_exit_" #name)                                                 \
+	int fb_exit_##name(struct trace_event_raw_sys_exit *ctx)                                   \
+	{                                                                                          \
+		return fallback_exit(ctx->ret, dir);                                               \
+	}
+
+/* Argument index of the recv flags (MSG_PEEK), -1 when the call has none. */
+FALLBACK_ENTER(write, -1)
+FALLBACK_EXIT(write, VPR_DIR_SEND)
+FALLBACK_ENTER(writev, -1)
+FALLBACK_EXIT(writev, VPR_DIR_SEND)
+FALLBACK_ENTER(sendto, -1)
+FALLBACK_EXIT(sendto, VPR_DIR_SEND)
+FALLBACK_ENTER(sendmsg, -1)
+FALLBACK_EXIT(sendmsg, VPR_DIR_SEND)
+FALLBACK_ENTER(sendfile64, -1)
+FALLBACK_EXIT(sendfile64, VPR_DIR_SEND)
+FALLBACK_ENTER(read, -1)
+FALLBACK_EXIT(read, VPR_DIR_RECV)
+FALLBACK_ENTER(readv, -1)
+FALLBACK_EXIT(readv, VPR_DIR_RECV)
+FALLBACK_ENTER(recvfrom, 3)
+FALLBACK_EXIT(recvfrom, VPR_DIR_RECV)
+FALLBACK_ENTER(recvmsg, 2)
+FALLBACK_EXIT(recvmsg, VPR_DIR_RECV)

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * sock_diag gives, per socket, the same cookie that bpf_get_socket_cookie()
+ * returns (and generates it if needed), so records of connections that
+ * were open before the recorder started can be tied to their 4-tuple.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/tcp.h>
+
+#include "conns.h"
+#include "host.h"
+#include "output.h"
+
+#define STATE_BIT(s) (1u << (s))
+/* Connections that still carry (or may carry) data. */
+#define OPEN_STATES                                                                                \
+	(STATE_BIT(TCP_ESTABLISHED) | STATE_BIT(TCP_FIN_WAIT1) | STATE_BIT(TCP_FIN_WAIT2) |       \
+	 STATE_BIT(TCP_CLOSE_WAIT) | STATE_BIT(TCP_LAST_ACK) | STATE_BIT(TCP_CLOSING))
+
+typedef int (*diag_fn)(const struct inet_diag_msg *msg, void *ctx);
+
+/* Dump the TCP sockets of one family in the given states, one callback each. */
+static int diag_dump(int family, uint32_t states, diag_fn fn, void *ctx)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} msg = {
+		.nlh = { .nlmsg_len = sizeof(msg), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.req = { .sdiag_family = (__u8)family, .sdiag_protocol = IPPROTO_TCP,
+			 .idiag_states = states },
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	size_t buflen = 32768;
+	char *buf = malloc(buflen);
+	int fd, err = 0;
+	bool done = false;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	while (!done && !err) {
+		ssize_t n = recv(fd, buf, buflen, 0);
+		struct nlmsghdr *h;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n) && !err;
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				err = e->error ? e->error : -EIO;
+				break;
+			}
+			if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+			    h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+				err = fn(NLMSG_DATA(h), ctx);
+		}
+	}
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return err;
+}
+
+struct conns_ctx {
+	struct output *out;
+	uint32_t netns;
+	const uint16_t *ports;
+	unsigned nports;
+	uint8_t *listening; /* bitmap of listening local ports */
+	uint64_t ts;
+};
+
+static int note_listener(const struct inet_diag_msg *m, void *arg)
+{
+	struct conns_ctx *c = arg;
+	uint16_t port = ntohs(m->id.idiag_sport);
+
+	c->listening[port / 8] |= (uint8_t)(1u << (port % 8));
+	return 0;
+}
+
+static bool ports_wanted(const struct conns_ctx *c, uint16_t a, uint16_t b)
+{
+	if (!c->nports)
+		return true;
+	for (unsigned i = 0; i < c->nports; i++)
+		if (c->ports[i] == a || c->ports[i] == b)
+			return true;
+	return false;
+}
+
+/* ::ffff:a.b.c.d, how an IPv6 socket holds an IPv4 peer. */
+static bool v4_mapped(const __be32 *a)
+{
+	return a[0] == 0 && a[1] == 0 && a[2] == htonl(0xffff);
+}
+
+static int write_conn(const struct inet_diag_msg *m, void *arg)
+{
+	struct conns_ctx *c = arg;
+	uint16_t sport = ntohs(m->id.idiag_sport), dport = ntohs(m->id.idiag_dport);
+	struct vpr_conn rec;
+
+	if (!ports_wanted(c, sport, dport))
+		return 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = VPR_CONN;
+	rec.h.size = sizeof(rec);
+	rec.h.ts_ns = c->ts;
+	rec.cookie = (uint64_t)m->id.idiag_cookie[0] | (uint64_t)m->id.idiag_cookie[1] << 32;
+	rec.netns = c->netns;
+	rec.newstate = m->idiag_state;
+	rec.origin = VPR_CONN_PREEXISTING;
+	rec.role = c->listening[sport / 8] & (1u << (sport % 8)) ? VPR_ROLE_ACCEPTED
+								   : VPR_ROLE_CONNECTED;
+	rec.sport = sport;
+	rec.dport = dport;
+	/* Same normalization as the BPF side: a v4-mapped peer is IPv4. */
+	if (m->idiag_family == AF_INET6 && !v4_mapped(m->id.idiag_dst)) {
+		rec.family = AF_INET6;
+		memcpy(rec.saddr, m->id.idiag_src, 16);
+		memcpy(rec.daddr, m->id.idiag_dst, 16);
+	} else {
+		rec.family = AF_INET;
+		memcpy(rec.saddr, m->idiag_family == AF_INET6 ? &m->id.idiag_src[3] : m->id.idiag_src, 4);
+		memcpy(rec.daddr, m->idiag_family == AF_INET6 ? &m->id.idiag_dst[3] : m->id.idiag_dst, 4);
+	}
+	return output__append(c->out, &rec);
+}
+
+int conns_write_preexisting(struct output *out, uint32_t netns, const uint16_t *ports,
+			    unsigned nports)
+{
+	struct conns_ctx c = { .out = out, .netns = netns, .ports = ports, .nports = nports,
+			       .ts = mono_ns() };
+	static const int families[] = { AF_INET, AF_INET6 };
+	int err = 0;
+
+	c.listening = calloc(65536 / 8, 1);
+	if (!c.listening)
+		return -ENOMEM;
+	for (unsigned i = 0; i < 2 && !err; i++)
+		err = diag_dump(families[i], STATE_BIT(TCP_LISTEN), note_listener, &c);
+	for (unsigned i = 0; i < 2 && !err; i++)
+		err = diag_dump(families[i], OPEN_STATES, write_conn, &c);
+	free(c.listening);
+	return err;
+}

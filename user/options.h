@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The recorder's command line. */
+#ifndef VPATH_RECORD_OPTIONS_H
+#define VPATH_RECORD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../bpf/vpath.h"
+
+struct record_opts {
+	const char *output;
+	uint64_t duration_ns; /* 0: until a signal */
+	uint32_t pids[VPATH_MAX_PIDS];
+	unsigned npids;
+	uint16_t ports[VPATH_MAX_PORTS];
+	unsigned nports;
+	const char *cgroup; /* cgroup v2 directory */
+	const char *netns;  /* path, name in /run/netns, or inode */
+	const char *host;   /* label written as the host name */
+	unsigned ring;	    /* segments kept; 0: one plain file */
+	uint64_t segment_size;
+	uint64_t ringbuf_size;
+	int verbose;
+	bool force_fallback;
+};
+
+/* Parse argv into opts; prints its own one-line error.  0 or -EINVAL. */
+int record_opts__parse(struct record_opts *opts, int argc, char **argv);
+
+#endif

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What the recorder may do: check at the start, give up what it no longer needs. */
+#ifndef VPATH_RECORD_PRIVS_H
+#define VPATH_RECORD_PRIVS_H
+
+#include <stdbool.h>
+
+/* 0 when the process can load tracing BPF programs; else prints why and -EPERM. */
+int privs_check(void);
+/*
+ * After attaching: set no_new_privs and keep only CAP_BPF (reading the
+ * drop counters needs it on kernels before 6.5), plus CAP_DAC_OVERRIDE when
+ * keep_dac (a ring must create and remove files later).  -errno.
+ */
+int privs_drop(bool keep_dac);
+
+#endif

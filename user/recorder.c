@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * open -> set .rodata -> load -> attach -> enumerate what already exists ->
+ * drop privileges -> drain the ring buffer into the output until told to
+ * stop -> detach -> drain again -> flush, fsync, summary.
+ *
+ * Attaching comes before enumerating so that nothing falls between the
+ * snapshot and the live stream (at worst a thread or connection is in both).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "recorder.h"
+#include "conns.h"
+#include "host.h"
+#include "netns.h"
+#include "output.h"
+#include "privs.h"
+#include "probe.h"
+#include "recfile.h"
+#include "tasks.h"
+#include "vpath.skel.h"
+
+#define POLL_MS 100
+#define TICK_NS 1000000000ull
+
+volatile sig_atomic_t recorder_exiting;
+
+struct recorder {
+	const struct record_opts *opts;
+	struct vpath_bpf *skel;
+	struct ring_buffer *rb;
+	struct output *out;
+	struct task_table *tasks;
+	uint32_t netns_filter; /* 0: every namespace */
+	uint32_t netns_here;   /* the namespace enumerated (where the recorder is) */
+	bool fallback;
+	int ncpus;
+	uint64_t *lost;	      /* per CPU, as last read */
+	uint64_t *lost_written; /* per CPU, as last written */
+	uint64_t malformed;	/* ring records that failed the size check */
+	int write_err;
+};
+
+static int verbosity;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
+	if (level == LIBBPF_INFO && verbosity < 1)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static void fill_hdr(struct vpr_hdr *h, uint16_t type, uint16_t size, uint32_t tid)
+{
+	h->type = type;
+	h->size = size;
+	h->tid = tid;
+	h->ts_ns = mono_ns();
+}
+
+static int write_clock(struct output *out)
+{
+	struct vpr_clock c;
+
+	memset(&c, 0, sizeof(c));
+	fill_hdr(&c.h, VPR_CLOCK, sizeof(c), 0);
+	c.realtime_ns = real_ns();
+	return output__append(out, &c);
+}
+
+static void read_lost(struct recorder *r)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.lost), &zero, r->lost) && verbosity)
+		fprintf(stderr, "vpath-record: cannot read drop counters: %s\n", strerror(errno));
+}
+
+/* VPR_DROPS for every CPU whose count changed since last written (all: every CPU). */
+static int write_drops(struct recorder *r, struct output *out, bool all)
+{
+	read_lost(r);
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		struct vpr_drops d;
+		int err;
+
+		if (!all && r->lost[cpu] == r->lost_written[cpu])
+			continue;
+		memset(&d, 0, sizeof(d));
+		fill_hdr(&d.h, VPR_DROPS, sizeof(d), (uint32_t)cpu);
+		d.lost = r->lost[cpu];
+		err = output__append(out, &d);
+		if (err)
+			return err;
+		r->lost_written[cpu] = r->lost[cpu];
+	}
+	return 0;
+}
+
+static uint64_t total_lost(const struct recorder *r)
+{
+	uint64_t sum = 0;
+
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		sum += r->lost_written[cpu];
+	return sum;
+}
+
+/* What every file and segment starts with, so that it can be read alone. */
+static int write_start(void *ctx, struct output *out)
+{
+	struct recorder *r = ctx;
+	int err;
+
+	err = host_write_addresses(out, r->netns_here);
+	if (!err)
+		err = write_clock(out);
+	if (!err)
+		err = write_drops(r, out, true);
+	if (!err)
+		err = task_table__write_snapshot(r->tasks, out);
+	if (!err)
+		err = conns_write_preexisting(out, r->netns_here, r->opts->ports, r->opts->nports);
+	return err;
+}
+
+static int handle_record(void *ctx, void *data, size_t size)
+{
+	union {
+		struct vpr_hdr h;
+		struct vpr_sock_op op;
+		struct vpr_conn conn;
+		struct vpr_task task;
+	} rec;
+	struct recorder *r = ctx;
+	int err;
+
+	if (size < sizeof(rec.h) || size > sizeof(rec)) {
+		r->malformed++;
+		return 0;
+	}
+	memcpy(&rec, data, size);
+	if (rec.h.size != size || size < vpr_record_min_size(rec.h.type)) {
+		r->malformed++;
+		return 0;
+	}
+	if (rec.h.type == VPR_TASK) {
+		err = task_table__update(r->tasks, &rec.task);
+		if (err)
+			return err;
+	}
+	err = output__append(r->out, &rec);
+	if (err)
+		r->write_err = err;
+	return err;
+}
+
+static void set_filters(struct recorder *r, uint64_t cgroup_id)
+{
+	const struct record_opts *o = r->opts;
+	struct vpath_bpf *skel = r->skel;
+
+	for (unsigned i = 0; i < o->npids; i++)
+		skel->rodata->filter_pids[i] = o->pids[i];
+	skel->rodata->filter_npids = o->npids;
+	for (unsigned i = 0; i < o->nports; i++)
+		skel->rodata->filter_ports[i] = o->ports[i];
+	skel->rodata->filter_nports = o->nports;
+	skel->rodata->filter_cgroup = cgroup_id;
+	skel->rodata->filter_netns = r->netns_filter;
+	/* Early enough that the ring never fills between two polls of a busy host. */
+	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
+}
+
+/* Exactly one of the two ways to see socket operations is loaded. */
+static void choose_programs(struct recorder *r)
+{
+	struct vpath_bpf *skel = r->skel;
+	struct bpf_program *prog;
+
+	r->fallback = r->opts->force_fallback || !probe_sock_length_tracepoints();
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		bool is_fallback = strncmp(bpf_program__name(prog), "fb_", 3) == 0;
+
+		if (is_fallback != r->fallback &&
+		    (is_fallback || prog == skel->progs.sock_send_length ||
+		     prog == skel->progs.sock_recv_length))
+			bpf_program__set_autoload(prog, false);
+	}
+	if (r->opts->verbose)
+		fprintf(stderr, "vpath-record: socket operations via %s\n",
+			r->fallback ? "syscall tracepoints (fallback)" : "sock_*_length tracepoints");
+}
+
+static int cgroup_id_of(const char *path, uint64_t *id)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "vpath-record: --cgroup %s: not a cgroup v2 directory\n", path);
+		return -ENOENT;
+	}
+	*id = st.st_ino;
+	return 0;
+}
+
+static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
+{
+	int err;
+
+	r->skel = vpath_bpf__open();
+	if (!r->skel) {
+		err = -errno;
+		fprintf(stderr, "vpath-record: cannot open the BPF object: %s\n", strerror(errno));
+		return err;
+	}
+	set_filters(r, cgroup_id);
+	choose_programs(r);
+	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
+	if (!err && r->fallback)
+		err = probe_tracefs();
+	if (err)
+		return err;
+	err = vpath_bpf__load(r->skel);
+	if (err) {
+		fprintf(stderr, "vpath-record: the kernel refused the BPF programs: %s%s\n",
+			strerror(-err), verbosity < 2 ? " (run with -vv for libbpf's log)" : "");
+		return err;
+	}
+	err = vpath_bpf__attach(r->skel);
+	if (err) {
+		fprintf(stderr, "vpath-record: cannot attach the BPF programs: %s%s\n",
+			strerror(-err), verbosity < 2 ? " (run with -vv for libbpf's log)" : "");
+		return err;
+	}
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), handle_record, r, NULL);
+	if (!r->rb) {
+		err = -errno;
+		fprintf(stderr, "vpath-record: cannot map the ring buffer: %s\n", strerror(errno));
+	}
+	return err;
+}
+
+static int open_output(struct recorder *r)
+{
+	const struct record_opts *o = r->opts;
+	struct task_filter tf = { .pids = o->pids, .npids = o->npids, .netns = r->netns_filter };
+	struct output_opts oo = {
+		.path = o->output,
+		.ring = o->ring,
+		.segment_size = o->segment_size,
+		.start = write_start,
+		.ctx = r,
+	};
+	int err;
+
+	if (o->cgroup && cgroup_id_of(o->cgroup, &tf.cgroup_id))
+		return -ENOENT;
+	host_identity(&oo.header, o->host, r->netns_filter);
+	if (r->fallback)
+		oo.header.flags |= VPR_FILE_FALLBACK;
+	err = task_table__scan_proc(r->tasks, &tf);
+	if (err) {
+		fprintf(stderr, "vpath-record: cannot list threads in /proc: %s\n", strerror(-err));
+		return err;
+	}
+	r->out = output__open(&oo);
+	if (!r->out) {
+		err = -errno;
+		fprintf(stderr, "vpath-record: cannot write %s%s: %s\n", o->output,
+			o->ring ? ".000" : "", strerror(errno));
+	}
+	return err;
+}
+
+static void report_write_error(const char *path, int err)
+{
+	if (err == -ENOSPC)
+		fprintf(stderr, "vpath-record: disk full writing %s: recording stopped; the file is "
+				"valid up to its last complete block\n", path);
+	else
+		fprintf(stderr, "vpath-record: cannot write %s: %s\n", path, strerror(-err));
+}
+
+static int poll_loop(struct recorder *r)
+{
+	uint64_t start = mono_ns(), next_tick = start + TICK_NS;
+	uint64_t deadline = r->opts->duration_ns ? start + r->opts->duration_ns : 0;
+	int err = 0;
+
+	while (!recorder_exiting) {
+		uint64_t now;
+
+		err = ring_buffer__poll(r->rb, POLL_MS);
+		/* Records submitted without a wake-up are only seen by consuming. */
+		if (err >= 0)
+			err = ring_buffer__consume(r->rb);
+		if (err == -EINTR)
+			err = 0;
+		if (err < 0)
+			break;
+		now = mono_ns();
+		if (now >= next_tick) {
+			err = write_clock(r->out);
+			if (!err)
+				err = write_drops(r, r->out, false);
+			if (!err)
+				err = output__flush(r->out);
+			if (err)
+				break;
+			next_tick = now + TICK_NS;
+		}
+		if (deadline && now >= deadline)
+			break;
+	}
+	return err < 0 ? err : 0;
+}
+
+/* Detach first, so that the last drain sees everything that was recorded. */
+static int finish(struct recorder *r)
+{
+	int err;
+
+	vpath_bpf__detach(r->skel);
+	err = ring_buffer__consume(r->rb);
+	if (err >= 0)
+		err = write_drops(r, r->out, true);
+	if (!err)
+		err = write_clock(r->out);
+	return err < 0 ? err : 0;
+}
+
+int recorder_run(const struct record_opts *opts)
+{
+	struct recorder r = { .opts = opts };
+	uint64_t cgroup_id = 0, started;
+	int err;
+
+	verbosity = opts->verbose;
+	libbpf_set_print(libbpf_print);
+	err = probe_btf();
+	if (!err)
+		err = privs_check();
+	if (!err && opts->cgroup)
+		err = cgroup_id_of(opts->cgroup, &cgroup_id);
+	if (!err && opts->netns)
+		err = netns_enter(opts->netns, &r.netns_filter);
+	if (err)
+		goto cleanup;
+	r.netns_here = current_netns();
+	r.ncpus = libbpf_num_possible_cpus();
+	r.lost = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost));
+	r.lost_written = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost_written));
+	r.tasks = task_table__new();
+	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks) {
+		err = -ENOMEM;
+		fprintf(stderr, "vpath-record: out of memory\n");
+		goto cleanup;
+	}
+	err = load_and_attach(&r, cgroup_id);
+	if (!err)
+		err = open_output(&r);
+	if (err)
+		goto cleanup;
+	err = privs_drop(opts->ring > 0);
+	if (err && verbosity)
+		fprintf(stderr, "vpath-record: could not drop privileges: %s\n", strerror(-err));
+	fprintf(stderr, "vpath-record: recording to %s (Ctrl-C to stop)\n", output__path(r.out));
+	started = mono_ns();
+	err = poll_loop(&r);
+	if (!err)
+		err = finish(&r);
+	if (!err)
+		err = output__flush(r.out);
+	if (err) {
+		report_write_error(output__path(r.out), r.write_err ? r.write_err : err);
+	} else {
+		fprintf(stderr,
+			"vpath-record: %llu records, %llu lost, %.1f MiB in %.1f s to %s%s\n",
+			(unsigned long long)output__records(r.out),
+			(unsigned long long)total_lost(&r),
+			(double)output__bytes(r.out) / (1 << 20),
+			(double)(mono_ns() - started) / 1e9, opts->output,
+			opts->ring ? ".NNN" : "");
+	}
+	if (r.malformed)
+		fprintf(stderr, "vpath-record: %llu malformed ring buffer records skipped\n",
+			(unsigned long long)r.malformed);
+cleanup:
+	if (r.out) {
+		int cerr = output__close(r.out);
+
+		if (cerr && !err) {
+			report_write_error(opts->output, cerr);
+			err = cerr;
+		}
+	}
+	ring_buffer__free(r.rb);
+	vpath_bpf__destroy(r.skel);
+	task_table__free(r.tasks);
+	free(r.lost);
+	free(r.lost_written);
+	return err;
+}
