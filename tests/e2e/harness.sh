@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# End-to-end harness, sourced by the accuracy test, the stress benchmark and
+# the demo: every vApp server on its own "host" (a network namespace with its
+# own address, all joined by a bridge in one more namespace), the client on
+# its own host, one vpath-record per host running in the root namespace and
+# filtering by netns in the kernel.  Source tests/lib.sh first (on_exit).
+#
+#   e2e_setup CONFIG          hosts from the topology; scratch dir in $E2E_DIR
+#   e2e_recorders_start       one recorder per host; returns once all attached
+#   e2e_servers_start         every server; returns once all listen
+#   e2e_client_run ARGS...    the client; truth in $E2E_DIR/truth.jsonl
+#   e2e_servers_stop; e2e_recorders_stop
+#   e2e_analyze               $E2E_DIR/found.json from all recordings
+#   e2e_compare ARGS...       vpcompare.py compare (table, exit status)
+# Everything it makes is undone at exit, on failure and on Ctrl-C.
+
+E2E_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VAPP=${VAPP:-$OUTPUT/vapp}
+E2E_PREFIX="vpt$$-"
+E2E_BRIDGE="${E2E_PREFIX}br"
+E2E_HOSTS=()              # host names; the netns is $E2E_PREFIX$host
+declare -A E2E_HOST_IP=() # host -> ip
+declare -A E2E_SERVER_HOST=()
+E2E_SERVERS=()
+E2E_CLIENT_HOST=client
+E2E_SERVER_PIDS=()
+E2E_RECORDER_PIDS=()
+E2E_CONFIG=
+E2E_DIR=
+E2E_NETNS_MADE=()
+
+e2e_log() { echo "# $*" >&2; }
+
+e2e_ns() { echo "$E2E_PREFIX$1"; }
+
+# Kills a process group (the harness starts everything with setsid) and reaps it.
+_e2e_kill_group() { # signal pid
+	kill "-$1" -- "-$2" 2>/dev/null || kill "-$1" "$2" 2>/dev/null
+}
+
+_e2e_wait_gone() { # pid timeout_tenths
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		_e2e_kill_group KILL "$1"
+	fi
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+_e2e_teardown() {
+	local p ns
+	for p in "${E2E_SERVER_PIDS[@]}"; do _e2e_kill_group KILL "$p"; done
+	for p in "${E2E_RECORDER_PIDS[@]}"; do _e2e_kill_group INT "$p"; done
+	for p in "${E2E_RECORDER_PIDS[@]}"; do _e2e_wait_gone "$p" 50; done
+	for ns in "${E2E_NETNS_MADE[@]}"; do
+		# anything still living in one of our namespaces is ours
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		ip netns del "$ns" 2>/dev/null
+	done
+	E2E_SERVER_PIDS=() E2E_RECORDER_PIDS=() E2E_NETNS_MADE=()
+}
+
+_e2e_add_host() { # name ip
+	local host=$1 ip=$2 ns idx=${#E2E_HOSTS[@]}
+	ns=$(e2e_ns "$host")
+	ip netns add "$ns" || return 1
+	E2E_NETNS_MADE+=("$ns")
+	ip -n "$E2E_BRIDGE" link add "v$idx" type veth peer name eth0 netns "$ns" &&
+		ip -n "$E2E_BRIDGE" link set "v$idx" master br0 up &&
+		ip -n "$ns" addr add "$ip/24" dev eth0 &&
+		ip -n "$ns" link set eth0 up &&
+		ip -n "$ns" link set lo up || return 1
+	E2E_HOSTS+=("$host")
+	E2E_HOST_IP[$host]=$ip
+}
+
+# Creates the hosts of a topology: servers sharing an ip share a host.
+e2e_setup() { # config
+	local config=$1 kind name addr model ip host
+	declare -A host_of_ip=()
+	E2E_CONFIG=$config
+	E2E_DIR=$(scratch_dir)
+	on_exit _e2e_teardown
+	"$VAPP" topology --config "$config" --json >"$E2E_DIR/topology.json" || return 1
+	ip netns add "$E2E_BRIDGE" || return 1
+	E2E_NETNS_MADE+=("$E2E_BRIDGE")
+	ip -n "$E2E_BRIDGE" link add br0 type bridge &&
+		ip -n "$E2E_BRIDGE" link set br0 up || return 1
+	while read -r kind name addr model; do
+		if [ "$kind" = client ]; then
+			_e2e_add_host "$E2E_CLIENT_HOST" "$name" || return 1
+			continue
+		fi
+		ip=${addr%:*}
+		host=${host_of_ip[$ip]:-}
+		if [ -z "$host" ]; then
+			host=$name
+			host_of_ip[$ip]=$host
+			_e2e_add_host "$host" "$ip" || return 1
+		fi
+		E2E_SERVERS+=("$name")
+		E2E_SERVER_HOST[$name]=$host
+	done < <("$VAPP" topology --config "$config")
+}
+
+# Waits until FILE has a line matching PATTERN while PID lives.
+_e2e_wait_line() { # file pattern pid timeout_s what
+	local i
+	for ((i = 0; i < $4 * 10; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		if ! kill -0 "$3" 2>/dev/null; then
+			e2e_log "$5 exited early:"
+			sed 's/^/#   /' "$1" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	e2e_log "$5 not ready after $4 s:"
+	sed 's/^/#   /' "$1" >&2
+	return 1
+}
+
+e2e_recorders_start() { # extra recorder options...
+	local host pid i=0
+	E2E_RECORDER_PIDS=()
+	for host in "${E2E_HOSTS[@]}"; do
+		setsid "$VPATH_RECORD" --netns "/run/netns/$(e2e_ns "$host")" --host "$host" \
+			-o "$E2E_DIR/$host.vpr" "$@" 2>"$E2E_DIR/$host.record.log" </dev/null &
+		E2E_RECORDER_PIDS+=($!)
+	done
+	for host in "${E2E_HOSTS[@]}"; do
+		pid=${E2E_RECORDER_PIDS[$i]}
+		i=$((i + 1))
+		_e2e_wait_line "$E2E_DIR/$host.record.log" "recording to" "$pid" 30 \
+			"vpath-record for $host" || return 1
+	done
+}
+
+# SIGINT: the recorder drains its ring buffer, flushes and exits.
+e2e_recorders_stop() {
+	local p rc=0
+	for p in "${E2E_RECORDER_PIDS[@]}"; do kill -INT "$p" 2>/dev/null; done
+	for p in "${E2E_RECORDER_PIDS[@]}"; do
+		wait "$p" || rc=1
+	done
+	E2E_RECORDER_PIDS=()
+	return $rc
+}
+
+e2e_servers_start() {
+	local name pid i=0
+	E2E_SERVER_PIDS=()
+	for name in "${E2E_SERVERS[@]}"; do
+		setsid ip netns exec "$(e2e_ns "${E2E_SERVER_HOST[$name]}")" \
+			"$VAPP" server --config "$E2E_CONFIG" --name "$name" \
+			2>"$E2E_DIR/$name.server.log" </dev/null &
+		E2E_SERVER_PIDS+=($!)
+	done
+	for name in "${E2E_SERVERS[@]}"; do
+		pid=${E2E_SERVER_PIDS[$i]}
+		i=$((i + 1))
+		_e2e_wait_line "$E2E_DIR/$name.server.log" "listening on" "$pid" 10 \
+			"vapp server $name" || return 1
+	done
+}
+
+e2e_servers_stop() {
+	local p
+	for p in "${E2E_SERVER_PIDS[@]}"; do _e2e_kill_group TERM "$p"; done
+	for p in "${E2E_SERVER_PIDS[@]}"; do _e2e_wait_gone "$p" 30; done
+	E2E_SERVER_PIDS=()
+}
+
+# Runs the client on its host in the foreground; its summary JSON goes to
+# $E2E_DIR/client.json.  Fails if any request failed.
+e2e_client_run() { # client options...
+	ip netns exec "$(e2e_ns "$E2E_CLIENT_HOST")" "$VAPP" client --config "$E2E_CONFIG" \
+		--out "$E2E_DIR/truth.jsonl" "$@" >"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log"
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		e2e_log "vapp client failed ($rc):"
+		head -5 "$E2E_DIR/client.log" | sed 's/^/#   /' >&2
+	fi
+	return $rc
+}
+
+# A field of the client's summary line.
+e2e_client_stat() { # field
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+		"$E2E_DIR/client.json" "$1"
+}
+
+e2e_analyze() {
+	"$VPATH_ANALYZE" paths --json "$E2E_DIR"/*.vpr >"$E2E_DIR/found.json" \
+		2>"$E2E_DIR/analyze.log"
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		e2e_log "vpath-analyze failed ($rc):"
+		head -5 "$E2E_DIR/analyze.log" | sed 's/^/#   /' >&2
+	fi
+	return $rc
+}
+
+e2e_compare() { # vpcompare options (--tap, --label X)...
+	python3 "$E2E_SRC/vpcompare.py" compare --truth "$E2E_DIR/truth.jsonl" \
+		--found "$E2E_DIR/found.json" --topology "$E2E_DIR/topology.json" \
+		--failures "$E2E_DIR/failures.jsonl" "$@"
+}
+
+# Why the end-to-end harness cannot run here, or nothing when it can.
+e2e_unavailable() {
+	local why
+	why=$(bpf_unavailable)
+	if [ -n "$why" ]; then
+		echo "$why"
+	elif ! command -v python3 >/dev/null; then
+		echo "needs python3 (scripts/install-deps.sh)"
+	elif [ ! -x "$VPATH_RECORD" ] || [ ! -x "$VPATH_ANALYZE" ] || [ ! -x "$VAPP" ]; then
+		echo "not built: run make"
+	elif ! ip netns list >/dev/null 2>&1; then
+		echo "no network namespaces (ip netns)"
+	fi
+}

@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Compares the paths vpath-analyze found with the vApp client's ground truth.
+
+  vpcompare.py compare --truth T.jsonl --found F.json --topology TOPO.json [--tap] [--failures FILE]
+  vpcompare.py check-truth --truth T.jsonl --topology TOPO.json [--requests N] [--same-seed T2.jsonl]
+  vpcompare.py fake-found --truth T.jsonl --topology TOPO.json [--break orphan|swap|drop|relink]
+      (the analyzer's JSON as a perfect analyzer would write it, or broken in
+      one place: proves the comparison finds each kind of error)
+
+Every call is identified by the caller's ip:port and its ordinal on that
+connection: the truth carries both for every call (the vApp servers report
+them in their replies), the analyzer reports them as client.addr and
+conn_index.  So calls are matched one by one, not by shape:
+  completeness  true requests found as roots of the same connection/ordinal
+  accuracy      found requests whose whole tree (servers, call order, and
+                the identity of every call) equals the truth
+  calls         each true inner call found under its true parent (correct),
+                as a root of its own (orphaned), under another parent
+                (mis-linked), or not at all (missing)
+Exit status 1 when completeness or accuracy is below 100%.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+
+def key_of(addr, server, index):
+    # The server is part of a call's identity: one local port can serve two
+    # connections to different servers at once (Linux picks ephemeral ports
+    # per destination).
+    return (addr, server, int(index))
+
+
+def load_truth(path):
+    roots, errors = [], []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                sys.exit(f"vpcompare: {path}:{n}: not JSON")
+            (errors if "error" in obj else roots).append(obj)
+    return roots, errors
+
+
+def walk(node, parent=None, depth=0):
+    """Yields (node, parent, depth) in call order, pre-order."""
+    yield node, parent, depth
+    for child in node.get("calls", []):
+        yield from walk(child, node, depth + 1)
+
+
+class Topology:
+    def __init__(self, path):
+        with open(path) as f:
+            servers = json.load(f)
+        self.by_addr = {s["addr"]: s["name"] for s in servers}
+        self.by_name = {s["name"]: s["addr"] for s in servers}
+        self.model = {s["name"]: s["model"] for s in servers}
+
+    def name(self, addr):
+        return self.by_addr.get(addr, "?" + str(addr))
+
+
+def truth_key(node):
+    return key_of(node["client"], node["server"], node["conn_index"])
+
+
+def found_key(node, topo):
+    return key_of(node["client"]["addr"], topo.name(node["server"]["addr"]), node["conn_index"])
+
+
+def shape(node, name_of, key_of_node, with_keys):
+    """Canonical text of a tree: names in call order, optionally identities."""
+    label = name_of(node)
+    if with_keys:
+        addr, _, index = key_of_node(node)
+        label += "@%s#%d" % (addr, index)
+    calls = node.get("calls", [])
+    if calls:
+        label += "(" + ",".join(shape(c, name_of, key_of_node, with_keys) for c in calls) + ")"
+    return label
+
+
+def pct(n, d):
+    return 100.0 * n / d if d else 100.0
+
+
+class Comparison:
+    def __init__(self, truth_roots, found, topo):
+        self.topo = topo
+        self.truth_roots = truth_roots
+        self.found = found
+        self.true_parent = {}  # call key -> parent call key (None for a root)
+        self.true_server = {}
+        for root in truth_roots:
+            for node, parent, _ in walk(root):
+                k = truth_key(node)
+                self.true_parent[k] = truth_key(parent) if parent else None
+                self.true_server[k] = node["server"]
+        self.found_parent = {}
+        self.found_roots = {}
+        for req in found.get("requests", []):
+            root = req["root"]
+            self.found_roots[self.found_key(root)] = req
+            for node, parent, _ in walk(root):
+                self.found_parent[self.found_key(node)] = (self.found_key(parent) if parent
+                                                           else None)
+
+    def found_key(self, node):
+        return found_key(node, self.topo)
+
+    def found_name(self, node):
+        return self.topo.name(node["server"]["addr"])
+
+    def requests(self):
+        """Per true request: found?, exact?, rt error; and per-model tallies."""
+        rows = []
+        for root in self.truth_roots:
+            req = self.found_roots.get(truth_key(root))
+            exact = False
+            rt_err = None
+            if req:
+                t = shape(root, lambda n: n["server"], truth_key, True)
+                f = shape(req["root"], self.found_name, self.found_key, True)
+                exact = t == f
+                rt_err = req["root"]["duration_ns"] - root["rt_ns"]
+            models = {self.topo.model.get(n["server"], "?") for n, _, _ in walk(root)}
+            rows.append({"truth": root, "found": req, "exact": exact, "rt_err": rt_err,
+                         "models": models})
+        return rows
+
+    def calls(self):
+        """Classifies every true inner call and counts found calls unknown to the truth."""
+        tally = {"correct": 0, "orphaned": 0, "mis-linked": 0, "missing": 0}
+        by_model = {}
+        for k, parent in self.true_parent.items():
+            if parent is None:
+                continue
+            if k not in self.found_parent:
+                verdict = "missing"
+            elif self.found_parent[k] is None:
+                verdict = "orphaned"
+            elif self.found_parent[k] == parent:
+                verdict = "correct"
+            else:
+                verdict = "mis-linked"
+            tally[verdict] += 1
+            m = self.topo.model.get(self.true_server[k], "?")
+            by_model.setdefault(m, {"correct": 0, "total": 0})
+            by_model[m]["total"] += 1
+            by_model[m]["correct"] += verdict == "correct"
+        unknown = sum(1 for k in self.found_parent if k not in self.true_parent)
+        return tally, by_model, unknown
+
+
+def fmt_us(ns):
+    return "%.1f us" % (ns / 1000.0)
+
+
+def print_table(rows, lines):
+    width = max(len(r[0]) for r in rows)
+    for label, value in rows:
+        lines.append("  %-*s  %s" % (width, label, value))
+
+
+def compare(args):
+    topo = Topology(args.topology)
+    truth_roots, truth_errors = load_truth(args.truth)
+    with open(args.found) as f:
+        found = json.load(f)
+    cmp = Comparison(truth_roots, found, topo)
+    rows = cmp.requests()
+    tally, calls_by_model, unknown = cmp.calls()
+    n = len(rows)
+    nfound = sum(1 for r in rows if r["found"])
+    nexact = sum(1 for r in rows if r["exact"])
+    true_root_keys = {truth_key(r) for r in truth_roots}
+    extra_roots = [k for k in cmp.found_roots
+                   if k not in true_root_keys and k not in cmp.true_parent]
+    incomplete = sum(1 for r in found.get("requests", []) if not r.get("complete", True))
+    errs = sorted(abs(r["rt_err"]) for r in rows if r["rt_err"] is not None)
+    lost = sum(h.get("lost", 0) or 0 for h in found.get("hosts", []))
+
+    lines = ["accuracy: vpath-analyze paths vs. vApp ground truth" +
+             (" (%s)" % args.label if args.label else "")]
+    table = [
+        ("true requests", "%d (%d client errors)" % (n, len(truth_errors))),
+        ("completeness (found)", "%d/%d = %.2f%%" % (nfound, n, pct(nfound, n))),
+        ("accuracy (exact paths)", "%d/%d = %.2f%%" % (nexact, nfound, pct(nexact, nfound))),
+        ("inner calls", "%d correct, %d orphaned, %d mis-linked, %d missing" %
+         (tally["correct"], tally["orphaned"], tally["mis-linked"], tally["missing"])),
+        ("found roots not in truth", "%d (calls unknown to the truth: %d)" %
+         (len(extra_roots), unknown)),
+        ("requests marked incomplete", str(incomplete)),
+        ("records lost (all hosts)", str(lost)),
+    ]
+    if errs:
+        table.append(("response time |error|", "median %s, max %s" %
+                      (fmt_us(statistics.median(errs)), fmt_us(errs[-1]))))
+    print_table(table, lines)
+    lines.append("")
+    lines.append("  %-9s %20s %20s %22s" % ("model", "requests found", "paths exact",
+                                            "calls to it correct"))
+    model_ok = {}
+    for m in sorted(set(topo.model.values())):
+        touching = [r for r in rows if m in r["models"]]
+        f = sum(1 for r in touching if r["found"])
+        e = sum(1 for r in touching if r["exact"])
+        c = calls_by_model.get(m, {"correct": 0, "total": 0})
+        lines.append("  %-9s %20s %20s %22s" % (
+            m, "%d/%d" % (f, len(touching)), "%d/%d" % (e, f),
+            "%d/%d" % (c["correct"], c["total"])))
+        model_ok[m] = (f == len(touching) and e == f and c["correct"] == c["total"],
+                       len(touching), e, c)
+    detected = {}
+    for p in found.get("processes", []):
+        detected[(p.get("host"), p.get("pid"))] = p.get("model")
+    servers_seen = {}
+    for req in found.get("requests", []):
+        for node, _, _ in walk(req["root"]):
+            s = node["server"]
+            servers_seen[(s.get("host"), s.get("pid"))] = topo.name(s["addr"])
+    if detected:
+        pairs = sorted({(name, topo.model.get(name, "?"), detected.get(hp) or "-")
+                        for hp, name in servers_seen.items()})
+        lines.append("")
+        lines.append("  threading model per server (configured -> found by the analyzer):")
+        lines.append("  " + ", ".join("%s %s->%s" % p for p in pairs))
+    out = sys.stdout
+    for line in lines:
+        print(("# " if args.tap else "") + line if line else ("#" if args.tap else ""), file=out)
+
+    failures = [r for r in rows if not r["exact"]]
+    if failures:
+        print(("# " if args.tap else "") + "first wrong paths (truth | found):", file=out)
+        for r in failures[:5]:
+            # names only, unless only the identities of the calls differ
+            keyed = False
+            while True:
+                t = shape(r["truth"], lambda n: n["server"], truth_key, keyed)
+                f = (shape(r["found"]["root"], cmp.found_name, cmp.found_key, keyed)
+                     if r["found"] else "(not found)")
+                if t != f or keyed:
+                    break
+                keyed = True
+            print(("#   " if args.tap else "    ") + "%s\n%s  | %s" %
+                  (t, "#   " if args.tap else "    ", f), file=out)
+    if args.failures and failures:
+        print(("# " if args.tap else "") + "all wrong paths: " + args.failures, file=out)
+    if args.failures:
+        with open(args.failures, "w") as f:
+            for r in failures:
+                f.write(json.dumps({"truth": r["truth"], "found": r["found"]}) + "\n")
+
+    ok = n > 0 and nfound == n and nexact == nfound and not truth_errors
+    if args.tap:
+        label = (args.label + " ") if args.label else ""
+        for m, (mok, total, e, c) in sorted(model_ok.items()):
+            print("%s - %spaths through %s servers: %d/%d exact, %d/%d calls to them correct" % (
+                "ok" if mok and total > 0 else "not ok", label, m, e, total,
+                c["correct"], c["total"]))
+        print("%s - %scompleteness %.2f%% accuracy %.2f%% over %d requests" % (
+            "ok" if ok else "not ok", label, pct(nfound, n), pct(nexact, nfound), n))
+    return 0 if ok else 1
+
+
+def check_truth(args):
+    """Checks the ground truth alone: well-formed, consistent, reproducible."""
+    topo = Topology(args.topology)
+    roots, errors = load_truth(args.truth)
+    problems = []
+    if errors:
+        problems.append("%d client errors" % len(errors))
+    if args.requests is not None and len(roots) != args.requests:
+        problems.append("%d requests recorded, %d expected" % (len(roots), args.requests))
+    ordinals = {}
+    names = set(topo.model)
+    for root in roots:
+        for node, parent, depth in walk(root):
+            for field in ("server", "client", "conn_index", "rt_ns", "calls"):
+                if field not in node:
+                    problems.append("a call without %s" % field)
+            if node["server"] not in names:
+                problems.append("unknown server %s" % node["server"])
+            if parent and node["rt_ns"] > parent["rt_ns"]:
+                problems.append("call %s took longer than its caller" % node["server"])
+            ordinals.setdefault((node["client"], node["server"]), []).append(node["conn_index"])
+    # Every connection's ordinals must be exactly 0..n-1: no call lost or counted twice.
+    bad_conns = [c for c, o in ordinals.items() if sorted(o) != list(range(len(o)))]
+    if bad_conns:
+        problems.append("%d connections whose ordinals are not 0..n-1 (e.g. %s)" %
+                        (len(bad_conns), bad_conns[0]))
+    inner = sum(len(o) for o in ordinals.values()) - len(roots)
+    print("# %d requests, %d inner calls, %d connections, %d distinct path shapes" % (
+        len(roots), inner, len(ordinals), len({r["path"] for r in roots})))
+    if args.same_seed:
+        other, _ = load_truth(args.same_seed)
+        mine = {(r["session"], r["seq"]): r["path"] for r in roots}
+        common = [(k, p) for k, p in ((k, mine.get(k)) for k in
+                  ((r["session"], r["seq"]) for r in other)) if p is not None]
+        theirs = {(r["session"], r["seq"]): r["path"] for r in other}
+        differ = sum(1 for k, p in common if theirs[k] != p)
+        print("# same seed: %d requests in both runs, %d with a different path" % (
+            len(common), differ))
+        if not common or differ:
+            problems.append("the same seed gave different paths")
+    for p in sorted(set(problems)):
+        print("# problem: " + p)
+    return 1 if problems else 0
+
+
+def to_found(node, topo):
+    return {
+        "client": {"addr": node["client"]},
+        "server": {"addr": topo.by_name[node["server"]]},
+        "conn_index": node["conn_index"],
+        "duration_ns": node["rt_ns"],
+        "calls": [to_found(c, topo) for c in node["calls"]],
+    }
+
+
+def fake_found(args):
+    topo = Topology(args.topology)
+    roots, _ = load_truth(args.truth)
+    reqs = [{"id": i, "complete": True, "root": to_found(r, topo)} for i, r in enumerate(roots)]
+    nested = [r for r in reqs if r["root"]["calls"]]
+    if args.break_ == "drop":
+        reqs.pop()
+    elif args.break_ == "orphan":
+        call = nested[0]["root"]["calls"].pop(0)
+        reqs.append({"id": len(reqs), "complete": True, "root": call})
+    elif args.break_ == "swap":
+        calls = next(r["root"]["calls"] for r in reqs if len(r["root"]["calls"]) >= 2)
+        calls[0], calls[1] = calls[1], calls[0]
+    elif args.break_ == "relink":
+        nested[1]["root"]["calls"].append(nested[0]["root"]["calls"].pop(0))
+    json.dump({"version": 1, "hosts": [], "processes": [], "requests": reqs}, sys.stdout)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("--truth", required=True)
+    c.add_argument("--found", required=True)
+    c.add_argument("--topology", required=True)
+    c.add_argument("--tap", action="store_true", help="print TAP lines, the table as comments")
+    c.add_argument("--label", default="")
+    c.add_argument("--failures", help="write every wrong path, truth and found, as JSON lines")
+    t = sub.add_parser("check-truth")
+    t.add_argument("--truth", required=True)
+    t.add_argument("--topology", required=True)
+    t.add_argument("--requests", type=int)
+    t.add_argument("--same-seed", help="another truth file made with the same seed")
+    f = sub.add_parser("fake-found")
+    f.add_argument("--truth", required=True)
+    f.add_argument("--topology", required=True)
+    f.add_argument("--break", dest="break_", choices=["orphan", "swap", "drop", "relink"])
+    args = ap.parse_args()
+    commands = {"compare": compare, "check-truth": check_truth, "fake-found": fake_found}
+    try:
+        return commands[args.cmd](args)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("vpcompare: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
