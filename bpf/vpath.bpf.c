@@ -38,7 +38,7 @@ const volatile __u32 filter_netns = 0;
 const volatile __u16 filter_ports[VPATH_MAX_PORTS] = {};
 const volatile __u32 filter_nports = 0;
 /* Wake the reader only once this many bytes wait in the ring. */
-const volatile __u64 wakeup_bytes = VPATH_RINGBUF_DEFAULT / 8;
+const volatile __u64 wakeup_bytes = VPATH_RINGBUF_DEFAULT / 16;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -10,6 +10,6 @@
 #define VPATH_MAX_PORTS 16
 
 /* Default ring buffer size; the recorder may change it before load. */
-#define VPATH_RINGBUF_DEFAULT (8u << 20)
+#define VPATH_RINGBUF_DEFAULT (16u << 20)
 
 #endif /* VPATH_BPF_H */

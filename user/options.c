@@ -53,7 +53,7 @@ static const struct argp_option options[] = {
 	{ "segment-size", OPT_SEGMENT_SIZE, "SIZE", 0,
 	  "Start a new segment at SIZE bytes (with --ring; default 64M)", 2 },
 	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,
-	  "Kernel ring buffer size, a power of two (default 8M); larger loses fewer records "
+	  "Kernel ring buffer size, a power of two (default 16M); larger loses fewer records "
 	  "under bursts",
 	  3 },
 	{ "verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3 },

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
@@ -30,6 +31,7 @@
 
 #define POLL_MS 100
 #define TICK_NS 1000000000ull
+#define RECORDER_NICE -10
 
 volatile sig_atomic_t recorder_exiting;
 
@@ -178,8 +180,11 @@ static void set_filters(struct recorder *r, uint64_t cgroup_id)
 	skel->rodata->filter_nports = o->nports;
 	skel->rodata->filter_cgroup = cgroup_id;
 	skel->rodata->filter_netns = r->netns_filter;
-	/* Early enough that the ring never fills between two polls of a busy host. */
-	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
+	/*
+	 * Early enough that the ring does not fill while a busy host is slow
+	 * to schedule us, late enough that one wake-up moves thousands of records.
+	 */
+	skel->rodata->wakeup_bytes = o->ringbuf_size / 16;
 }
 
 /* Exactly one of the two ways to see socket operations is loaded. */
@@ -373,6 +378,12 @@ int recorder_run(const struct record_opts *opts)
 		err = open_output(&r);
 	if (err)
 		goto cleanup;
+	/*
+	 * On a saturated host the reader must run soon after a wake-up or the
+	 * ring fills and records are lost; best effort, it needs CAP_SYS_NICE.
+	 */
+	if (setpriority(PRIO_PROCESS, 0, RECORDER_NICE) && verbosity)
+		fprintf(stderr, "vpath-record: cannot raise priority: %s\n", strerror(errno));
 	err = privs_drop(opts->ring > 0);
 	if (err && verbosity)
 		fprintf(stderr, "vpath-record: could not drop privileges: %s\n", strerror(-err));

@@ -1,0 +1,93 @@
+# Helpers for the recorder's integration tests (tests/integration/test_record*.sh).
+# Source after tests/lib.sh.
+TCPMSG=${TCPMSG:-$OUTPUT/tests/tcpmsg}
+CHECK_TCPMSG="python3 tests/tools/check_tcpmsg.py"
+
+# Skip the whole file (with a reason) when BPF cannot run here.
+need_bpf() { # test name
+	local why
+	why=$(bpf_unavailable)
+	if [ -n "$why" ]; then
+		skip "$1" "$why"
+		exit 0
+	fi
+}
+
+# A TCP port nobody listens on in the current namespace.
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return; }
+	done
+	echo 0
+}
+
+# start_recorder OUT LOG [ARGS...]: run vpath-record in the background (PID in
+# $RECORDER_PID), wait until it says it is recording.  Returns 1 if it did not.
+start_recorder() {
+	local out=$1 log=$2
+	shift 2
+	"$VPATH_RECORD" -o "$out" "$@" 2>"$log" &
+	RECORDER_PID=$!
+	on_exit "kill -KILL $RECORDER_PID"
+	for _ in $(seq 200); do
+		grep -q "recording to" "$log" && return 0
+		kill -0 "$RECORDER_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# stop_recorder: SIGINT, wait; returns the recorder's exit status.
+stop_recorder() {
+	kill -INT "$RECORDER_PID" 2>/dev/null
+	wait "$RECORDER_PID"
+}
+
+# wait_for FILE PATTERN: until FILE contains PATTERN (10 s at most).
+wait_for() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# tcpmsg_exchange DIR ADDR PORT ROUNDS [server-prefix [client-prefix]]: one
+# server and one client; logs in DIR/server.log and DIR/client.log.  The
+# prefixes run the programs elsewhere, e.g. "ip netns exec ns1".
+tcpmsg_exchange() {
+	local dir=$1 addr=$2 port=$3 rounds=$4 spre=${5:-} cpre=${6:-} spid
+	$spre "$TCPMSG" server -a "$addr" -p "$port" >"$dir/server.log" 2>&1 &
+	spid=$!
+	on_exit "kill -KILL $spid"
+	wait_for "$dir/server.log" listening || return 1
+	$cpre "$TCPMSG" client -a "$addr" -p "$port" -n "$rounds" >"$dir/client.log" 2>&1 || return 1
+	wait "$spid"
+}
+
+# record_exchange_test NAME ADDR CHECK_FLAGS [RECORDER ARGS...]: record a
+# loopback tcpmsg exchange (filtered to its port) and check it exactly.
+record_exchange_test() {
+	local name=$1 addr=$2 flags=$3 d port rounds=12 rc
+	shift 3
+	d=$(scratch_dir)
+	port=$(free_port)
+	if ! start_recorder "$d/rec.vpr" "$d/rec.log" --port "$port" "$@"; then
+		not_ok "$name: recorder starts ($(head -c 300 "$d/rec.log"))"
+		return 1
+	fi
+	check "$name: tcpmsg exchange runs" tcpmsg_exchange "$d" "$addr" "$port" "$rounds"
+	stop_recorder
+	rc=$?
+	check "$name: recorder stops cleanly on SIGINT" test "$rc" -eq 0
+	check "$name: summary line printed" grep -q "records, 0 lost" "$d/rec.log"
+	"$VPATH_ANALYZE" dump "$d/rec.vpr" >"$d/dump.txt" 2>"$d/dump.err"
+	check "$name: recording is intact" grep -q "^status  ok" "$d/dump.txt"
+	check "$name: header has the host's boot id" \
+		grep -q "boot_id=$(cat /proc/sys/kernel/random/boot_id)" "$d/dump.txt"
+	check "$name: own addresses recorded" grep -q "^addr .* 127.0.0.1/8" "$d/dump.txt"
+	# shellcheck disable=SC2086
+	$CHECK_TCPMSG "$d/dump.txt" "$d/client.log" "$d/server.log" "$rounds" --name "$name" $flags
+}
