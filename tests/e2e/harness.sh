@@ -124,20 +124,25 @@ _e2e_wait_line() { # file pattern pid timeout_s what
 	return 1
 }
 
+# Waits until every process in _e2e_names/_e2e_pids has logged PATTERN.
+_e2e_wait_ready() { # pattern timeout_s log-suffix what
+	local i
+	for i in "${!_e2e_names[@]}"; do
+		_e2e_wait_line "$E2E_DIR/${_e2e_names[$i]}.$3.log" "$1" "${_e2e_pids[$i]}" "$2" \
+			"$4 ${_e2e_names[$i]}" || return 1
+	done
+}
+
 e2e_recorders_start() { # extra recorder options...
-	local host pid i=0
+	local host
 	E2E_RECORDER_PIDS=()
 	for host in "${E2E_HOSTS[@]}"; do
 		setsid "$VPATH_RECORD" --netns "/run/netns/$(e2e_ns "$host")" --host "$host" \
 			-o "$E2E_DIR/$host.vpr" "$@" 2>"$E2E_DIR/$host.record.log" </dev/null &
 		E2E_RECORDER_PIDS+=($!)
 	done
-	for host in "${E2E_HOSTS[@]}"; do
-		pid=${E2E_RECORDER_PIDS[$i]}
-		i=$((i + 1))
-		_e2e_wait_line "$E2E_DIR/$host.record.log" "recording to" "$pid" 30 \
-			"vpath-record for $host" || return 1
-	done
+	_e2e_names=("${E2E_HOSTS[@]}") _e2e_pids=("${E2E_RECORDER_PIDS[@]}")
+	_e2e_wait_ready "recording to" 30 record "vpath-record for"
 }
 
 # SIGINT: the recorder drains its ring buffer, flushes and exits.
@@ -152,7 +157,7 @@ e2e_recorders_stop() {
 }
 
 e2e_servers_start() {
-	local name pid i=0
+	local name
 	E2E_SERVER_PIDS=()
 	for name in "${E2E_SERVERS[@]}"; do
 		setsid ip netns exec "$(e2e_ns "${E2E_SERVER_HOST[$name]}")" \
@@ -160,12 +165,8 @@ e2e_servers_start() {
 			2>"$E2E_DIR/$name.server.log" </dev/null &
 		E2E_SERVER_PIDS+=($!)
 	done
-	for name in "${E2E_SERVERS[@]}"; do
-		pid=${E2E_SERVER_PIDS[$i]}
-		i=$((i + 1))
-		_e2e_wait_line "$E2E_DIR/$name.server.log" "listening on" "$pid" 10 \
-			"vapp server $name" || return 1
-	done
+	_e2e_names=("${E2E_SERVERS[@]}") _e2e_pids=("${E2E_SERVER_PIDS[@]}")
+	_e2e_wait_ready "listening on" 10 server "vapp server"
 }
 
 e2e_servers_stop() {
@@ -221,6 +222,8 @@ e2e_unavailable() {
 		echo "needs python3 (scripts/install-deps.sh)"
 	elif [ ! -x "$VPATH_RECORD" ] || [ ! -x "$VPATH_ANALYZE" ] || [ ! -x "$VAPP" ]; then
 		echo "not built: run make"
+	elif ! "$VPATH_ANALYZE" --help 2>&1 | grep -qw paths; then
+		echo "vpath-analyze has no 'paths' command yet"
 	elif ! ip netns list >/dev/null 2>&1; then
 		echo "no network namespaces (ip netns)"
 	fi
