@@ -26,6 +26,8 @@ static const struct vapp_params default_params = {
 	.big_prob = 0.02,
 	.big_bytes = 200000,
 	.max_delay_us = 200,
+	.slow_prob = 0,
+	.slow_us = 20000,
 };
 
 struct param_desc {
@@ -46,6 +48,8 @@ static const struct param_desc param_descs[] = {
 	{ "big_prob", offsetof(struct vapp_params, big_prob), 0 },
 	{ "big_bytes", offsetof(struct vapp_params, big_bytes), 1 },
 	{ "max_delay_us", offsetof(struct vapp_params, max_delay_us), 1 },
+	{ "slow_prob", offsetof(struct vapp_params, slow_prob), 0 },
+	{ "slow_us", offsetof(struct vapp_params, slow_us), 1 },
 };
 
 /* Callee names are resolved after the whole file is read. */

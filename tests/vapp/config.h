@@ -40,6 +40,8 @@ struct vapp_params {
 	double big_prob; /* chance of a big message, split over many segments */
 	int big_bytes;
 	int max_delay_us; /* service time per visit (threaded models only) */
+	double slow_prob; /* chance of a slow visit instead (threaded models only) */
+	int slow_us;
 };
 
 struct vapp_topology {

@@ -79,6 +79,8 @@ void vapp_plan__make(struct vapp_plan *plan, const struct vapp_topology *topo, i
 		plan->nsteps++;
 	}
 	plan->reply_bytes = vapp_rand_bytes(&rng, p);
-	if (p->max_delay_us > 0)
+	if (vapp_rand_unit(&rng) < p->slow_prob)
+		plan->delay_us = (uint32_t)p->slow_us;
+	else if (p->max_delay_us > 0)
 		plan->delay_us = vapp_rand_below(&rng, (uint32_t)p->max_delay_us + 1);
 }

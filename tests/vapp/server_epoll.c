@@ -3,7 +3,8 @@
  * non-blocking.  A request's calls are made one after the other, but while
  * one waits for its back end the loop serves other requests, so a single
  * thread interleaves many requests (the case vPath's thread rule cannot
- * handle and BorderPatrol's "latest input" rule can). */
+ * handle and BorderPatrol's "latest input" rule can).  It has no service time
+ * (max_delay_us, slow_prob): sleeping would stall every request it holds. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
