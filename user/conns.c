@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -96,6 +97,7 @@ cleanup:
 
 struct conns_ctx {
 	struct output *out;
+	unsigned ephemeral_lo, ephemeral_hi; /* ip_local_port_range */
 	uint32_t netns;
 	const uint16_t *ports;
 	unsigned nports;
@@ -122,6 +124,42 @@ static bool ports_wanted(const struct conns_ctx *c, uint16_t a, uint16_t b)
 	return false;
 }
 
+static bool ephemeral(const struct conns_ctx *c, uint16_t port)
+{
+	return port >= c->ephemeral_lo && port <= c->ephemeral_hi;
+}
+
+/*
+ * The end whose local port is listening was accepted.  Without a listener
+ * (closed since), an ephemeral local port facing a non-ephemeral remote one
+ * is the client, and the reverse the server.
+ */
+static uint8_t role_of(const struct conns_ctx *c, uint16_t sport, uint16_t dport)
+{
+	if (c->listening[sport / 8] & (1u << (sport % 8)))
+		return VPR_ROLE_ACCEPTED;
+	if (ephemeral(c, sport) && !ephemeral(c, dport))
+		return VPR_ROLE_CONNECTED;
+	if (!ephemeral(c, sport) && ephemeral(c, dport))
+		return VPR_ROLE_ACCEPTED;
+	return VPR_ROLE_UNKNOWN;
+}
+
+static void read_port_range(struct conns_ctx *c)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+	c->ephemeral_lo = 32768;
+	c->ephemeral_hi = 60999;
+	if (!f)
+		return;
+	if (fscanf(f, "%u %u", &c->ephemeral_lo, &c->ephemeral_hi) != 2) {
+		c->ephemeral_lo = 32768;
+		c->ephemeral_hi = 60999;
+	}
+	fclose(f);
+}
+
 /* ::ffff:a.b.c.d, how an IPv6 socket holds an IPv4 peer. */
 static bool v4_mapped(const __be32 *a)
 {
@@ -144,8 +182,7 @@ static int write_conn(const struct inet_diag_msg *m, void *arg)
 	rec.netns = c->netns;
 	rec.newstate = m->idiag_state;
 	rec.origin = VPR_CONN_PREEXISTING;
-	rec.role = c->listening[sport / 8] & (1u << (sport % 8)) ? VPR_ROLE_ACCEPTED
-								   : VPR_ROLE_CONNECTED;
+	rec.role = role_of(c, sport, dport);
 	rec.sport = sport;
 	rec.dport = dport;
 	/* Same normalization as the BPF side: a v4-mapped peer is IPv4. */
@@ -169,6 +206,7 @@ int conns_write_preexisting(struct output *out, uint32_t netns, const uint16_t *
 	static const int families[] = { AF_INET, AF_INET6 };
 	int err = 0;
 
+	read_port_range(&c);
 	c.listening = calloc(65536 / 8, 1);
 	if (!c.listening)
 		return -ENOMEM;

@@ -5,12 +5,13 @@
  * what really happened.
  *
  *   tcpmsg server -p PORT [-a ADDR]
- *   tcpmsg client -a ADDR -p PORT [-n ROUNDS] [-w FILE]
+ *   tcpmsg client -a ADDR -p PORT [-n ROUNDS] [-w FILE] [-i USEC]
  *
  * Round r: the client writes req_size(r) bytes in one write(), the server
  * reads exactly that many and answers resp_size(r) bytes in one write().
  * -n 0 repeats until killed.  -w FILE: connect first, then wait until FILE
  * exists before exchanging (a connection opened before a recorder starts).
+ * -i USEC: pause between rounds (steady traffic instead of a flood).
  * The server serves one connection, in a thread that renames itself to
  * "tcpmsg-srv" after it started; the client's thread is "tcpmsg-cli".
  */
@@ -157,14 +158,16 @@ static int run_server(const char *host, unsigned port)
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0)
 		die("accept");
-	close(lfd);
+	/* Like a real server, keep listening while serving. */
 	if (pthread_create(&t, NULL, serve, (void *)(long)fd))
 		die("pthread_create");
 	pthread_join(t, NULL);
+	close(lfd);
 	return 0;
 }
 
-static int run_client(const char *host, unsigned port, unsigned long rounds, const char *wait)
+static int run_client(const char *host, unsigned port, unsigned long rounds, const char *wait,
+		      unsigned pause_us)
 {
 	unsigned long long sent = 0, received = 0;
 	struct addr a;
@@ -190,6 +193,8 @@ static int run_client(const char *host, unsigned port, unsigned long rounds, con
 		if (read_exactly(fd, resp_size(r)))
 			die("server closed early");
 		received += resp_size(r);
+		if (pause_us)
+			usleep(pause_us);
 	}
 	printf("client done rounds=%lu sent=%llu received=%llu\n", r, sent, received);
 	fflush(stdout);
@@ -201,14 +206,14 @@ int main(int argc, char **argv)
 {
 	const char *host = NULL, *wait = NULL;
 	unsigned long rounds = 8;
-	unsigned port = 0;
+	unsigned port = 0, pause_us = 0;
 	int c;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: tcpmsg server|client [-a ADDR] -p PORT [-n ROUNDS] [-w FILE]\n");
+		fprintf(stderr, "usage: tcpmsg server|client [-a ADDR] -p PORT [-n ROUNDS] [-w FILE] [-i USEC]\n");
 		return 2;
 	}
-	while ((c = getopt(argc - 1, argv + 1, "a:p:n:w:")) != -1) {
+	while ((c = getopt(argc - 1, argv + 1, "a:p:n:w:i:")) != -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -222,6 +227,9 @@ int main(int argc, char **argv)
 		case 'w':
 			wait = optarg;
 			break;
+		case 'i':
+			pause_us = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			return 2;
 		}
@@ -234,7 +242,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "server"))
 		return run_server(host ? host : "0.0.0.0", port);
 	if (!strcmp(argv[1], "client") && host)
-		return run_client(host, port, rounds, wait);
+		return run_client(host, port, rounds, wait, pause_us);
 	fprintf(stderr, "tcpmsg: unknown mode '%s' (or client without -a)\n", argv[1]);
 	return 2;
 }
