@@ -3,46 +3,401 @@
  * vpath-analyze: rebuilds request paths from vpath recordings.
  * This file only parses the command line and wires the library stages.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "dump.h"
+#include "output.h"
+#include "parse.h"
 
 static const char usage[] =
 	"Usage: vpath-analyze COMMAND [OPTIONS] FILE...\n"
 	"\n"
+	"Reads the recordings of all hosts (one file per host, or every segment of a\n"
+	"--ring recording), pairs the two ends of each TCP connection by stream position\n"
+	"and rebuilds the path of every request: which hosts, processes and threads it\n"
+	"visited, in which order, and how long each hop took.\n"
+	"\n"
 	"Commands:\n"
-	"  dump FILE       print the header and every record, then whether the file is intact\n"
+	"  paths      every request as a waterfall tree (--json: docs/json.md)\n"
+	"  show       one request (--request ID) as a tree\n"
+	"  table      one row per request (TSV, --csv for CSV)\n"
+	"  patterns   requests grouped by the shape of their path, with latency statistics\n"
+	"  dot        Graphviz DOT of a request (--request ID) or a pattern (--pattern N)\n"
+	"  dump       a recording's header and records as text, then whether it is intact\n"
+	"\n"
+	"Options:\n"
+	"  -j, --json            paths: JSON output\n"
+	"      --csv             table: comma-separated\n"
+	"  -n, --slowest N       only the N slowest requests (slowest first)\n"
+	"  -r, --request ID      only request ID\n"
+	"  -p, --pattern N       dot: the N-th pattern of `patterns` (1 = most total time)\n"
+	"      --from T          only requests starting at or after T (duration from the\n"
+	"                        recording's start: 1.5s, 200ms)\n"
+	"      --to T            only requests starting before T\n"
+	"  -e, --entry HOST:PORT only requests entering at this server address (port 0: any)\n"
+	"  -w, --window D        how long to wait for the other end of a call (default 1s)\n"
+	"      --reorder D       how far records of one file may be out of order (default 200ms)\n"
+	"  -v, --verbose         statistics on standard error\n"
+	"  -h, --help            this text\n"
 	"\n"
 	"Examples:\n"
-	"  vpath-analyze dump web-1.vpr | less\n";
+	"  vpath-analyze paths web.vpr app.vpr db.vpr         # every request as a tree\n"
+	"  vpath-analyze paths -n 5 *.vpr                     # the five slowest\n"
+	"  vpath-analyze paths --json *.vpr > paths.json\n"
+	"  vpath-analyze show -r 17 *.vpr\n"
+	"  vpath-analyze table --entry 10.0.0.1:80 *.vpr | sort -t$'\\t' -k6 -n\n"
+	"  vpath-analyze patterns *.vpr\n"
+	"  vpath-analyze dot -p 1 *.vpr | dot -Tsvg > pattern1.svg\n"
+	"  vpath-analyze dump web.vpr | less\n";
 
-static int cmd_dump(int argc, char **argv)
+enum command { CMD_PATHS, CMD_SHOW, CMD_TABLE, CMD_PATTERNS, CMD_DOT, CMD_DUMP };
+
+struct cli {
+	enum command cmd;
+	bool json, csv, verbose;
+	uint64_t slowest;
+	uint64_t request_id;
+	uint64_t pattern;
+	bool have_from, have_to, have_entry, t0_set;
+	uint64_t from_ns, to_ns;
+	struct vp_endpoint entry;
+	struct vp_analysis_opts opts;
+	struct vp_analysis *a;
+	struct vp_out_ctx out;
+	struct vp_patterns *patterns;
+	struct vp_request **kept; /* --slowest, dot/show --request */
+	size_t nkept;
+	uint64_t shown;
+};
+
+static int64_t duration_of(const struct vp_request *r)
+{
+	return r->root->end_ns - r->root->start_ns;
+}
+
+static bool wanted(struct cli *c, const struct vp_request *r)
+{
+	const struct vp_call *root = r->root;
+
+	if (c->request_id && r->id != c->request_id)
+		return false;
+	if (c->have_from && root->start_ns < c->out.t0 + (int64_t)c->from_ns)
+		return false;
+	if (c->have_to && root->start_ns >= c->out.t0 + (int64_t)c->to_ns)
+		return false;
+	if (c->have_entry && (!vp_addr__equal(&root->server.addr, &c->entry) ||
+			      (c->entry.port && c->entry.port != root->server.addr.port)))
+		return false;
+	return true;
+}
+
+static void write_request(struct cli *c, const struct vp_request *r)
+{
+	c->shown++;
+	switch (c->cmd) {
+	case CMD_PATHS:
+	case CMD_SHOW:
+		if (c->json)
+			vp_out_json_request(&c->out, r);
+		else
+			vp_out_text(&c->out, r);
+		break;
+	case CMD_TABLE:
+		vp_out_table_row(&c->out, r);
+		break;
+	case CMD_PATTERNS:
+		if (vp_patterns__add(c->patterns, c->a, r))
+			fprintf(stderr, "warning: out of memory, request %" PRIu64 " not counted\n", r->id);
+		break;
+	case CMD_DOT:
+		if (!c->pattern)
+			vp_out_dot_request(&c->out, r);
+		else
+			vp_patterns__add(c->patterns, c->a, r);
+		break;
+	case CMD_DUMP:
+		break;
+	}
+}
+
+/* Keep the N slowest: replace the fastest kept one when a slower request comes. */
+static void keep_slowest(struct cli *c, struct vp_request *r)
+{
+	size_t min = 0;
+
+	if (c->nkept < c->slowest) {
+		c->kept[c->nkept++] = r;
+		return;
+	}
+	for (size_t i = 1; i < c->nkept; i++)
+		if (duration_of(c->kept[i]) < duration_of(c->kept[min]))
+			min = i;
+	if (duration_of(r) > duration_of(c->kept[min])) {
+		vp_request__free(c->kept[min]);
+		c->kept[min] = r;
+	} else {
+		vp_request__free(r);
+	}
+}
+
+static void on_request(void *ctx, struct vp_request *r)
+{
+	struct cli *c = ctx;
+
+	if (!c->t0_set) {
+		/* The common timeline's origin: the earliest record of any host. */
+		int64_t t0 = INT64_MAX;
+
+		for (size_t h = 0; h < vp_analysis__nhosts(c->a); h++) {
+			const struct vp_host *ho = vp_analysis__host(c->a, h);
+			int64_t at = (int64_t)ho->first_ts + vp_analysis__offset(c->a, h);
+
+			if (ho->records && at < t0)
+				t0 = at;
+		}
+		c->out.t0 = t0 == INT64_MAX ? 0 : t0;
+		c->t0_set = true;
+	}
+	if (!wanted(c, r)) {
+		vp_request__free(r);
+		return;
+	}
+	if (c->slowest) {
+		keep_slowest(c, r);
+		return;
+	}
+	write_request(c, r);
+	vp_request__free(r);
+}
+
+static int by_duration_desc(const void *x, const void *y)
+{
+	int64_t a = duration_of(*(struct vp_request *const *)x);
+	int64_t b = duration_of(*(struct vp_request *const *)y);
+
+	return a > b ? -1 : a < b;
+}
+
+static int parse_command(const char *s, enum command *cmd)
+{
+	static const char *const names[] = {"paths", "show", "table", "patterns", "dot", "dump"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*cmd = (enum command)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER };
+	static const struct option longs[] = {
+		{"json", no_argument, NULL, 'j'},	   {"csv", no_argument, NULL, OPT_CSV},
+		{"slowest", required_argument, NULL, 'n'}, {"request", required_argument, NULL, 'r'},
+		{"pattern", required_argument, NULL, 'p'}, {"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},   {"entry", required_argument, NULL, 'e'},
+		{"window", required_argument, NULL, 'w'},  {"reorder", required_argument, NULL, OPT_REORDER},
+		{"verbose", no_argument, NULL, 'v'},	   {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "jn:r:p:e:w:vh", longs, NULL)) != -1) {
+		int err = 0;
+
+		switch (opt) {
+		case 'j':
+			c->json = true;
+			break;
+		case OPT_CSV:
+			c->csv = true;
+			break;
+		case 'n':
+			err = parse_u64(optarg, 1000000, &c->slowest);
+			if (!err && !c->slowest)
+				err = -EINVAL;
+			break;
+		case 'r':
+			err = parse_u64(optarg, UINT64_MAX, &c->request_id);
+			if (!err && !c->request_id)
+				err = -EINVAL;
+			break;
+		case 'p':
+			err = parse_u64(optarg, 1000000, &c->pattern);
+			if (!err && !c->pattern)
+				err = -EINVAL;
+			break;
+		case OPT_FROM:
+			err = parse_duration(optarg, &c->from_ns);
+			c->have_from = true;
+			break;
+		case OPT_TO:
+			err = parse_duration(optarg, &c->to_ns);
+			c->have_to = true;
+			break;
+		case 'e':
+			err = vp_endpoint__parse(optarg, &c->entry);
+			c->have_entry = true;
+			break;
+		case 'w':
+			err = parse_duration(optarg, &c->opts.window_ns);
+			break;
+		case OPT_REORDER:
+			err = parse_duration(optarg, &c->opts.reorder_ns);
+			break;
+		case 'v':
+			c->verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "error: bad option (see vpath-analyze --help)\n");
+			return -EINVAL;
+		}
+		if (err) {
+			fprintf(stderr, "error: invalid value '%s' for option -%c/--%s\n", optarg,
+				opt < 256 ? opt : '-',
+				opt == OPT_FROM ? "from" : opt == OPT_TO ? "to" : opt == OPT_REORDER ? "reorder" : "...");
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "error: no recording given (see vpath-analyze --help)\n");
+		return -EINVAL;
+	}
+	if (c->cmd == CMD_SHOW && !c->request_id) {
+		fprintf(stderr, "error: show needs --request ID\n");
+		return -EINVAL;
+	}
+	if (c->cmd == CMD_DOT && !c->request_id && !c->pattern) {
+		fprintf(stderr, "error: dot needs --request ID or --pattern N\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmd_dump(char **files, int n)
 {
 	int status = 0;
 
-	if (argc < 1) {
-		fprintf(stderr, "error: dump needs a recording file\n");
-		return 2;
-	}
-	for (int i = 0; i < argc; i++) {
-		int ret = vp_dump_file(argv[i], stdout, stderr);
-
-		if (ret < 0)
+	for (int i = 0; i < n; i++)
+		if (vp_dump_file(files[i], stdout, stderr) < 0)
 			status = 1;
-	}
 	return status;
+}
+
+static void report(struct cli *c)
+{
+	struct vp_analysis_stats st;
+
+	vp_analysis__stats(c->a, &st);
+	for (size_t h = 0; h < vp_analysis__nhosts(c->a); h++) {
+		const struct vp_host *ho = vp_analysis__host(c->a, h);
+
+		if (ho->lost)
+			fprintf(stderr, "warning: %s: the recorder lost %" PRIu64
+				" records; requests overlapping the loss are marked incomplete\n",
+				ho->name, ho->lost);
+		if (ho->truncated && !ho->corrupt)
+			fprintf(stderr, "warning: %s: %s; used everything before it\n", ho->name, ho->damage);
+		if (ho->corrupt)
+			fprintf(stderr, "error: %s; used everything before it\n", ho->damage);
+		if (c->verbose)
+			fprintf(stderr, "host %zu %s: %" PRIu64 " records, offset %" PRId64 " ns, %" PRIu64
+				" late\n", h, ho->name, ho->records, vp_analysis__offset(c->a, h), ho->late);
+	}
+	if (c->verbose)
+		fprintf(stderr,
+			"%" PRIu64 " records, %" PRIu64 " sockets, %" PRIu64 " exchanges, %" PRIu64
+			" calls matched, %" PRIu64 " peers not found, %" PRIu64 " requests, %" PRIu64
+			" calls\n",
+			st.events, st.sockets, st.exchanges, st.matched, st.given_up, st.requests, st.calls);
 }
 
 int main(int argc, char **argv)
 {
+	struct cli c = {0};
+	char err[512];
+	int ret, status = 0;
+
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "dump"))
-		return cmd_dump(argc - 2, argv + 2);
-	fprintf(stderr, "error: unknown command '%s' (see vpath-analyze --help)\n", argv[1]);
-	return 2;
+	if (parse_command(argv[1], &c.cmd)) {
+		fprintf(stderr, "error: unknown command '%s' (see vpath-analyze --help)\n", argv[1]);
+		return 2;
+	}
+	if (c.cmd == CMD_DUMP) {
+		if (argc < 3) {
+			fprintf(stderr, "error: dump needs a recording file\n");
+			return 2;
+		}
+		return cmd_dump(argv + 2, argc - 2);
+	}
+	if (parse_args(&c, argc - 1, argv + 1))
+		return 2;
+	c.opts.on_request = on_request;
+	c.opts.ctx = &c;
+	c.out.f = stdout;
+	c.out.csv = c.csv;
+	ret = vp_analysis__new(&c.a, argv + 1 + optind, argc - 1 - optind, &c.opts, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "error: %s\n", err);
+		return 1;
+	}
+	c.out.a = c.a;
+	if (c.slowest && !(c.kept = calloc(c.slowest, sizeof(*c.kept)))) {
+		fprintf(stderr, "error: out of memory\n");
+		status = 1;
+		goto cleanup;
+	}
+	if (c.cmd == CMD_PATTERNS || (c.cmd == CMD_DOT && c.pattern))
+		c.patterns = vp_patterns__new();
+	if (c.cmd == CMD_TABLE)
+		vp_out_table_header(&c.out);
+	if (c.json && (c.cmd == CMD_PATHS || c.cmd == CMD_SHOW))
+		vp_out_json_begin(&c.out);
+	ret = vp_analysis__run(c.a);
+	if (ret) {
+		fprintf(stderr, "error: analysis failed: %s\n", strerror(-ret));
+		status = 1;
+	}
+	if (c.nkept)
+		qsort(c.kept, c.nkept, sizeof(*c.kept), by_duration_desc);
+	for (size_t i = 0; i < c.nkept; i++) {
+		write_request(&c, c.kept[i]);
+		vp_request__free(c.kept[i]);
+	}
+	if (c.json && (c.cmd == CMD_PATHS || c.cmd == CMD_SHOW))
+		vp_out_json_end(&c.out);
+	if (c.cmd == CMD_PATTERNS)
+		vp_patterns__print(c.patterns, &c.out);
+	if (c.cmd == CMD_DOT && c.pattern && vp_patterns__dot(c.patterns, &c.out, c.pattern)) {
+		fprintf(stderr, "error: no pattern %" PRIu64 "\n", c.pattern);
+		status = 1;
+	}
+	if ((c.cmd == CMD_SHOW || c.cmd == CMD_DOT) && c.request_id && !c.shown) {
+		fprintf(stderr, "error: no request %" PRIu64 "\n", c.request_id);
+		status = 1;
+	}
+	report(&c);
+	for (size_t h = 0; h < vp_analysis__nhosts(c.a); h++)
+		if (vp_analysis__host(c.a, h)->corrupt)
+			status = 1;
+cleanup:
+	free(c.kept);
+	vp_patterns__free(c.patterns);
+	vp_analysis__free(c.a);
+	return status;
 }

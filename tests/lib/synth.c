@@ -254,6 +254,16 @@ void synth_xfer(struct synth_link *l, enum synth_dir d, uint32_t bytes, uint32_t
 	synth_xfer_half(l, d, true, bytes, rtid, recv_ts, true);
 }
 
+void synth_req(struct synth_link *l, uint32_t bytes, uint32_t ctid, uint64_t t, uint32_t stid)
+{
+	synth_xfer(l, SYNTH_C2S, bytes, ctid, t, stid, t + SYNTH_DELAY_NS);
+}
+
+void synth_rep(struct synth_link *l, uint32_t bytes, uint32_t stid, uint64_t t, uint32_t ctid)
+{
+	synth_xfer(l, SYNTH_S2C, bytes, stid, t, ctid, t + SYNTH_DELAY_NS);
+}
+
 void synth_link__free(struct synth_link *l)
 {
 	free(l);

@@ -93,6 +93,12 @@ void synth_xfer(struct synth_link *l, enum synth_dir d, uint32_t bytes, uint32_t
 /* Only one side's op: the send (side 0) or the receive (side 1) of the next bytes. */
 void synth_xfer_half(struct synth_link *l, enum synth_dir d, bool recv_side, uint32_t bytes,
 		     uint32_t tid, uint64_t ts, bool advance);
+/* One-way delay of synth_req/synth_rep. */
+#define SYNTH_DELAY_NS 5000
+/* A request of `bytes` sent by ctid at t, read by stid SYNTH_DELAY_NS later. */
+void synth_req(struct synth_link *l, uint32_t bytes, uint32_t ctid, uint64_t t, uint32_t stid);
+/* A reply sent by stid at t, read by ctid SYNTH_DELAY_NS later. */
+void synth_rep(struct synth_link *l, uint32_t bytes, uint32_t stid, uint64_t t, uint32_t ctid);
 /* Close both ends (conn records to CLOSE) and free the link. */
 void synth_link__close(struct synth_link *l, uint64_t ts);
 /* Free without writing anything (connection still open at the end). */

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "clock.h"
+#include "exchanges.h"
+#include "matcher.h"
+#include "paths.h"
+#include "sockets.h"
+
+#define DEFAULT_WINDOW_NS (1000ull * 1000 * 1000)
+/* Before messages have aligned two hosts, their wall clocks may be this far apart. */
+#define UNALIGNED_SLACK_NS (10ull * 1000 * 1000 * 1000)
+#define BATCH 4096
+
+enum peer_where {
+	PEER_EXTERNAL,
+	PEER_RECORDED,
+	PEER_UNKNOWN, /* hosts did not record their addresses: wait and see */
+};
+
+struct host_state {
+	struct vp_host *host;
+	struct vp_socktab socks;
+	struct vp_attr attr;
+	bool ended;
+};
+
+struct vp_analysis {
+	struct vp_input *in;
+	size_t nhosts;
+	struct host_state *hs;
+	struct vp_clocks clocks;
+	struct vp_matcher matcher;
+	struct vp_paths paths;
+	uint64_t window_ns;
+	uint64_t next_xid;
+	uint64_t events, exchanges;
+	bool addrs_complete; /* every host recorded its own addresses */
+	int64_t horizon;
+};
+
+int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
+		     const struct vp_analysis_opts *opts, char *err, size_t errlen)
+{
+	struct vp_input_opts io = {.reorder_ns = opts->reorder_ns};
+	struct vp_analysis *a;
+	int64_t *wall = NULL;
+	int ret;
+
+	*out = NULL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	ret = vp_input__open(&a->in, files, nfiles, &io, err, errlen);
+	if (ret)
+		goto cleanup;
+	a->nhosts = vp_input__nhosts(a->in);
+	a->window_ns = opts->window_ns ? opts->window_ns : DEFAULT_WINDOW_NS;
+	a->hs = calloc(a->nhosts, sizeof(*a->hs));
+	wall = calloc(a->nhosts, sizeof(*wall));
+	if (!a->hs || !wall) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	a->addrs_complete = true;
+	a->horizon = INT64_MIN;
+	for (size_t i = 0; i < a->nhosts; i++) {
+		struct vp_host *h = vp_input__host(a->in, i);
+
+		wall[i] = h->wall_offset_ns;
+		if (!h->naddrs)
+			a->addrs_complete = false;
+	}
+	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, wall)))
+		goto cleanup;
+	vp_paths__init(&a->paths, vp_input__host(a->in, 0), a->nhosts, a->clocks.offset,
+		       a->window_ns, opts->on_request, opts->ctx);
+	for (size_t i = 0; i < a->nhosts; i++) {
+		a->hs[i].host = vp_input__host(a->in, i);
+		vp_attr__init(&a->hs[i].attr, (int)i, &a->paths);
+	}
+	*out = a;
+	a = NULL;
+cleanup:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	free(wall);
+	vp_analysis__free(a);
+	return ret;
+}
+
+/* Which recorded host owns addr, -1 when none does (or nobody knows). */
+static int owner_of(const struct vp_analysis *a, const struct vp_endpoint *addr)
+{
+	for (size_t i = 0; i < a->nhosts; i++) {
+		const struct vp_host *h = a->hs[i].host;
+
+		for (size_t k = 0; k < h->naddrs; k++)
+			if (vp_addr__equal(&h->addrs[k], addr))
+				return (int)i;
+	}
+	return -1;
+}
+
+static enum peer_where where_is_peer(const struct vp_analysis *a, const struct vp_xchg *x)
+{
+	if (!x->have_tuple)
+		return PEER_UNKNOWN;
+	if (vp_endpoint__is_loopback(&x->remote) || owner_of(a, &x->remote) >= 0)
+		return PEER_RECORDED;
+	return a->addrs_complete ? PEER_EXTERNAL : PEER_UNKNOWN;
+}
+
+/* Stream positions paired the two ends of a call: link them and learn the clocks. */
+static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
+{
+	struct vp_xchg *c = x->side == VP_CLIENT ? x : y;
+	struct vp_xchg *s = x->side == VP_CLIENT ? y : x;
+
+	/* A socket seen only through its operations learns its address from the peer. */
+	if (!c->have_tuple && s->have_tuple) {
+		c->local = s->remote;
+		c->remote = s->local;
+		c->have_tuple = true;
+	} else if (!s->have_tuple && c->have_tuple) {
+		s->local = c->remote;
+		s->remote = c->local;
+		s->have_tuple = true;
+	}
+	vp_paths__link_peer(&a->paths, c, s);
+	vp_clocks__sample(&a->clocks, c->host, c->req.first_ts, s->host, s->req.first_ts);
+	if (c->has_rep && s->has_rep)
+		vp_clocks__sample(&a->clocks, s->host, s->rep.first_ts, c->host, c->rep.first_ts);
+}
+
+static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp_xchg *x,
+			 const struct vpr_sock_op *op)
+{
+	enum peer_where where = where_is_peer(a, x);
+	struct vp_xchg *y;
+
+	a->exchanges++;
+	if (x->side == VP_SERVER)
+		vp_attr__server_request(&hs->attr, x, op, true);
+	else
+		vp_attr__client_request(&hs->attr, x, op);
+	x->peer_expected = where == PEER_RECORDED;
+	if (where == PEER_EXTERNAL) {
+		vp_paths__peer_gone(&a->paths, x);
+		return;
+	}
+	y = vp_matcher__add(&a->matcher, x);
+	if (y)
+		pair(a, x, y);
+}
+
+static int64_t give_up_at(struct vp_analysis *a, const struct vp_xchg *x)
+{
+	int64_t at = vp_paths__aligned(&a->paths, x->host, vp_xchg__end_ts(x)) + (int64_t)a->window_ns;
+	int owner = x->have_tuple ? owner_of(a, &x->remote) : -1;
+	bool aligned = a->clocks.aligned[x->host];
+
+	if (owner >= 0) {
+		aligned = aligned && a->clocks.aligned[owner];
+	} else {
+		for (size_t i = 0; i < a->nhosts; i++)
+			aligned = aligned && a->clocks.aligned[i];
+	}
+	return aligned ? at : at + (int64_t)UNALIGNED_SLACK_NS;
+}
+
+static void finished(struct vp_analysis *a, struct host_state *hs, struct vp_xchg *x)
+{
+	if (x->side == VP_SERVER)
+		vp_attr__server_done(&hs->attr, x);
+	if (x->in_match)
+		vp_matcher__schedule(&a->matcher, x, give_up_at(a, x));
+	vp_paths__done_one(&a->paths, x);
+}
+
+static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
+{
+	struct vp_op_result res;
+	struct vp_sock *s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
+	struct vp_xchg *x;
+
+	if (!s)
+		abort();
+	if (!s->pid)
+		s->pid = op->pid;
+	if (s->role == VPR_ROLE_UNKNOWN)
+		vp_socktab__infer_role(&hs->socks, s, op->dir);
+	if (vp_exchanges__op(s, op, h, &a->next_xid, &res))
+		abort();
+	if (res.finished)
+		finished(a, hs, res.finished);
+	x = res.x;
+	switch (res.kind) {
+	case VP_OP_REQ_FIRST:
+		new_exchange(a, hs, x, op);
+		break;
+	case VP_OP_REQ_MORE:
+		if (x->side == VP_SERVER)
+			vp_attr__server_request(&hs->attr, x, op, false);
+		break;
+	case VP_OP_REP_FIRST:
+	case VP_OP_REP_MORE:
+		if (x->side == VP_SERVER)
+			vp_attr__server_reply(&hs->attr, x, op, res.kind == VP_OP_REP_FIRST);
+		else
+			vp_attr__client_reply(&hs->attr, x, op);
+		if (res.kind == VP_OP_REP_FIRST && x->peer && x->peer->has_rep) {
+			struct vp_xchg *c = x->side == VP_CLIENT ? x : x->peer;
+			struct vp_xchg *sv = x->side == VP_CLIENT ? x->peer : x;
+
+			vp_clocks__sample(&a->clocks, sv->host, sv->rep.first_ts, c->host,
+					  c->rep.first_ts);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct vpr_conn *c)
+{
+	struct vp_sock *s = vp_socktab__conn(&hs->socks, c);
+	struct vp_xchg *x;
+
+	if (!s)
+		abort();
+	if (!vp_conn_record__closes(c))
+		return;
+	x = vp_exchanges__finish(s);
+	if (x)
+		finished(a, hs, x);
+	vp_socktab__remove(&hs->socks, s);
+}
+
+static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
+{
+	struct host_state *hs = &a->hs[h];
+
+	a->events++;
+	switch (rec->type) {
+	case VPR_SOCK_OP:
+		on_op(a, hs, h, (const struct vpr_sock_op *)rec);
+		break;
+	case VPR_CONN:
+		on_conn(a, hs, (const struct vpr_conn *)rec);
+		break;
+	case VPR_TASK:
+		vp_attr__task(&hs->attr, (const struct vpr_task *)rec);
+		break;
+	default: /* clock, addresses and drops are used by the read stage */
+		break;
+	}
+}
+
+/* Give up the peers that cannot appear any more, then emit what is ready. */
+static void advance(struct vp_analysis *a, bool all)
+{
+	struct vp_xchg *x;
+
+	vp_clocks__solve(&a->clocks);
+	while ((x = vp_matcher__pop_due(&a->matcher, a->horizon, all))) {
+		if (x->in_match && !all) {
+			int64_t at = give_up_at(a, x);
+
+			if (at > a->horizon) { /* the clocks moved: not yet */
+				vp_matcher__schedule(&a->matcher, x, at);
+				vp_paths__unref(&a->paths, x);
+				continue;
+			}
+		}
+		if (x->in_match) {
+			vp_matcher__remove(&a->matcher, x);
+			a->matcher.given_up++;
+			vp_paths__peer_gone(&a->paths, x);
+		}
+		vp_paths__unref(&a->paths, x);
+	}
+	vp_paths__emit(&a->paths, a->horizon, all);
+}
+
+static void end_host(struct vp_analysis *a, int h)
+{
+	struct host_state *hs = &a->hs[h];
+	size_t pos = 0;
+	void *v;
+
+	hs->ended = true;
+	while (u64map__next(&hs->socks.by_cookie, &pos, NULL, &v)) {
+		struct vp_xchg *x = vp_exchanges__finish(v);
+
+		if (x) {
+			/* The recording stopped, not the exchange: its end is unknown. */
+			if (!x->has_rep || hs->host->truncated)
+				x->incomplete = true;
+			finished(a, hs, x);
+		}
+	}
+}
+
+int vp_analysis__run(struct vp_analysis *a)
+{
+	for (;;) {
+		int64_t best_at = 0, second_at = INT64_MAX;
+		int best = -1;
+		size_t n = 0;
+
+		for (size_t h = 0; h < a->nhosts; h++) {
+			uint64_t ts = vp_input__peek_ts(a->in, h);
+			int64_t at;
+
+			if (ts == UINT64_MAX) {
+				if (!a->hs[h].ended)
+					end_host(a, (int)h);
+				continue;
+			}
+			at = vp_paths__aligned(&a->paths, (int)h, ts);
+			if (best < 0 || at < best_at) {
+				if (best >= 0)
+					second_at = best_at;
+				best = (int)h;
+				best_at = at;
+			} else if (at < second_at) {
+				second_at = at;
+			}
+		}
+		if (best < 0)
+			break;
+		if (best_at > a->horizon)
+			a->horizon = best_at;
+		/* Stay on one host while it is behind the others: fewer merge decisions. */
+		do {
+			const struct vpr_hdr *rec = vp_input__next(a->in, (size_t)best);
+			uint64_t ts;
+
+			process(a, best, rec);
+			ts = vp_input__peek_ts(a->in, (size_t)best);
+			if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, best, ts) > second_at)
+				break;
+		} while (++n < BATCH);
+		advance(a, false);
+	}
+	for (size_t h = 0; h < a->nhosts; h++)
+		vp_attr__flush(&a->hs[h].attr);
+	advance(a, true);
+	return 0;
+}
+
+size_t vp_analysis__nhosts(const struct vp_analysis *a)
+{
+	return a->nhosts;
+}
+
+const struct vp_host *vp_analysis__host(const struct vp_analysis *a, size_t i)
+{
+	return a->hs[i].host;
+}
+
+int64_t vp_analysis__offset(const struct vp_analysis *a, size_t host)
+{
+	return a->clocks.offset[host];
+}
+
+static int cmp_proc(const void *x, const void *y)
+{
+	const struct vp_proc *p = *(const struct vp_proc *const *)x;
+	const struct vp_proc *q = *(const struct vp_proc *const *)y;
+
+	if (p->host != q->host)
+		return p->host < q->host ? -1 : 1;
+	return p->pid < q->pid ? -1 : p->pid > q->pid;
+}
+
+const struct vp_proc **vp_analysis__procs(const struct vp_analysis *a, size_t *n)
+{
+	const struct vp_proc **v;
+	size_t total = 0, k = 0;
+
+	for (size_t h = 0; h < a->nhosts; h++)
+		total += a->hs[h].attr.procs.len;
+	v = calloc(total + 1, sizeof(*v));
+	if (!v) {
+		*n = 0;
+		return NULL;
+	}
+	for (size_t h = 0; h < a->nhosts; h++) {
+		size_t pos = 0;
+		void *p;
+
+		while (u64map__next(&a->hs[h].attr.procs, &pos, NULL, &p))
+			v[k++] = p;
+	}
+	qsort(v, k, sizeof(*v), cmp_proc);
+	*n = k;
+	return v;
+}
+
+void vp_analysis__stats(const struct vp_analysis *a, struct vp_analysis_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->events = a->events;
+	st->exchanges = a->exchanges;
+	st->matched = a->matcher.matched;
+	st->given_up = a->matcher.given_up;
+	st->requests = a->paths.requests;
+	st->calls = a->paths.calls;
+	for (size_t h = 0; h < a->nhosts; h++) {
+		st->sockets += a->hs[h].socks.nsocks;
+		st->late += a->hs[h].host->late;
+	}
+}
+
+void vp_analysis__free(struct vp_analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t h = 0; a->hs && h < a->nhosts; h++) {
+		vp_attr__free(&a->hs[h].attr);
+		vp_socktab__free(&a->hs[h].socks);
+	}
+	while (a->matcher.nheap) {
+		struct vp_xchg *x = vp_matcher__pop_due(&a->matcher, 0, true);
+
+		vp_paths__unref(&a->paths, x);
+	}
+	vp_matcher__free(&a->matcher);
+	vp_paths__free(&a->paths);
+	vp_clocks__free(&a->clocks);
+	free(a->hs);
+	vp_input__free(a->in);
+	free(a);
+}

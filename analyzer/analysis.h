@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The analysis: every stage wired into one forward pass.
+ *
+ * Hosts are read in parallel, merged on the common timeline (each host's
+ * clock plus its current offset estimate), and each record goes through the
+ * host's socket table, message and exchange stages and the attribution
+ * rules; exchanges are paired across hosts by stream position; finished
+ * requests are handed to on_request and freed.  Memory follows the number
+ * of connections, threads and requests in flight, not the recording length.
+ */
+#ifndef VPATH_ANALYSIS_H
+#define VPATH_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attribute.h"
+#include "input.h"
+#include "request.h"
+
+struct vp_analysis_opts {
+	uint64_t reorder_ns; /* read stage window, 0: default */
+	uint64_t window_ns;  /* how long to wait for a peer exchange, 0: default 1 s */
+	vp_request_fn on_request;
+	void *ctx;
+};
+
+struct vp_analysis_stats {
+	uint64_t events;     /* records processed */
+	uint64_t exchanges;
+	uint64_t matched;    /* calls with both ends recorded */
+	uint64_t given_up;   /* exchanges whose expected peer never appeared */
+	uint64_t requests, calls;
+	uint64_t sockets;
+	uint64_t setup_messages; /* greetings and replies without a request */
+	uint64_t late;	     /* records outside the reorder window */
+};
+
+struct vp_analysis;
+
+int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
+		     const struct vp_analysis_opts *opts, char *err, size_t errlen);
+/* Analyze everything; requests go to opts->on_request.  0 or -errno. */
+int vp_analysis__run(struct vp_analysis *a);
+size_t vp_analysis__nhosts(const struct vp_analysis *a);
+const struct vp_host *vp_analysis__host(const struct vp_analysis *a, size_t i);
+int64_t vp_analysis__offset(const struct vp_analysis *a, size_t host);
+/* Processes seen, sorted by host then pid; *n set.  Free the array (not the entries). */
+const struct vp_proc **vp_analysis__procs(const struct vp_analysis *a, size_t *n);
+void vp_analysis__stats(const struct vp_analysis *a, struct vp_analysis_stats *st);
+void vp_analysis__free(struct vp_analysis *a);
+
+#endif

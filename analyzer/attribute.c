@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+
+#include "attribute.h"
+
+void vp_attr__init(struct vp_attr *a, int host, struct vp_paths *paths)
+{
+	memset(a, 0, sizeof(*a));
+	a->host = host;
+	a->paths = paths;
+}
+
+static void list_init(struct vp_xchg *head)
+{
+	head->list_next = head->list_prev = head;
+}
+
+static void list_add_tail(struct vp_xchg *head, struct vp_xchg *x)
+{
+	x->list_prev = head->list_prev;
+	x->list_next = head;
+	head->list_prev->list_next = x;
+	head->list_prev = x;
+}
+
+static void list_del(struct vp_xchg *x)
+{
+	if (!x->list_next)
+		return;
+	x->list_prev->list_next = x->list_next;
+	x->list_next->list_prev = x->list_prev;
+	x->list_next = x->list_prev = NULL;
+}
+
+static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
+{
+	struct vp_proc *p = u64map__get(&a->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p || u64map__put(&a->procs, pid, p))
+		abort(); /* out of memory: no sensible partial result */
+	p->pid = pid;
+	p->host = a->host;
+	list_init(&p->open);
+	list_init(&p->pending);
+	return p;
+}
+
+static struct vp_thread *thread_get(struct vp_attr *a, uint32_t tid, uint32_t pid)
+{
+	struct vp_thread *t = u64map__get(&a->threads, tid);
+
+	if (t) {
+		if (pid)
+			t->pid = pid;
+		return t;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t || u64map__put(&a->threads, tid, t))
+		abort();
+	t->tid = tid;
+	t->pid = pid;
+	return t;
+}
+
+static void set_cur(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
+{
+	if (t->cur == x)
+		return;
+	if (t->cur)
+		vp_paths__unref(a->paths, t->cur);
+	t->cur = x;
+	if (x)
+		x->refs++;
+}
+
+static void name_proc(struct vp_proc *p, const struct vp_thread *t)
+{
+	if (!t->comm[0] || p->named_by_main)
+		return;
+	if (t->tid == p->pid || !p->comm[0]) {
+		memcpy(p->comm, t->comm, VPR_COMM_LEN);
+		p->named_by_main = t->tid == p->pid;
+	}
+}
+
+void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
+{
+	struct vp_thread *t;
+
+	if (tk->kind == VPR_TASK_EXIT) {
+		t = u64map__del(&a->threads, tk->h.tid);
+		if (t) {
+			set_cur(a, t, NULL);
+			free(t);
+		}
+		return;
+	}
+	t = thread_get(a, tk->h.tid, tk->pid);
+	memcpy(t->comm, tk->comm, VPR_COMM_LEN);
+	if (tk->pid)
+		name_proc(proc_get(a, tk->pid), t);
+}
+
+const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid)
+{
+	struct vp_thread *t = thread_get(a, tid, pid);
+
+	return t->comm;
+}
+
+/* The thread's name, or its process's when the thread was never named. */
+static void take_comm(struct vp_attr *a, struct vp_xchg *x, const struct vp_thread *t)
+{
+	const char *name = t->comm;
+
+	if (!name[0]) {
+		struct vp_proc *p = u64map__get(&a->procs, x->pid);
+
+		if (p)
+			name = p->comm;
+	}
+	memcpy(x->comm, name, VPR_COMM_LEN);
+}
+
+void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
+			     bool first)
+{
+	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
+
+	if (first) {
+		list_add_tail(&proc_get(a, op->pid)->open, s);
+		take_comm(a, s, t);
+		t->last_req_id = s->id;
+		t->last_req_ts = op->h.ts_ns;
+	}
+	set_cur(a, t, s);
+}
+
+static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
+{
+	p->calls_root++;
+	vp_paths__root(a->paths, c);
+}
+
+void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
+			   bool first)
+{
+	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
+	struct vp_proc *p = proc_get(a, s->pid);
+	struct vp_xchg *c, *next;
+
+	if (first) {
+		take_comm(a, s, t);
+		p->served++;
+		if (s->req.last_tid != t->tid)
+			p->handoff++;
+		else if (t->last_req_id != s->id && t->last_req_ts > s->req.first_ts)
+			p->interleaved++;
+	}
+	/* vPath: this thread's calls since the request arrived belong to s. */
+	for (c = p->pending.list_next; c != &p->pending; c = next) {
+		next = c->list_next;
+		if (c->req.first_tid != t->tid)
+			continue;
+		list_del(c);
+		if (c->req.first_ts >= s->req.first_ts) {
+			p->calls_by_reply++;
+			vp_paths__link_child(a->paths, c, s);
+		} else {
+			root_call(a, p, c);
+		}
+	}
+	/* Whatever this thread sends next without reading first is not s's by input. */
+	set_cur(a, t, NULL);
+}
+
+void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
+{
+	struct vp_proc *p = proc_get(a, s->pid);
+	uint64_t oldest;
+	struct vp_xchg *c;
+
+	list_del(s);
+	/* No open request older than a pending call: nothing can claim it any more. */
+	oldest = p->open.list_next != &p->open ? p->open.list_next->req.first_ts : UINT64_MAX;
+	while ((c = p->pending.list_next) != &p->pending && c->req.first_ts < oldest) {
+		list_del(c);
+		root_call(a, p, c);
+	}
+}
+
+void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
+{
+	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
+	struct vp_proc *p = proc_get(a, op->pid);
+
+	take_comm(a, c, t);
+	p->calls++;
+	if (t->cur && !t->cur->has_rep && !t->cur->done) {
+		p->calls_by_input++;
+		vp_paths__link_child(a->paths, c, t->cur);
+	} else if (p->open.list_next == &p->open) {
+		root_call(a, p, c);
+	} else {
+		list_add_tail(&p->pending, c);
+	}
+}
+
+void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
+{
+	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
+
+	/* BorderPatrol: a reply carries the cause of the call it answers. */
+	set_cur(a, t, c->up_state == VP_UP_LINKED ? c->up : NULL);
+}
+
+void vp_attr__flush(struct vp_attr *a)
+{
+	size_t pos = 0;
+	void *v;
+
+	while (u64map__next(&a->procs, &pos, NULL, &v)) {
+		struct vp_proc *p = v;
+		struct vp_xchg *c;
+
+		while ((c = p->pending.list_next) != &p->pending) {
+			list_del(c);
+			root_call(a, p, c);
+		}
+		while ((c = p->open.list_next) != &p->open)
+			list_del(c);
+	}
+	pos = 0;
+	while (u64map__next(&a->threads, &pos, NULL, &v))
+		set_cur(a, v, NULL);
+}
+
+enum vp_model vp_proc__model(const struct vp_proc *p)
+{
+	if (p->interleaved)
+		return VP_MODEL_EVENT_DRIVEN;
+	if (p->handoff)
+		return VP_MODEL_DISPATCHER_WORKER;
+	if (p->served)
+		return VP_MODEL_THREAD_PER_REQUEST;
+	return p->calls ? VP_MODEL_CLIENT : VP_MODEL_IDLE;
+}
+
+const char *vp_model_name(enum vp_model m)
+{
+	switch (m) {
+	case VP_MODEL_CLIENT:
+		return "client";
+	case VP_MODEL_THREAD_PER_REQUEST:
+		return "thread-per-request";
+	case VP_MODEL_DISPATCHER_WORKER:
+		return "dispatcher-worker";
+	case VP_MODEL_EVENT_DRIVEN:
+		return "event-driven";
+	default:
+		return "idle";
+	}
+}
+
+void vp_attr__free(struct vp_attr *a)
+{
+	size_t pos = 0;
+	void *v;
+
+	while (u64map__next(&a->threads, &pos, NULL, &v)) {
+		set_cur(a, v, NULL);
+		free(v);
+	}
+	pos = 0;
+	while (u64map__next(&a->procs, &pos, NULL, &v))
+		free(v);
+	u64map__free(&a->threads);
+	u64map__free(&a->procs);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 5, attribution: which server exchange caused each client exchange
+ * on the same host (intra-node causality).
+ *
+ * Two rules, one mechanism.  Each thread has a current cause: the server
+ * exchange whose request it last read, or, when it last read the reply of
+ * one of its own calls, that call's cause (BorderPatrol's event-driven
+ * rule: output belongs to the request of the thread's most recent input).
+ * A call sent while the current cause is a request not yet answered belongs
+ * to it: thread-per-request servers and event loops.  A thread without one
+ * (a worker handed the request by a dispatcher, or a thread between two
+ * parts of a pipelined reply) holds its calls as pending until it sends a
+ * reply: vPath's rule, the calls it sent within [request received, reply
+ * sent] belong to that exchange.  Pending calls that no open request can
+ * claim any more are roots (a cron job, a load generator).
+ *
+ * Per process, the kinds of evidence are counted to name its model.
+ */
+#ifndef VPATH_ATTRIBUTE_H
+#define VPATH_ATTRIBUTE_H
+
+#include "hashmap.h"
+#include "paths.h"
+#include "xchg.h"
+
+struct vp_thread {
+	uint32_t tid, pid;
+	char comm[VPR_COMM_LEN];
+	struct vp_xchg *cur; /* current cause (holds a reference) */
+	uint64_t last_req_id;
+	uint64_t last_req_ts;
+};
+
+struct vp_proc {
+	uint32_t pid;
+	int host;
+	char comm[VPR_COMM_LEN];
+	bool named_by_main; /* comm came from the main thread */
+	struct vp_xchg open;	/* list head: server exchanges not done, by request time */
+	struct vp_xchg pending; /* list head: client exchanges waiting for a reply by their thread */
+	uint64_t served;	/* server exchanges with a reply */
+	uint64_t handoff;	/* reply sent by another thread than the one that read the request */
+	uint64_t interleaved;	/* a thread answered a request after reading a newer one */
+	uint64_t calls;		/* client exchanges made */
+	uint64_t calls_by_input, calls_by_reply, calls_root;
+};
+
+enum vp_model {
+	VP_MODEL_CLIENT = 0, /* made calls, served none */
+	VP_MODEL_THREAD_PER_REQUEST,
+	VP_MODEL_DISPATCHER_WORKER,
+	VP_MODEL_EVENT_DRIVEN,
+	VP_MODEL_IDLE, /* neither */
+};
+
+struct vp_attr {
+	int host;
+	struct vp_paths *paths;
+	struct u64map threads; /* tid -> vp_thread */
+	struct u64map procs;   /* pid -> vp_proc, kept to the end for reports */
+};
+
+void vp_attr__init(struct vp_attr *a, int host, struct vp_paths *paths);
+void vp_attr__task(struct vp_attr *a, const struct vpr_task *t);
+/* The thread's name for a new exchange (empty when never seen). */
+const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid);
+/* Hooks, one per kind of operation (exchanges.h), op is the operation. */
+void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
+			     bool first);
+void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
+			   bool first);
+void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s);
+void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
+void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
+/* End of input: every pending call is a root. */
+void vp_attr__flush(struct vp_attr *a);
+enum vp_model vp_proc__model(const struct vp_proc *p);
+const char *vp_model_name(enum vp_model m);
+void vp_attr__free(struct vp_attr *a);
+
+#endif

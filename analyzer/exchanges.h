@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 4, exchanges: on each connection end, messages become synchronous
+ * request/reply exchanges.  On an accepted end the request comes in and the
+ * reply goes out; on a connected end the reverse.  A message in the reply
+ * direction with no request before it is connection setup: a server
+ * greeting (MySQL, SMTP), or the tail of a reply whose request came before
+ * the recording started.  An exchange ends when the next request begins on
+ * the same end, when the connection closes, or when the recording ends.
+ */
+#ifndef VPATH_EXCHANGES_H
+#define VPATH_EXCHANGES_H
+
+#include "sockets.h"
+#include "xchg.h"
+
+enum vp_op_kind {
+	VP_OP_IGNORED = 0, /* no bytes (EOF): nothing to do */
+	VP_OP_SETUP,	   /* part of connection setup, no exchange */
+	VP_OP_REQ_FIRST,   /* began a new exchange (res->x) */
+	VP_OP_REQ_MORE,
+	VP_OP_REP_FIRST, /* began the reply of res->x */
+	VP_OP_REP_MORE,
+};
+
+struct vp_op_result {
+	enum vp_op_kind kind;
+	struct vp_xchg *x;	  /* the exchange the op belongs to */
+	struct vp_xchg *finished; /* the exchange this op ended (a new request began), or NULL */
+};
+
+/*
+ * Feed one operation of socket s (role already known).  *next_id numbers
+ * new exchanges.  Returns 0 or -ENOMEM.
+ */
+int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host, uint64_t *next_id,
+		     struct vp_op_result *res);
+/* End the exchange in progress on s (close or end of input); returns it, or NULL. */
+struct vp_xchg *vp_exchanges__finish(struct vp_sock *s);
+/* The direction in which requests travel at an end of this role. */
+static inline uint8_t vp_request_dir(uint8_t role)
+{
+	return role == VPR_ROLE_ACCEPTED ? VPR_DIR_RECV : VPR_DIR_SEND;
+}
+
+#endif

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+#include "recfile.h"
+
+#define DEFAULT_REORDER_NS (200ull * 1000 * 1000)
+#define ADDR_PRESCAN_RECORDS 4096
+
+/* Big enough for any known record; unknown types never enter the window. */
+union vp_rec {
+	struct vpr_hdr h;
+	struct vpr_sock_op op;
+	struct vpr_conn conn;
+	struct vpr_task task;
+	struct vpr_clock clock;
+	struct vpr_drops drops;
+	struct vpr_addr addr;
+};
+
+struct cpu_drops {
+	uint64_t ts, lost;
+};
+
+struct stream {
+	struct vp_host *host;
+	struct vpr_reader *r;
+	int next_file;
+	bool eof;
+	union vp_rec *ring; /* reorder window, sorted by ts, head..head+len */
+	size_t cap, head, len;
+	uint64_t max_ts, last_out_ts;
+	union vp_rec cur;
+	struct cpu_drops *cpus;
+	size_t ncpus;
+};
+
+struct vp_input {
+	struct vp_host *hosts;
+	struct stream *streams;
+	size_t nhosts;
+	uint64_t reorder_ns;
+};
+
+struct file_info {
+	const char *path;
+	struct vpr_file_header hdr;
+	struct vp_endpoint *addrs;
+	size_t naddrs;
+};
+
+static int add_addr(struct vp_endpoint **v, size_t *n, const struct vpr_addr *a)
+{
+	struct vp_endpoint *nv, e = {0};
+
+	e.family = a->family;
+	memcpy(e.addr, a->addr, 16);
+	for (size_t i = 0; i < *n; i++)
+		if (vp_addr__equal(&(*v)[i], &e))
+			return 0;
+	nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = e;
+	*v = nv;
+	return 0;
+}
+
+/* Header check and the host's own addresses, which the recorder writes first. */
+static int prescan(struct file_info *fi, char *err, size_t errlen)
+{
+	const struct vpr_hdr *rec;
+	struct vpr_reader *r;
+	char why[256];
+	int n = 0, ret = 0;
+
+	r = vpr_reader__open(fi->path, why, sizeof(why));
+	if (!r) {
+		snprintf(err, errlen, "%s: %s", fi->path, why);
+		return -EINVAL;
+	}
+	fi->hdr = *vpr_reader__header(r);
+	while (n++ < ADDR_PRESCAN_RECORDS && vpr_reader__next(r, &rec) == 1)
+		if (rec->type == VPR_ADDR && (ret = add_addr(&fi->addrs, &fi->naddrs, (const void *)rec)))
+			break;
+	vpr_reader__close(r);
+	return ret;
+}
+
+static void free_host(struct vp_host *h);
+
+static int cmp_segment(const void *a, const void *b)
+{
+	const struct file_info *x = *(const struct file_info *const *)a;
+	const struct file_info *y = *(const struct file_info *const *)b;
+
+	return x->hdr.segment < y->hdr.segment ? -1 : x->hdr.segment > y->hdr.segment;
+}
+
+static bool same_host(const struct vpr_file_header *a, const struct vpr_file_header *b)
+{
+	return a->netns == b->netns && !strncmp(a->boot_id, b->boot_id, VPR_ID_LEN);
+}
+
+/* Files of host h (all with its identity), validated and in segment order. */
+static int build_host(struct vp_host *h, struct file_info *fis, int n, int first, char *err,
+		      size_t errlen)
+{
+	struct file_info **mine = calloc((size_t)n, sizeof(*mine));
+	int k = 0, ret = 0;
+
+	if (!mine)
+		return -ENOMEM;
+	for (int i = first; i < n; i++)
+		if (same_host(&fis[i].hdr, &fis[first].hdr))
+			mine[k++] = &fis[i];
+	qsort(mine, (size_t)k, sizeof(*mine), cmp_segment);
+	for (int i = 0; i < k; i++) {
+		bool seg = mine[i]->hdr.flags & VPR_FILE_SEGMENT;
+
+		if (k > 1 && !seg) {
+			snprintf(err, errlen,
+				 "%s and %s: two recordings of the same host (boot_id %.36s, netns %u)",
+				 mine[i]->path, mine[i ? 0 : 1]->path, mine[i]->hdr.boot_id,
+				 mine[i]->hdr.netns);
+			ret = -EINVAL;
+			goto cleanup;
+		}
+		if (i && mine[i]->hdr.segment == mine[i - 1]->hdr.segment) {
+			snprintf(err, errlen, "%s and %s: the same segment %u of one ring recording",
+				 mine[i - 1]->path, mine[i]->path, mine[i]->hdr.segment);
+			ret = -EINVAL;
+			goto cleanup;
+		}
+	}
+	h->files = calloc((size_t)k, sizeof(*h->files));
+	if (!h->files) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (int i = 0; i < k; i++) {
+		h->files[i] = strdup(mine[i]->path);
+		if (!h->files[i]) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		h->nfiles++;
+		for (size_t a = 0; a < mine[i]->naddrs; a++) {
+			struct vpr_addr ad = {.family = mine[i]->addrs[a].family};
+
+			memcpy(ad.addr, mine[i]->addrs[a].addr, 16);
+			if ((ret = add_addr(&h->addrs, &h->naddrs, &ad)))
+				goto cleanup;
+		}
+	}
+	snprintf(h->name, sizeof(h->name), "%.*s", VPR_HOSTNAME_LEN, fis[first].hdr.hostname);
+	snprintf(h->boot_id, sizeof(h->boot_id), "%.*s", VPR_ID_LEN, fis[first].hdr.boot_id);
+	h->netns = fis[first].hdr.netns;
+	h->wall_offset_ns = (int64_t)(mine[0]->hdr.start_real_ns - mine[0]->hdr.start_mono_ns);
+cleanup:
+	free(mine);
+	return ret;
+}
+
+/* Network-namespace hosts of one machine often share a host name. */
+static void make_names_unique(struct vp_input *in)
+{
+	for (size_t i = 0; i < in->nhosts; i++) {
+		for (size_t j = 0; j < in->nhosts; j++) {
+			if (i != j && !strcmp(in->hosts[i].name, in->hosts[j].name)) {
+				char n[sizeof(in->hosts[i].name)];
+
+				snprintf(n, sizeof(n), "%.*s#%u", VPR_HOSTNAME_LEN, in->hosts[i].name,
+					 in->hosts[i].netns);
+				memcpy(in->hosts[i].name, n, sizeof(n));
+				break;
+			}
+		}
+	}
+}
+
+int vp_input__open(struct vp_input **out, char *const *paths, int npaths,
+		   const struct vp_input_opts *opts, char *err, size_t errlen)
+{
+	struct file_info *fis = NULL;
+	struct vp_input *in = NULL;
+	int ret = 0;
+
+	*out = NULL;
+	if (npaths <= 0) {
+		snprintf(err, errlen, "no recording given");
+		return -EINVAL;
+	}
+	fis = calloc((size_t)npaths, sizeof(*fis));
+	in = calloc(1, sizeof(*in));
+	if (!fis || !in) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	in->reorder_ns = opts && opts->reorder_ns ? opts->reorder_ns : DEFAULT_REORDER_NS;
+	in->hosts = calloc((size_t)npaths + 1, sizeof(*in->hosts));
+	in->streams = calloc((size_t)npaths, sizeof(*in->streams));
+	if (!in->hosts || !in->streams) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (int i = 0; i < npaths; i++) {
+		fis[i].path = paths[i];
+		if ((ret = prescan(&fis[i], err, errlen)))
+			goto cleanup;
+	}
+	for (int i = 0; i < npaths; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = same_host(&fis[i].hdr, &fis[j].hdr);
+		if (seen)
+			continue;
+		in->hosts[in->nhosts].id = (int)in->nhosts;
+		if ((ret = build_host(&in->hosts[in->nhosts], fis, npaths, i, err, errlen)))
+			goto cleanup;
+		in->streams[in->nhosts].host = &in->hosts[in->nhosts];
+		in->nhosts++;
+	}
+	make_names_unique(in);
+	*out = in;
+	in = NULL;
+cleanup:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	for (int i = 0; fis && i < npaths; i++)
+		free(fis[i].addrs);
+	free(fis);
+	if (in && in->hosts) /* a host that failed half-way is not counted in nhosts */
+		free_host(&in->hosts[in->nhosts]);
+	vp_input__free(in);
+	return ret;
+}
+
+size_t vp_input__nhosts(const struct vp_input *in)
+{
+	return in->nhosts;
+}
+
+struct vp_host *vp_input__host(struct vp_input *in, size_t i)
+{
+	return &in->hosts[i];
+}
+
+static void note_damage(struct stream *s)
+{
+	enum vpr_read_status st = vpr_reader__status(s->r);
+
+	if (st == VPR_READ_OK)
+		return;
+	s->host->truncated = true;
+	if (st == VPR_READ_CORRUPT)
+		s->host->corrupt = true;
+	snprintf(s->host->damage, sizeof(s->host->damage), "%s: %s",
+		 s->host->files[s->next_file - 1], vpr_reader__error(s->r));
+}
+
+/* Next raw record of the host's files, NULL at the end of the last one. */
+static const struct vpr_hdr *read_raw(struct stream *s)
+{
+	const struct vpr_hdr *rec;
+	char why[256];
+
+	for (;;) {
+		if (!s->r) {
+			if (s->next_file >= s->host->nfiles)
+				return NULL;
+			s->r = vpr_reader__open(s->host->files[s->next_file++], why, sizeof(why));
+			if (!s->r) { /* it was readable at open time: treat like damage */
+				s->host->truncated = true;
+				snprintf(s->host->damage, sizeof(s->host->damage), "%s: %s",
+					 s->host->files[s->next_file - 1], why);
+				continue;
+			}
+		}
+		while (vpr_reader__next(s->r, &rec) == 1)
+			if (vpr_record_min_size(rec->type))
+				return rec;
+		note_damage(s);
+		vpr_reader__close(s->r);
+		s->r = NULL;
+	}
+}
+
+static union vp_rec *slot(struct stream *s, size_t i)
+{
+	return &s->ring[(s->head + i) & (s->cap - 1)];
+}
+
+static int ring_grow(struct stream *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 1024;
+	union vp_rec *r = malloc(cap * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->len; i++)
+		r[i] = *slot(s, i);
+	free(s->ring);
+	s->ring = r;
+	s->cap = cap;
+	s->head = 0;
+	return 0;
+}
+
+/* Insert keeping the window sorted: records are nearly in order, so walk from the back. */
+static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
+{
+	size_t n = rec->size < sizeof(union vp_rec) ? rec->size : sizeof(union vp_rec);
+	size_t i;
+
+	if (s->len == s->cap && ring_grow(s))
+		return -ENOMEM;
+	i = s->len;
+	while (i > 0 && slot(s, i - 1)->h.ts_ns > rec->ts_ns) {
+		*slot(s, i) = *slot(s, i - 1);
+		i--;
+	}
+	memcpy(slot(s, i), rec, n);
+	s->len++;
+	if (rec->ts_ns > s->max_ts)
+		s->max_ts = rec->ts_ns;
+	return 0;
+}
+
+static void fill(struct vp_input *in, struct stream *s)
+{
+	while (!s->eof && (!s->len || s->max_ts - slot(s, 0)->h.ts_ns < in->reorder_ns)) {
+		const struct vpr_hdr *rec = read_raw(s);
+
+		if (!rec || ring_insert(s, rec)) {
+			s->eof = true;
+			break;
+		}
+	}
+}
+
+uint64_t vp_input__peek_ts(struct vp_input *in, size_t host)
+{
+	struct stream *s = &in->streams[host];
+
+	fill(in, s);
+	return s->len ? slot(s, 0)->h.ts_ns : UINT64_MAX;
+}
+
+static void note_drops(struct stream *s, const struct vpr_drops *d)
+{
+	uint32_t cpu = d->h.tid;
+	struct cpu_drops *c;
+
+	if (cpu >= 65536)
+		return;
+	if (cpu >= s->ncpus) {
+		size_t n = cpu + 1;
+		struct cpu_drops *nc = realloc(s->cpus, n * sizeof(*nc));
+
+		if (!nc)
+			return;
+		memset(nc + s->ncpus, 0, (n - s->ncpus) * sizeof(*nc));
+		s->cpus = nc;
+		s->ncpus = n;
+	}
+	c = &s->cpus[cpu];
+	if (d->lost > c->lost) {
+		struct vp_host *h = s->host;
+		struct vp_loss *nl = realloc(h->losses, (h->nlosses + 1) * sizeof(*nl));
+
+		if (nl) {
+			/* Nothing earlier than the previous count of this CPU was lost. */
+			nl[h->nlosses].from_ns = c->ts ? c->ts : h->first_ts;
+			nl[h->nlosses].to_ns = d->h.ts_ns;
+			nl[h->nlosses].lost = d->lost - c->lost;
+			h->losses = nl;
+			h->nlosses++;
+		}
+		h->lost += d->lost - c->lost;
+		c->lost = d->lost;
+	}
+	c->ts = d->h.ts_ns;
+}
+
+const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
+{
+	struct stream *s = &in->streams[host];
+	struct vp_host *h = s->host;
+
+	fill(in, s);
+	if (!s->len)
+		return NULL;
+	s->cur = *slot(s, 0);
+	s->head = (s->head + 1) & (s->cap - 1);
+	s->len--;
+	if (s->cur.h.ts_ns < s->last_out_ts)
+		h->late++;
+	else
+		s->last_out_ts = s->cur.h.ts_ns;
+	if (!h->records++)
+		h->first_ts = s->cur.h.ts_ns;
+	if (s->cur.h.ts_ns > h->last_ts)
+		h->last_ts = s->cur.h.ts_ns;
+	if (s->cur.h.type == VPR_DROPS)
+		note_drops(s, &s->cur.drops);
+	return &s->cur.h;
+}
+
+bool vp_host__lost_between(const struct vp_host *h, uint64_t from, uint64_t to)
+{
+	for (size_t i = h->nlosses; i-- > 0;)
+		if (h->losses[i].from_ns <= to && h->losses[i].to_ns >= from)
+			return true;
+	return false;
+}
+
+static void free_host(struct vp_host *h)
+{
+	for (int f = 0; f < h->nfiles; f++)
+		free(h->files[f]);
+	free(h->files);
+	free(h->addrs);
+	free(h->losses);
+}
+
+void vp_input__free(struct vp_input *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->nhosts; i++) {
+		free_host(&in->hosts[i]);
+		vpr_reader__close(in->streams[i].r);
+		free(in->streams[i].ring);
+		free(in->streams[i].cpus);
+	}
+	free(in->hosts);
+	free(in->streams);
+	free(in);
+}

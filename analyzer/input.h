@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 1, read: open recordings, validate them, group them into hosts (one
+ * file, or the segments of a --ring recording, per (boot_id, netns)), and
+ * give each host's records in time order.
+ *
+ * Records of one file are only roughly in time order (CPUs race for the ring
+ * buffer), so each host's stream passes a reorder window: a record is given
+ * out once a record reorder_ns newer has been read.  Memory is bounded by
+ * the records of that window, never by the length of the recording.
+ * Drop records become loss windows on the host as they pass.
+ */
+#ifndef VPATH_INPUT_H
+#define VPATH_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "endpoint.h"
+#include "vpath/record.h"
+
+struct vp_loss {
+	uint64_t from_ns, to_ns; /* host clock: records were lost somewhere in here */
+	uint64_t lost;
+};
+
+struct vp_host {
+	int id;
+	char name[VPR_HOSTNAME_LEN + 24]; /* hostname, made unique with the netns */
+	char boot_id[VPR_ID_LEN + 1];
+	uint32_t netns;
+	char **files; /* in segment order */
+	int nfiles;
+	int64_t wall_offset_ns; /* start_real - start_mono of the first file */
+	uint64_t records;	/* records given out so far */
+	uint64_t lost;		/* records the recorder reported lost */
+	uint64_t late;		/* records older than the reorder window allowed */
+	uint64_t first_ts, last_ts;
+	bool truncated;		/* a torn tail or corruption ended a file early */
+	bool corrupt;
+	char damage[320];	/* what the reader said about the damage */
+	struct vp_endpoint *addrs; /* the host's own addresses (VPR_ADDR) */
+	size_t naddrs;
+	struct vp_loss *losses;
+	size_t nlosses;
+};
+
+struct vp_input_opts {
+	uint64_t reorder_ns; /* 0: default 200 ms */
+};
+
+struct vp_input;
+
+/*
+ * Open and validate every file and group them into hosts.  On error returns
+ * -errno and writes a one-line message naming the file into err.
+ */
+int vp_input__open(struct vp_input **out, char *const *paths, int npaths,
+		   const struct vp_input_opts *opts, char *err, size_t errlen);
+size_t vp_input__nhosts(const struct vp_input *in);
+struct vp_host *vp_input__host(struct vp_input *in, size_t i);
+/* Timestamp of the host's next record, UINT64_MAX at its end. */
+uint64_t vp_input__peek_ts(struct vp_input *in, size_t host);
+/* The host's next record in time order (valid until the next call), NULL at its end. */
+const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host);
+/* Whether [from, to] on the host's clock overlaps a loss window known so far. */
+bool vp_host__lost_between(const struct vp_host *h, uint64_t from, uint64_t to);
+void vp_input__free(struct vp_input *in);
+
+#endif

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+
+#include "matcher.h"
+
+static bool compatible(const struct vp_xchg *x, const struct vp_xchg *y)
+{
+	if (x->side == y->side || x->req.seq_start != y->req.seq_start)
+		return false;
+	if (x->have_tuple && y->have_tuple &&
+	    (!vp_endpoint__equal(&x->local, &y->remote) || !vp_endpoint__equal(&x->remote, &y->local)))
+		return false;
+	/* Loopback connections never leave their host. */
+	if (x->have_tuple && vp_endpoint__is_loopback(&x->remote) && x->host != y->host)
+		return false;
+	if (x->has_rep && y->has_rep && x->rep.seq_start != y->rep.seq_start)
+		return false;
+	return true;
+}
+
+static void unlink_from(struct vp_matcher *m, struct vp_xchg *x)
+{
+	uint64_t key = x->req.seq_start;
+	struct vp_xchg *head = u64map__get(&m->by_seq, key), **pp;
+
+	for (pp = &head; *pp; pp = &(*pp)->match_next) {
+		if (*pp == x) {
+			*pp = x->match_next;
+			break;
+		}
+	}
+	if (head)
+		u64map__put(&m->by_seq, key, head);
+	else
+		u64map__del(&m->by_seq, key);
+	x->match_next = NULL;
+	x->in_match = false;
+}
+
+struct vp_xchg *vp_matcher__add(struct vp_matcher *m, struct vp_xchg *x)
+{
+	uint64_t key = x->req.seq_start;
+	struct vp_xchg *head = u64map__get(&m->by_seq, key);
+
+	for (struct vp_xchg *y = head; y; y = y->match_next) {
+		if (compatible(x, y)) {
+			unlink_from(m, y);
+			m->matched++;
+			return y;
+		}
+	}
+	x->match_next = head;
+	x->in_match = true;
+	if (u64map__put(&m->by_seq, key, x))
+		abort();
+	return NULL;
+}
+
+void vp_matcher__remove(struct vp_matcher *m, struct vp_xchg *x)
+{
+	if (x->in_match)
+		unlink_from(m, x);
+}
+
+static bool before(const struct vp_xchg *a, const struct vp_xchg *b)
+{
+	return (int64_t)a->deadline < (int64_t)b->deadline;
+}
+
+void vp_matcher__schedule(struct vp_matcher *m, struct vp_xchg *x, int64_t deadline)
+{
+	size_t i;
+
+	if (m->nheap == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct vp_xchg **h = realloc(m->heap, cap * sizeof(*h));
+
+		if (!h)
+			abort();
+		m->heap = h;
+		m->cap = cap;
+	}
+	x->deadline = (uint64_t)deadline;
+	x->refs++;
+	for (i = m->nheap++; i > 0 && before(x, m->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		m->heap[i] = m->heap[(i - 1) / 2];
+	m->heap[i] = x;
+}
+
+struct vp_xchg *vp_matcher__pop_due(struct vp_matcher *m, int64_t horizon, bool all)
+{
+	struct vp_xchg *top, *last;
+	size_t i = 0;
+
+	if (!m->nheap || (!all && (int64_t)m->heap[0]->deadline > horizon))
+		return NULL;
+	top = m->heap[0];
+	last = m->heap[--m->nheap];
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= m->nheap)
+			break;
+		if (c + 1 < m->nheap && before(m->heap[c + 1], m->heap[c]))
+			c++;
+		if (!before(m->heap[c], last))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->nheap)
+		m->heap[i] = last;
+	return top;
+}
+
+void vp_matcher__free(struct vp_matcher *m)
+{
+	u64map__free(&m->by_seq);
+	free(m->heap);
+	m->heap = NULL;
+	m->nheap = m->cap = 0;
+}

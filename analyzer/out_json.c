@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * JSON per docs/json.md.  The document is streamed: each request is built
+ * with cJSON, printed and freed as it is found, and "hosts" and "processes"
+ * come after "requests" because offsets and models are final only at the end
+ * (JSON objects are unordered, so readers see the same schema).
+ */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "clock.h"
+#include "output.h"
+
+static cJSON *end_json(const struct vp_call_end *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	char ad[VP_ADDRSTRLEN];
+
+	if (e->recorded) {
+		cJSON_AddNumberToObject(o, "host", e->host);
+		cJSON_AddNumberToObject(o, "pid", e->pid);
+		cJSON_AddNumberToObject(o, "tid", e->tid);
+		cJSON_AddStringToObject(o, "comm", e->comm);
+	} else {
+		cJSON_AddNullToObject(o, "host");
+		cJSON_AddNullToObject(o, "pid");
+		cJSON_AddNullToObject(o, "tid");
+		cJSON_AddNullToObject(o, "comm");
+	}
+	cJSON_AddStringToObject(o, "addr", vp_endpoint__format(&e->addr, ad, sizeof(ad)));
+	return o;
+}
+
+static cJSON *call_json(const struct vp_call *c)
+{
+	cJSON *o = cJSON_CreateObject(), *calls;
+
+	cJSON_AddItemToObject(o, "client", end_json(&c->client));
+	cJSON_AddItemToObject(o, "server", end_json(&c->server));
+	cJSON_AddNumberToObject(o, "conn_index", c->conn_index);
+	cJSON_AddNumberToObject(o, "start_ns", (double)c->start_ns);
+	cJSON_AddNumberToObject(o, "end_ns", (double)c->end_ns);
+	cJSON_AddNumberToObject(o, "duration_ns", (double)(c->end_ns - c->start_ns));
+	cJSON_AddNumberToObject(o, "request_bytes", (double)c->request_bytes);
+	cJSON_AddNumberToObject(o, "reply_bytes", (double)c->reply_bytes);
+	if (c->server.recorded) {
+		/* Extension: time the server spent, request read .. reply sent. */
+		cJSON_AddNumberToObject(o, "server_start_ns", (double)c->srv_req_first);
+		cJSON_AddNumberToObject(o, "server_end_ns", (double)c->srv_rep_last);
+	}
+	cJSON_AddBoolToObject(o, "complete", c->complete);
+	calls = cJSON_AddArrayToObject(o, "calls");
+	for (size_t i = 0; i < c->ncalls; i++)
+		cJSON_AddItemToArray(calls, call_json(c->calls[i]));
+	return o;
+}
+
+void vp_out_json_begin(struct vp_out_ctx *o)
+{
+	fprintf(o->f, "{\"version\":1,\"requests\":[");
+	o->count = 0;
+}
+
+void vp_out_json_request(struct vp_out_ctx *o, const struct vp_request *r)
+{
+	cJSON *req = cJSON_CreateObject();
+	char *s;
+
+	cJSON_AddNumberToObject(req, "id", (double)r->id);
+	cJSON_AddBoolToObject(req, "complete", r->complete);
+	cJSON_AddItemToObject(req, "root", call_json(r->root));
+	s = cJSON_PrintUnformatted(req);
+	if (s)
+		fprintf(o->f, "%s\n%s", o->count++ ? "," : "", s);
+	free(s);
+	cJSON_Delete(req);
+}
+
+void vp_out_json_end(struct vp_out_ctx *o)
+{
+	cJSON *rest = cJSON_CreateObject(), *hosts, *procs;
+	const struct vp_proc **pv;
+	size_t np;
+	char *s;
+
+	hosts = cJSON_AddArrayToObject(rest, "hosts");
+	for (size_t i = 0; i < vp_analysis__nhosts(o->a); i++) {
+		const struct vp_host *h = vp_analysis__host(o->a, i);
+		cJSON *ho = cJSON_CreateObject(), *files;
+
+		cJSON_AddNumberToObject(ho, "id", h->id);
+		cJSON_AddStringToObject(ho, "name", h->name);
+		files = cJSON_AddArrayToObject(ho, "files");
+		for (int f = 0; f < h->nfiles; f++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(h->files[f]));
+		cJSON_AddNumberToObject(ho, "netns", h->netns);
+		cJSON_AddNumberToObject(ho, "offset_ns", (double)vp_analysis__offset(o->a, i));
+		cJSON_AddNumberToObject(ho, "records", (double)h->records);
+		cJSON_AddNumberToObject(ho, "lost", (double)h->lost);
+		cJSON_AddBoolToObject(ho, "truncated", h->truncated);
+		cJSON_AddItemToArray(hosts, ho);
+	}
+	procs = cJSON_AddArrayToObject(rest, "processes");
+	pv = vp_analysis__procs(o->a, &np);
+	for (size_t i = 0; i < np; i++) {
+		cJSON *po = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(po, "host", pv[i]->host);
+		cJSON_AddNumberToObject(po, "pid", pv[i]->pid);
+		cJSON_AddStringToObject(po, "name", pv[i]->comm);
+		cJSON_AddStringToObject(po, "model", vp_model_name(vp_proc__model(pv[i])));
+		cJSON_AddItemToArray(procs, po);
+	}
+	free(pv);
+	s = cJSON_PrintUnformatted(rest);
+	/* rest is {"hosts":..,"processes":..}: splice its members after "requests". */
+	if (s)
+		fprintf(o->f, "],%s\n", s + 1);
+	free(s);
+	cJSON_Delete(rest);
+}

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <inttypes.h>
+
+#include "output.h"
+
+void vp_out_table_header(struct vp_out_ctx *o)
+{
+	const char *sep = o->csv ? "," : "\t";
+
+	fprintf(o->f, "id%sentry%sclient%sstart_s%send_s%sduration_ns%shosts%scalls%scomplete\n", sep,
+		sep, sep, sep, sep, sep, sep, sep);
+}
+
+void vp_out_table_row(struct vp_out_ctx *o, const struct vp_request *r)
+{
+	const char *sep = o->csv ? "," : "\t";
+	char entry[VP_ADDRSTRLEN], client[VP_ADDRSTRLEN];
+	const struct vp_call *c = r->root;
+
+	vp_endpoint__format(&c->server.addr, entry, sizeof(entry));
+	vp_endpoint__format(&c->client.addr, client, sizeof(client));
+	fprintf(o->f, "%" PRIu64 "%s%s%s%s%s%.9f%s%.9f%s%" PRId64 "%s%zu%s%zu%s%s\n", r->id, sep, entry,
+		sep, client, sep, (double)(c->start_ns - o->t0) / 1e9, sep,
+		(double)(c->end_ns - o->t0) / 1e9, sep, c->end_ns - c->start_ns, sep, r->nhosts, sep,
+		r->ncalls, sep, r->complete ? "yes" : "no");
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 7, outputs.  Each writer gets requests one at a time as the
+ * analysis finds them (streaming), plus the analysis for host and process
+ * names; aggregate outputs (patterns) print at the end.
+ */
+#ifndef VPATH_OUTPUT_H
+#define VPATH_OUTPUT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "request.h"
+
+struct vp_out_ctx {
+	FILE *f;
+	const struct vp_analysis *a;
+	int64_t t0; /* times are shown relative to this (common timeline) */
+	bool csv;   /* table: comma-separated instead of tab-separated */
+	uint64_t count; /* requests written so far */
+};
+
+/* Text: a waterfall tree per request. */
+void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r);
+/* Table: one row per request; header first. */
+void vp_out_table_header(struct vp_out_ctx *o);
+void vp_out_table_row(struct vp_out_ctx *o, const struct vp_request *r);
+/* JSON (docs/json.md): begin, one request at a time, end (hosts, processes). */
+void vp_out_json_begin(struct vp_out_ctx *o);
+void vp_out_json_request(struct vp_out_ctx *o, const struct vp_request *r);
+void vp_out_json_end(struct vp_out_ctx *o);
+/* DOT: one request as a graph. */
+void vp_out_dot_request(struct vp_out_ctx *o, const struct vp_request *r);
+
+/* "web-1 nginx(4300)/4312" for a recorded end, the address for an external one. */
+char *vp_call_end__label(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
+			 size_t len);
+/* "web-1:nginx" or the address: the node name of an end in patterns. */
+char *vp_call_end__node(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
+			size_t len);
+/* "1.234ms": a duration in the unit that reads best. */
+char *vp_fmt_duration(int64_t ns, char *buf, size_t len);
+
+/* Patterns: requests with the same shape of calls, aggregated (Project 5 style). */
+struct vp_patterns;
+struct vp_patterns *vp_patterns__new(void);
+int vp_patterns__add(struct vp_patterns *p, const struct vp_analysis *a, const struct vp_request *r);
+void vp_patterns__print(struct vp_patterns *p, struct vp_out_ctx *o);
+/* DOT of the pattern ranked `rank` (1 = most total time); -ENOENT when absent. */
+int vp_patterns__dot(struct vp_patterns *p, struct vp_out_ctx *o, size_t rank);
+void vp_patterns__free(struct vp_patterns *p);
+
+#endif

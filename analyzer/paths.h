@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 6, paths: links exchanges into call trees as attribution and
+ * matching decide, counts what is still open (xchg.h), and turns a root
+ * whose tree is complete into a struct vp_request: built, handed to the
+ * output, and its exchanges freed.  A ready request is held for `window`
+ * of the common timeline first, so that loss reported a little later by
+ * drop records still marks it incomplete.
+ */
+#ifndef VPATH_PATHS_H
+#define VPATH_PATHS_H
+
+#include "input.h"
+#include "request.h"
+#include "xchg.h"
+
+struct vp_paths {
+	const int64_t *offsets; /* per host, onto the common timeline (clock.h) */
+	struct vp_host *hosts;	/* for loss windows */
+	size_t nhosts;
+	vp_request_fn fn;
+	void *ctx;
+	uint64_t window_ns;
+	struct vp_xchg **ready; /* FIFO of complete roots */
+	size_t rhead, rlen, rcap;
+	uint64_t next_request_id;
+	uint64_t requests, calls; /* emitted */
+	uint64_t live;		  /* exchanges allocated and not yet freed */
+};
+
+void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
+		    const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx);
+/* One of the things x waits for has finished. */
+void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x);
+/* Client exchange c was made while serving server exchange s (same host). */
+void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
+/* Client exchange c and server exchange s are the two ends of one call. */
+void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
+/* x has no parent: a client exchange nothing caused, a server exchange with no recorded client. */
+void vp_paths__root(struct vp_paths *p, struct vp_xchg *x);
+/* x's other end will not be found. */
+void vp_paths__peer_gone(struct vp_paths *p, struct vp_xchg *x);
+/* Emit ready requests that became ready before horizon - window, or all of them. */
+void vp_paths__emit(struct vp_paths *p, int64_t horizon, bool all);
+/* Drop one reference (thread or matcher); frees an emitted exchange at zero. */
+void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x);
+void vp_paths__free(struct vp_paths *p);
+
+static inline int64_t vp_paths__aligned(const struct vp_paths *p, int host, uint64_t ts)
+{
+	return (int64_t)ts + p->offsets[host];
+}
+
+#endif

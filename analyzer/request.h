@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the analyzer finds: one request per root call, as a tree of calls.
+ * This is what every output (text, JSON, table, patterns, DOT) consumes.
+ * Times are nanoseconds on the common timeline (each host's monotonic clock
+ * plus its estimated offset); durations inside one host are exact.
+ */
+#ifndef VPATH_REQUEST_H
+#define VPATH_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "endpoint.h"
+#include "vpath/record.h"
+
+struct vp_call_end {
+	bool recorded; /* false: an external end, only its address is known */
+	int host;      /* -1 when not recorded */
+	uint32_t pid;
+	uint32_t tid; /* client: the thread that sent the request; server: sent the reply */
+	char comm[VPR_COMM_LEN + 1];
+	struct vp_endpoint addr;
+};
+
+struct vp_call {
+	struct vp_call_end client, server;
+	uint32_t conn_index;
+	int64_t start_ns, end_ns; /* at the client when recorded, else at the server */
+	uint64_t request_bytes, reply_bytes;
+	/* At the server, when recorded: request received, reply sent (first .. last op). */
+	int64_t srv_req_first, srv_req_last, srv_rep_first, srv_rep_last;
+	bool complete; /* this call alone */
+	struct vp_call **calls; /* calls its server made while serving it, by start_ns */
+	size_t ncalls;
+};
+
+struct vp_request {
+	uint64_t id;
+	bool complete; /* no loss, truncation, or missing end anywhere in the tree */
+	struct vp_call *root;
+	size_t ncalls;	 /* calls in the tree, root included */
+	size_t nhosts;	 /* distinct recorded hosts visited */
+};
+
+void vp_request__free(struct vp_request *r);
+
+/* Called once per request found; takes ownership (free with vp_request__free). */
+typedef void (*vp_request_fn)(void *ctx, struct vp_request *r);
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stage 2a, connections of one host: the socket table (cookie -> 4-tuple,
+ * role, lifetime).  Cookies are unique per socket per boot, so port reuse
+ * never mixes two connections here; across hosts the ends are paired by
+ * stream positions (matcher.h).  A socket seen only through its operations
+ * (opened before the recording, without a preexisting record) still gets an
+ * entry: its role is inferred (sockets__infer_role).
+ */
+#ifndef VPATH_SOCKETS_H
+#define VPATH_SOCKETS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "endpoint.h"
+#include "hashmap.h"
+#include "vpath/record.h"
+
+struct vp_xchg;
+
+enum vp_role_source {
+	VP_ROLE_RECORDED = 0,
+	VP_ROLE_BY_PORT = 1,	   /* local or remote port is a known server port */
+	VP_ROLE_BY_FIRST_SEND = 2, /* whoever sent first is the client */
+};
+
+struct vp_sock {
+	uint64_t cookie;
+	uint32_t pid;
+	uint32_t netns;
+	uint8_t role; /* enum vpr_role, VPR_ROLE_UNKNOWN until the first operation */
+	uint8_t role_source;
+	bool have_tuple;
+	bool preexisting;
+	int8_t dir; /* direction of the message in progress, -1 before the first */
+	struct vp_endpoint local, remote;
+	uint64_t first_ts, last_ts;
+	struct vp_xchg *x; /* exchange in progress */
+	uint32_t nexch;	   /* exchanges begun: conn_index of the next one */
+	uint32_t nsetup;   /* messages that were connection setup (greetings) */
+};
+
+struct vp_socktab {
+	struct u64map by_cookie;
+	struct u64map server_ports; /* (family << 16 | port) of accepted ends here */
+	uint64_t nsocks;	    /* sockets seen in all */
+};
+
+/* The socket of cookie, created on first sight.  NULL on ENOMEM. */
+struct vp_sock *vp_socktab__get(struct vp_socktab *t, uint64_t cookie, uint64_t ts);
+/* Apply a connection record; returns the socket (NULL on ENOMEM). */
+struct vp_sock *vp_socktab__conn(struct vp_socktab *t, const struct vpr_conn *c);
+/* Decide an unknown role from what the host knows, given the first operation's direction. */
+void vp_socktab__infer_role(struct vp_socktab *t, struct vp_sock *s, uint8_t first_dir);
+void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s);
+void vp_socktab__free(struct vp_socktab *t);
+
+static inline bool vp_conn_record__closes(const struct vpr_conn *c)
+{
+	return c->newstate == 7; /* TCP_CLOSE */
+}
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One exchange (a request and its reply) seen at one end of a connection:
+ * the unit that the exchanges, attribution, matching and paths stages pass
+ * between them.  A client-side exchange (on a connected end) and the
+ * server-side exchange at the other end of the same connection form a call.
+ *
+ * Completion is counted, retsnoop style, so a request can be printed and
+ * freed as soon as nothing can attach to it any more: `wait` counts what is
+ * still open below an exchange (itself until it is done; for a client
+ * exchange, its peer until that is found or given up; for a server exchange,
+ * each unfinished call it made).  When it drops to zero the exchange
+ * completes into `up` (a client exchange's parent server exchange, a server
+ * exchange's client peer) or, for a root, the request is ready.
+ */
+#ifndef VPATH_XCHG_H
+#define VPATH_XCHG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "endpoint.h"
+#include "messages.h"
+#include "vpath/record.h"
+
+enum vp_side {
+	VP_CLIENT = 0, /* connected end: request out, reply in */
+	VP_SERVER = 1, /* accepted end: request in, reply out */
+};
+
+enum vp_up_state {
+	VP_UP_UNDECIDED = 0,
+	VP_UP_LINKED = 1,
+	VP_UP_ROOT = 2,
+};
+
+struct vp_sock;
+
+struct vp_xchg {
+	uint64_t id; /* creation order, unique in one analysis */
+	struct vp_sock *sock; /* while the exchange is in progress */
+	int host;
+	uint8_t side;	  /* enum vp_side */
+	uint8_t up_state; /* enum vp_up_state */
+	bool done;	  /* request and reply finished (next request, close, or end) */
+	bool has_rep;
+	bool incomplete;   /* ops lost, request or reply missing, peer missing */
+	bool peer_expected; /* the other end is on a recorded host */
+	bool in_match;	   /* waiting in the matcher */
+	bool dead;	   /* emitted; freed when refs drops to 0 */
+	uint32_t pid;
+	uint32_t conn_index; /* 0-based ordinal among this end's exchanges */
+	char comm[VPR_COMM_LEN];
+	struct vp_endpoint local, remote;
+	bool have_tuple;
+	struct vp_msg req, rep;
+	struct vp_xchg *up;   /* see above */
+	struct vp_xchg *peer; /* the other end of the call, when recorded */
+	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */
+	int32_t wait;
+	int32_t refs; /* threads whose current input cause is this exchange */
+	uint64_t deadline; /* matcher: give up after this (aligned time) */
+	struct vp_xchg *match_next;
+	struct vp_xchg *list_prev, *list_next; /* process list: open servers or pending clients */
+};
+
+/* The thread whose work this exchange shows: client request sender, server reply sender. */
+static inline uint32_t vp_xchg__actor(const struct vp_xchg *x)
+{
+	if (x->side == VP_SERVER && x->has_rep)
+		return x->rep.last_tid;
+	return x->req.first_tid;
+}
+
+/* Last activity of the exchange, host clock. */
+static inline uint64_t vp_xchg__end_ts(const struct vp_xchg *x)
+{
+	return x->has_rep ? x->rep.last_ts : x->req.last_ts;
+}
+
+#endif

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * gen-synth: writes synthetic recordings of a four-host system, as large as
+ * asked, for the analyzer's benchmark and command-line tests.
+ *
+ *   lg (load generator, C client threads, keep-alive connections)
+ *    -> web (thread per connection)
+ *        -> app (one dispatcher thread reads, C workers call and reply)
+ *            -> db (thread per connection), over a pool of C persistent
+ *               connections that the app workers share in turn
+ *
+ * Each request makes 1..3 database calls (by its number).  Requests of the
+ * C client threads overlap in time, so C requests are in flight at once.
+ * Output: DIR/{lg,web,app,db}.vpr; prints "requests N events N calls N".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/synth.h"
+
+#define US 1000ull
+
+enum { LG, WEB, APP, DB, NHOSTS };
+
+static const char *const names[NHOSTS] = {"lg", "web", "app", "db"};
+static const char *const addrs[NHOSTS] = {"10.1.0.9", "10.1.0.1", "10.1.0.3", "10.1.0.2"};
+static const uint32_t pids[NHOSTS] = {900, 300, 500, 400};
+
+struct gen {
+	struct synth_host *h[NHOSTS];
+	struct synth_link **front, **mid, **pool; /* lg->web, web->app, app->db, per slot */
+	uint64_t events_target;
+	uint32_t conc;
+	uint64_t requests, calls;
+	int64_t skew;
+};
+
+static uint64_t events(const struct gen *g)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < NHOSTS; i++)
+		n += synth_host__records(g->h[i]);
+	return n;
+}
+
+static void open_links(struct gen *g)
+{
+	char a[64], b[64];
+
+	g->front = calloc(g->conc, sizeof(*g->front));
+	g->mid = calloc(g->conc, sizeof(*g->mid));
+	g->pool = calloc(g->conc, sizeof(*g->pool));
+	if (!g->front || !g->mid || !g->pool)
+		exit(1);
+	for (uint32_t i = 0; i < g->conc; i++) {
+		snprintf(a, sizeof(a), "%s:%u", addrs[LG], 40000 + i);
+		snprintf(b, sizeof(b), "%s:80", addrs[WEB]);
+		g->front[i] = synth_link__open(g->h[LG], 1000 + i, pids[LG], g->h[WEB], 2000 + i,
+					       pids[WEB], a, b, 0);
+		snprintf(a, sizeof(a), "%s:%u", addrs[WEB], 41000 + i);
+		snprintf(b, sizeof(b), "%s:8080", addrs[APP]);
+		g->mid[i] = synth_link__open(g->h[WEB], 3000 + i, pids[WEB], g->h[APP], 4000 + i,
+					     pids[APP], a, b, 0);
+		snprintf(a, sizeof(a), "%s:%u", addrs[APP], 42000 + i);
+		snprintf(b, sizeof(b), "%s:5432", addrs[DB]);
+		g->pool[i] = synth_link__open(g->h[APP], 5000 + i, pids[APP], g->h[DB], 6000 + i,
+					      pids[DB], a, b, 0);
+	}
+}
+
+/* One request of client thread i in round r, starting at t. */
+static void request(struct gen *g, uint32_t i, uint64_t r, uint64_t t)
+{
+	uint32_t lg_tid = pids[LG] + 1 + i, web_tid = pids[WEB] + 1 + i;
+	uint32_t disp = pids[APP] + 1, worker = pids[APP] + 2 + i;
+	uint32_t slot = (uint32_t)((i + r) % g->conc), db_tid = pids[DB] + 1 + slot;
+	uint32_t ncalls = 1 + (uint32_t)((r * 7 + i) % 3);
+	struct synth_link *p = g->pool[slot];
+
+	/* The request arrives in two pieces; the web thread reads it in one. */
+	synth_xfer_half(g->front[i], SYNTH_C2S, false, 200, lg_tid, t, true);
+	synth_xfer_half(g->front[i], SYNTH_C2S, false, 120, lg_tid, t + 1 * US, true);
+	g->front[i]->seq[SYNTH_C2S] -= 320;
+	synth_xfer_half(g->front[i], SYNTH_C2S, true, 320, web_tid, t + 6 * US, true);
+	synth_req(g->mid[i], 150, web_tid, t + 10 * US, disp);
+	t += 15 * US;
+	for (uint32_t k = 0; k < ncalls; k++) {
+		synth_req(p, 60, worker, t + 5 * US, db_tid);
+		synth_rep(p, 400, db_tid, t + 30 * US, worker);
+		t += 40 * US;
+		g->calls++;
+	}
+	synth_rep(g->mid[i], 900, worker, t + 5 * US, web_tid);
+	synth_rep(g->front[i], 1400, web_tid, t + 15 * US, lg_tid);
+	g->requests++;
+	g->calls += 2;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{"out", required_argument, NULL, 'o'},	       {"events", required_argument, NULL, 'e'},
+		{"concurrency", required_argument, NULL, 'c'}, {"skew", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	};
+	struct gen g = {.events_target = 100000, .conc = 16};
+	const char *out = ".";
+	char path[4096];
+	int opt, err = 0;
+
+	while ((opt = getopt_long(argc, argv, "o:e:c:s:h", longs, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'e':
+			g.events_target = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			g.conc = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			g.skew = strtoll(optarg, NULL, 0);
+			break;
+		default:
+			fprintf(stderr,
+				"usage: gen-synth [--out DIR] [--events N] [--concurrency C] [--skew NS]\n"
+				"  writes DIR/{lg,web,app,db}.vpr with about N records; host k's clock\n"
+				"  runs k*NS ahead of the first host's.\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (!g.conc || g.conc > 20000) {
+		fprintf(stderr, "gen-synth: concurrency must be 1..20000\n");
+		return 2;
+	}
+	for (int i = 0; i < NHOSTS; i++) {
+		snprintf(path, sizeof(path), "%s/%s.vpr", out, names[i]);
+		g.h[i] = synth_host__new(path, names[i], NULL, 100 + (uint32_t)i);
+		if (!g.h[i]) {
+			fprintf(stderr, "gen-synth: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		synth_host__set_clock(g.h[i], g.skew * i);
+		synth_addr(g.h[i], addrs[i]);
+		synth_task(g.h[i], 0, pids[i], pids[i], VPR_TASK_SNAPSHOT, names[i]);
+	}
+	open_links(&g);
+	/* Rounds 200us apart; client i starts 200/C us after client i-1. */
+	for (uint64_t r = 0; events(&g) < g.events_target; r++)
+		for (uint32_t i = 0; i < g.conc; i++)
+			request(&g, i, r, 10 * US + r * 200 * US + i * 200 * US / g.conc);
+	for (uint32_t i = 0; i < g.conc; i++) {
+		synth_link__free(g.front[i]);
+		synth_link__free(g.mid[i]);
+		synth_link__free(g.pool[i]);
+	}
+	free(g.front);
+	free(g.mid);
+	free(g.pool);
+	printf("requests %" PRIu64 " events %" PRIu64 " calls %" PRIu64 "\n", g.requests, events(&g),
+	       g.calls);
+	for (int i = 0; i < NHOSTS; i++)
+		err |= synth_host__close(g.h[i]);
+	return err ? 1 : 0;
+}
