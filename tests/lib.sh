@@ -38,10 +38,12 @@ _run_cleanups() {
 trap _run_cleanups EXIT
 trap 'exit 130' INT TERM
 
-# A private scratch directory, removed at exit.
+# A private scratch directory, removed at exit.  Callers write d=$(scratch_dir),
+# and an on_exit inside $(...) would be lost with the subshell: so every
+# scratch directory lives under one base that this (parent) shell removes.
+_scratch_base=
 scratch_dir() {
-	local d
-	d=$(mktemp -d /tmp/vpath-test.XXXXXX)
-	on_exit "rm -rf '$d'"
-	echo "$d"
+	[ -n "$_scratch_base" ] || return 1
+	mktemp -d "$_scratch_base/d.XXXXXX"
 }
+_scratch_base=$(mktemp -d /tmp/vpath-test.XXXXXX) && on_exit "rm -rf '$_scratch_base'"

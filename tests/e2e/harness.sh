@@ -25,6 +25,7 @@ E2E_SERVERS=()
 E2E_CLIENT_HOST=client
 E2E_SERVER_PIDS=()
 E2E_RECORDER_PIDS=()
+E2E_CLIENT_PID=
 E2E_CONFIG=
 E2E_DIR=
 E2E_NETNS_MADE=()
@@ -53,6 +54,7 @@ _e2e_wait_gone() { # pid timeout_tenths
 
 _e2e_teardown() {
 	local p ns
+	[ -z "$E2E_CLIENT_PID" ] || _e2e_kill_group KILL "$E2E_CLIENT_PID"
 	for p in "${E2E_SERVER_PIDS[@]}"; do _e2e_kill_group KILL "$p"; done
 	for p in "${E2E_RECORDER_PIDS[@]}"; do _e2e_kill_group INT "$p"; done
 	for p in "${E2E_RECORDER_PIDS[@]}"; do _e2e_wait_gone "$p" 50; done
@@ -178,10 +180,15 @@ e2e_servers_stop() {
 
 # Runs the client on its host in the foreground; its summary JSON goes to
 # $E2E_DIR/client.json.  Fails if any request failed.
+# In the background, so that a signal to the harness is handled at once.
 e2e_client_run() { # client options...
-	ip netns exec "$(e2e_ns "$E2E_CLIENT_HOST")" "$VAPP" client --config "$E2E_CONFIG" \
-		--out "$E2E_DIR/truth.jsonl" "$@" >"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log"
+	setsid ip netns exec "$(e2e_ns "$E2E_CLIENT_HOST")" "$VAPP" client --config "$E2E_CONFIG" \
+		--out "$E2E_DIR/truth.jsonl" "$@" >"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" \
+		</dev/null &
+	E2E_CLIENT_PID=$!
+	wait "$E2E_CLIENT_PID"
 	local rc=$?
+	E2E_CLIENT_PID=
 	if [ $rc -ne 0 ]; then
 		e2e_log "vapp client failed ($rc):"
 		head -5 "$E2E_DIR/client.log" | sed 's/^/#   /' >&2
