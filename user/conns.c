@@ -129,15 +129,23 @@ static bool ephemeral(const struct conns_ctx *c, uint16_t port)
 	return port >= c->ephemeral_lo && port <= c->ephemeral_hi;
 }
 
+static bool listening(const struct conns_ctx *c, uint16_t port)
+{
+	return c->listening[port / 8] & (1u << (port % 8));
+}
+
 /*
- * The end whose local port is listening was accepted.  Without a listener
- * (closed since), an ephemeral local port facing a non-ephemeral remote one
- * is the client, and the reverse the server.
+ * The end whose local port is listening was accepted; one facing a port
+ * that listens here (a local server) connected.  Without a listener (closed
+ * since), an ephemeral local port facing a non-ephemeral remote one is the
+ * client, and the reverse the server.
  */
 static uint8_t role_of(const struct conns_ctx *c, uint16_t sport, uint16_t dport)
 {
-	if (c->listening[sport / 8] & (1u << (sport % 8)))
+	if (listening(c, sport))
 		return VPR_ROLE_ACCEPTED;
+	if (listening(c, dport))
+		return VPR_ROLE_CONNECTED;
 	if (ephemeral(c, sport) && !ephemeral(c, dport))
 		return VPR_ROLE_CONNECTED;
 	if (!ephemeral(c, sport) && ephemeral(c, dport))

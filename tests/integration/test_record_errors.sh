@@ -57,11 +57,7 @@ mkdir "$d/small"
 if mount -t tmpfs -o size=1m vpath-test "$d/small"; then
 	on_exit "umount '$d/small'"
 	port=$(free_port)
-	"$TCPMSG" server -a 127.0.0.1 -p "$port" >"$d/server.log" 2>&1 &
-	on_exit "kill -KILL $!"
-	wait_for "$d/server.log" listening
-	"$TCPMSG" client -a 127.0.0.1 -p "$port" -n 0 >"$d/client.log" 2>&1 &
-	on_exit "kill -KILL $!"
+	start_traffic "$d" "$port" 0
 	expect_error "full disk stops cleanly" "disk full" \
 		"$VPATH_RECORD" -d 30 --port "$port" -o "$d/small/full.vpr"
 	"$VPATH_ANALYZE" dump "$d/small/full.vpr" >"$d/full.txt" 2>/dev/null

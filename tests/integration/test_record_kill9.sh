@@ -9,15 +9,8 @@ need_bpf "record kill -9"
 
 d=$(scratch_dir)
 port=$(free_port)
-if ! start_recorder "$d/rec.vpr" "$d/rec.log" --port "$port"; then
-	not_ok "record kill -9: recorder starts ($(head -c 300 "$d/rec.log"))"
-	exit 1
-fi
-"$TCPMSG" server -a 127.0.0.1 -p "$port" >"$d/server.log" 2>&1 &
-on_exit "kill -KILL $!"
-wait_for "$d/server.log" listening
-"$TCPMSG" client -a 127.0.0.1 -p "$port" -n 0 -i 300 >"$d/client.log" 2>&1 &
-on_exit "kill -KILL $!"
+must_start_recorder "record kill -9" "$d/rec.vpr" "$d/rec.log" --port "$port"
+start_traffic "$d" "$port" 300
 sleep 3.5
 disown "$RECORDER_PID" # no "Killed" job report
 kill -KILL "$RECORDER_PID"

@@ -23,11 +23,10 @@ done
 port=$((20000 + RANDOM % 40000))
 rounds=12
 
-start_recorder "$d/c.vpr" "$d/c.log" --netns "$cns" --host client ||
-	{ not_ok "record netns: client recorder starts ($(head -c 300 "$d/c.log"))"; exit 1; }
+must_start_recorder "record netns client" "$d/c.vpr" "$d/c.log" --netns "$cns" --host client
 c_pid=$RECORDER_PID
-start_recorder "$d/s.vpr" "$d/s.log" --netns "/run/netns/$sns" --host server ||
-	{ not_ok "record netns: server recorder starts ($(head -c 300 "$d/s.log"))"; exit 1; }
+must_start_recorder "record netns server" "$d/s.vpr" "$d/s.log" --netns "/run/netns/$sns" \
+	--host server
 s_pid=$RECORDER_PID
 check "record netns: tcpmsg exchange across namespaces" \
 	tcpmsg_exchange "$d" "$net.2" "$port" "$rounds" "ip netns exec $sns" "ip netns exec $cns"

@@ -19,10 +19,7 @@ wait_for "$d/server.log" listening
 cpid=$!
 on_exit "kill -KILL $cpid"
 check "record preexisting: connection is up before recording" wait_for "$d/server.log" "^server pid"
-if ! start_recorder "$d/rec.vpr" "$d/rec.log" -p "$spid" -p "$cpid"; then
-	not_ok "record preexisting: recorder starts ($(head -c 300 "$d/rec.log"))"
-	exit 1
-fi
+must_start_recorder "record preexisting" "$d/rec.vpr" "$d/rec.log" -p "$spid" -p "$cpid"
 touch "$d/go"
 wait "$cpid"
 check "record preexisting: exchange completes" test $? -eq 0

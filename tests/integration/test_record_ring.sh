@@ -11,16 +11,8 @@ d=$(scratch_dir)
 port=$(free_port)
 seg=65536
 touch "$d/rec.999" # a stale segment of an earlier ring must not survive
-if ! start_recorder "$d/rec" "$d/rec.log" --port "$port" --ring 3 --segment-size 64K; then
-	not_ok "record ring: recorder starts ($(head -c 300 "$d/rec.log"))"
-	exit 1
-fi
-"$TCPMSG" server -a 127.0.0.1 -p "$port" >"$d/server.log" 2>&1 &
-on_exit "kill -KILL $!"
-wait_for "$d/server.log" listening
-"$TCPMSG" client -a 127.0.0.1 -p "$port" -n 0 -i 100 >"$d/client.log" 2>&1 &
-on_exit "kill -KILL $!"
-wait_for "$d/client.log" "^client pid"
+must_start_recorder "record ring" "$d/rec" "$d/rec.log" --port "$port" --ring 3 --segment-size 64K
+start_traffic "$d" "$port" 100
 # Until the ring has wrapped a few times (or 15 s).
 for _ in $(seq 150); do
 	[ -e "$d/rec.008" ] && break

@@ -74,10 +74,7 @@ record_exchange_test() {
 	shift 3
 	d=$(scratch_dir)
 	port=$(free_port)
-	if ! start_recorder "$d/rec.vpr" "$d/rec.log" --port "$port" "$@"; then
-		not_ok "$name: recorder starts ($(head -c 300 "$d/rec.log"))"
-		return 1
-	fi
+	must_start_recorder "$name" "$d/rec.vpr" "$d/rec.log" --port "$port" "$@"
 	check "$name: tcpmsg exchange runs" tcpmsg_exchange "$d" "$addr" "$port" "$rounds"
 	stop_recorder
 	rc=$?
@@ -90,4 +87,25 @@ record_exchange_test() {
 	check "$name: own addresses recorded" grep -q "^addr .* 127.0.0.1/8" "$d/dump.txt"
 	# shellcheck disable=SC2086
 	$CHECK_TCPMSG "$d/dump.txt" "$d/client.log" "$d/server.log" "$rounds" --name "$name" $flags
+}
+
+# start_traffic DIR PORT PAUSE_US: a tcpmsg server and a client exchanging
+# until the test ends (killed at exit); waits until they are connected.
+start_traffic() {
+	local dir=$1 port=$2 pause=$3
+	"$TCPMSG" server -a 127.0.0.1 -p "$port" >"$dir/server.log" 2>&1 &
+	on_exit "kill -KILL $!"
+	wait_for "$dir/server.log" listening || return 1
+	"$TCPMSG" client -a 127.0.0.1 -p "$port" -n 0 -i "$pause" >"$dir/client.log" 2>&1 &
+	on_exit "kill -KILL $!"
+	wait_for "$dir/client.log" "^client pid"
+}
+
+# must_start_recorder NAME OUT LOG [ARGS...]: start_recorder, or report and exit.
+must_start_recorder() {
+	local name=$1
+	shift
+	start_recorder "$@" && return 0
+	not_ok "$name: recorder starts ($(head -c 300 "$2"))"
+	exit 1
 }
