@@ -6,7 +6,8 @@
 # vpath-record records every host.  vpath-analyze then rebuilds the path of
 # every request from the recordings alone; the demo shows the slowest ones,
 # the path patterns, and how the paths compare with the ground truth the
-# test application keeps.  Everything it creates is removed at the end.
+# test application keeps.  Everything it creates is removed at the end
+# (KEEP=DIR make demo keeps the recordings and results in DIR).
 set -u
 cd "$(dirname "$0")/.."
 source tests/lib.sh
@@ -16,6 +17,7 @@ CONFIG=tests/e2e/scenarios/demo.conf
 REQUESTS=${REQUESTS:-4000}
 SESSIONS=${SESSIONS:-32}
 SEED=${SEED:-7}
+KEEP=${KEEP:-} # a directory to keep the recordings, truth and analysis in
 
 if [ -t 1 ]; then
 	B=$'\e[1m' D=$'\e[2m' G=$'\e[32m' R=$'\e[31m' N=$'\e[0m'
@@ -33,9 +35,14 @@ has_command() { "$VPATH_ANALYZE" --help 2>&1 | grep -qE "^ +$1( |$)"; }
 why=$(e2e_unavailable)
 [ -z "$why" ] || die "$why"
 t0=$SECONDS
+keep_results() {
+	[ -n "$KEEP" ] || return 0
+	mkdir -p "$KEEP" && cp -r "$E2E_DIR"/. "$KEEP"/ && echo "    results kept in $KEEP"
+}
 
 step "Building the hosts: one network namespace per server, joined by a bridge"
 e2e_setup "$CONFIG" || die "cannot create the network namespaces"
+on_exit keep_results
 printf '    %s%-8s %-18s %-9s %s%s\n' "$D" host address model "threads" "$N"
 while read -r kind name addr model; do
 	[ "$kind" = server ] || continue
@@ -67,13 +74,14 @@ e2e_analyze || die "vpath-analyze failed"
 say "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["requests"]), "paths found")' "$E2E_DIR/found.json")"
 vpr=("$E2E_DIR"/*.vpr)
 
-if has_command show; then
-	step "The 3 slowest requests, hop by hop:  vpath-analyze show --slowest 3"
-	"$VPATH_ANALYZE" show --slowest 3 "${vpr[@]}" | sed 's/^/    /'
+if has_command paths; then
+	step "The 3 slowest requests, hop by hop:  vpath-analyze paths --slowest 3"
+	"$VPATH_ANALYZE" paths --slowest 3 "${vpr[@]}" | sed 's/^/    /'
 fi
 if has_command patterns; then
-	step "Path patterns, most frequent first:  vpath-analyze patterns"
-	"$VPATH_ANALYZE" patterns "${vpr[@]}" | head -20 | sed 's/^/    /'
+	step "The 3 path patterns that took the most time:  vpath-analyze patterns"
+	"$VPATH_ANALYZE" patterns "${vpr[@]}" |
+		awk '/^pattern / && ++n > 3 { exit } { print "    " $0 }'
 fi
 
 step "Ground truth: every reply carried its real path; compare call by call"
@@ -83,6 +91,7 @@ if [ "$rc" -eq 0 ]; then
 	printf '\n%s    every path exact.%s  (%d s; all namespaces, processes and files removed)\n' \
 		"$G" "$N" $((SECONDS - t0))
 else
-	printf '\n%s    some paths were wrong: see above.%s\n' "$R" "$N"
+	printf '\n%s    some paths were wrong: see above%s (KEEP=DIR keeps them for a look)\n' \
+		"$R" "$N"
 fi
 exit "$rc"
