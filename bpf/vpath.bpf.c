@@ -464,7 +464,8 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), tid);
 	op->pid = pid_tgid >> 32;
 	op->bytes = ret;
-	op->seq_end = dir == VPR_DIR_SEND ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+	op->seq_end = dir == VPR_DIR_SEND ? BPF_CORE_READ(tp, write_seq)
+					  : BPF_CORE_READ(tp, copied_seq);
 	op->dir = dir;
 	op->flags = VPR_OP_FALLBACK;
 	op->pad = 0;
@@ -474,12 +475,13 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	return 0;
 }
 
+/* flags_arg is a constant: the index of the recv flags argument, -1 when there is none. */
 #define FALLBACK_ENTER(name, flags_arg)                                                            \
 	SEC("tracepoint/syscalls/sys_enter_" #name)                                                \
 	int fb_enter_##name(struct trace_event_raw_sys_enter *ctx)                                 \
 	{                                                                                          \
-		return fallback_enter(ctx->args[0],                                         \
-				      (flags_arg) < 0 ? 0 : ctx->args[(flags_arg) < 0 ? 0 : (flags_arg)]); \
+		__u64 flags = (flags_arg) < 0 ? 0 : ctx->args[(flags_arg) < 0 ? 0 : (flags_arg)];  \
+		return fallback_enter(ctx->args[0], flags);                                        \
 	}
 #define FALLBACK_EXIT(name, dir)                                                                   \
 	SEC("tracepoint/syscalls/sys_exit_" #name)                                                 \
@@ -488,7 +490,6 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 		return fallback_exit(ctx->ret, dir);                                               \
 	}
 
-/* Argument index of the recv flags (MSG_PEEK), -1 when the call has none. */
 FALLBACK_ENTER(write, -1)
 FALLBACK_EXIT(write, VPR_DIR_SEND)
 FALLBACK_ENTER(writev, -1)

@@ -199,9 +199,11 @@ static int write_conn(const struct inet_diag_msg *m, void *arg)
 		memcpy(rec.saddr, m->id.idiag_src, 16);
 		memcpy(rec.daddr, m->id.idiag_dst, 16);
 	} else {
+		unsigned v4 = m->idiag_family == AF_INET6 ? 3 : 0; /* where the IPv4 word is */
+
 		rec.family = AF_INET;
-		memcpy(rec.saddr, m->idiag_family == AF_INET6 ? &m->id.idiag_src[3] : m->id.idiag_src, 4);
-		memcpy(rec.daddr, m->idiag_family == AF_INET6 ? &m->id.idiag_dst[3] : m->id.idiag_dst, 4);
+		memcpy(rec.saddr, &m->id.idiag_src[v4], 4);
+		memcpy(rec.daddr, &m->id.idiag_dst[v4], 4);
 	}
 	return output__append(c->out, &rec);
 }

@@ -34,7 +34,7 @@ static const char doc[] =
 	"  vpath-record --netns h1 --host h1 -o h1.vpr   # network namespace /run/netns/h1\n"
 	"  vpath-record --cgroup /sys/fs/cgroup/system.slice/nginx.service -o nginx.vpr\n"
 	"  vpath-record --ring 8 --segment-size 64M -o /var/lib/vpath/rec\n"
-	"                                  # flight recorder: rec.000, rec.001, ..., 8 newest kept\n";
+	"                          # flight recorder: rec.000, rec.001, ..., 8 newest kept\n";
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (required)", 0 },
@@ -49,7 +49,8 @@ static const struct argp_option options[] = {
 	  "(repeatable, up to 16)", 1 },
 	{ "host", OPT_HOST, "NAME", 0, "Host name written into the recording (default: uname -n)",
 	  2 },
-	{ "ring", OPT_RING, "N", 0, "Flight recorder: keep the N newest segment files FILE.NNN", 2 },
+	{ "ring", OPT_RING, "N", 0, "Flight recorder: keep the N newest segment files FILE.NNN",
+	  2 },
 	{ "segment-size", OPT_SEGMENT_SIZE, "SIZE", 0,
 	  "Start a new segment at SIZE bytes (with --ring; default 64M)", 2 },
 	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,

@@ -205,7 +205,8 @@ static void choose_programs(struct recorder *r)
 	}
 	if (r->opts->verbose)
 		fprintf(stderr, "vpath-record: socket operations via %s\n",
-			r->fallback ? "syscall tracepoints (fallback)" : "sock_*_length tracepoints");
+			r->fallback ? "syscall tracepoints (fallback)"
+				    : "sock_*_length tracepoints");
 }
 
 static int cgroup_id_of(const char *path, uint64_t *id)
@@ -292,8 +293,10 @@ static int open_output(struct recorder *r)
 static void report_write_error(const char *path, int err)
 {
 	if (err == -ENOSPC)
-		fprintf(stderr, "vpath-record: disk full writing %s: recording stopped; the file is "
-				"valid up to its last complete block\n", path);
+		fprintf(stderr,
+			"vpath-record: disk full writing %s: recording stopped; the file is "
+			"valid up to its last complete block\n",
+			path);
 	else
 		fprintf(stderr, "vpath-record: cannot write %s: %s\n", path, strerror(-err));
 }

@@ -118,7 +118,8 @@ static void print_ends(const char *who, int fd)
 	struct sockaddr_storage l, r;
 	socklen_t ll = sizeof(l), rl = sizeof(r);
 
-	if (getsockname(fd, (struct sockaddr *)&l, &ll) || getpeername(fd, (struct sockaddr *)&r, &rl))
+	if (getsockname(fd, (struct sockaddr *)&l, &ll) ||
+	    getpeername(fd, (struct sockaddr *)&r, &rl))
 		die("getsockname");
 	printf("%s pid=%d tid=%d lport=%u rport=%u\n", who, getpid(), gettid_(), port_of(&l),
 	       port_of(&r));
@@ -210,7 +211,8 @@ int main(int argc, char **argv)
 	int c;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: tcpmsg server|client [-a ADDR] -p PORT [-n ROUNDS] [-w FILE] [-i USEC]\n");
+		fprintf(stderr, "usage: tcpmsg server|client [-a ADDR] -p PORT [-n ROUNDS] "
+				"[-w FILE] [-i USEC]\n");
 		return 2;
 	}
 	while ((c = getopt(argc - 1, argv + 1, "a:p:n:w:i:")) != -1) {
