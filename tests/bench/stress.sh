@@ -63,7 +63,7 @@ for ((p = 1; p <= PAIRS; p++)); do
 	elif ! e2e_compare --label "pair $p" >"$E2E_DIR/compare.$p.txt"; then
 		verdict=WRONG # a measurement: the table says how wrong
 	fi
-	ratio=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')
+	ratio=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 	ratios+=("$ratio")
 	printf '%-6s %14s %14s %8s %10s %10s\n' "$p" "$off" "$on" "$ratio" "$lost" "$verdict"
 done
