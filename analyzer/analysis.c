@@ -14,7 +14,13 @@
 #define DEFAULT_WINDOW_NS (1000ull * 1000 * 1000)
 /* Before messages have aligned two hosts, their wall clocks may be this far apart. */
 #define UNALIGNED_SLACK_NS (10ull * 1000 * 1000 * 1000)
-#define BATCH 4096
+/*
+ * Hosts are merged in quanta of the common timeline: the order across hosts
+ * only matters at the scale of the join window (attribution is per host, in
+ * exact local order), and coarse merging keeps the merge out of the profile.
+ */
+#define MERGE_QUANTUM_NS (2ull * 1000 * 1000)
+#define ADVANCE_EVERY 1024
 
 enum peer_where {
 	PEER_EXTERNAL,
@@ -77,8 +83,13 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	}
 	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, wall)))
 		goto cleanup;
+	/*
+	 * A finished request waits one reorder window (drop records reporting
+	 * loss inside it may still come), not the join window: that would
+	 * hold a second of traffic in memory.
+	 */
 	vp_paths__init(&a->paths, vp_input__host(a->in, 0), a->nhosts, a->clocks.offset,
-		       a->window_ns, opts->on_request, opts->ctx);
+		       vp_input__reorder_ns(a->in), opts->on_request, opts->ctx);
 	for (size_t i = 0; i < a->nhosts; i++) {
 		a->hs[i].host = vp_input__host(a->in, i);
 		vp_attr__init(&a->hs[i].attr, (int)i, &a->paths);
@@ -267,22 +278,18 @@ static void advance(struct vp_analysis *a, bool all)
 	struct vp_xchg *x;
 
 	vp_clocks__solve(&a->clocks);
-	while ((x = vp_matcher__pop_due(&a->matcher, a->horizon, all))) {
-		if (x->in_match && !all) {
+	while ((x = vp_matcher__due(&a->matcher, a->horizon, all))) {
+		if (!all) {
 			int64_t at = give_up_at(a, x);
 
 			if (at > a->horizon) { /* the clocks moved: not yet */
 				vp_matcher__schedule(&a->matcher, x, at);
-				vp_paths__unref(&a->paths, x);
 				continue;
 			}
 		}
-		if (x->in_match) {
-			vp_matcher__remove(&a->matcher, x);
-			a->matcher.given_up++;
-			vp_paths__peer_gone(&a->paths, x);
-		}
-		vp_paths__unref(&a->paths, x);
+		vp_matcher__remove(&a->matcher, x);
+		a->matcher.given_up++;
+		vp_paths__peer_gone(&a->paths, x);
 	}
 	vp_paths__emit(&a->paths, a->horizon, all);
 }
@@ -308,10 +315,11 @@ static void end_host(struct vp_analysis *a, int h)
 
 int vp_analysis__run(struct vp_analysis *a)
 {
+	uint64_t since_advance = 0;
+
 	for (;;) {
-		int64_t best_at = 0, second_at = INT64_MAX;
+		int64_t best_at = 0, second_at = INT64_MAX, until;
 		int best = -1;
-		size_t n = 0;
 
 		for (size_t h = 0; h < a->nhosts; h++) {
 			uint64_t ts = vp_input__peek_ts(a->in, h);
@@ -336,17 +344,24 @@ int vp_analysis__run(struct vp_analysis *a)
 			break;
 		if (best_at > a->horizon)
 			a->horizon = best_at;
-		/* Stay on one host while it is behind the others: fewer merge decisions. */
-		do {
+		/* Stay on one host until it is a quantum ahead of the next one. */
+		until = second_at == INT64_MAX || second_at < best_at ? best_at : second_at;
+		if (until < INT64_MAX - (int64_t)MERGE_QUANTUM_NS)
+			until += (int64_t)MERGE_QUANTUM_NS;
+		for (;;) {
 			const struct vpr_hdr *rec = vp_input__next(a->in, (size_t)best);
 			uint64_t ts;
 
 			process(a, best, rec);
+			since_advance++;
 			ts = vp_input__peek_ts(a->in, (size_t)best);
-			if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, best, ts) > second_at)
+			if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, best, ts) > until)
 				break;
-		} while (++n < BATCH);
-		advance(a, false);
+		}
+		if (since_advance >= ADVANCE_EVERY) {
+			advance(a, false);
+			since_advance = 0;
+		}
 	}
 	for (size_t h = 0; h < a->nhosts; h++)
 		vp_attr__flush(&a->hs[h].attr);
@@ -425,11 +440,6 @@ void vp_analysis__free(struct vp_analysis *a)
 	for (size_t h = 0; a->hs && h < a->nhosts; h++) {
 		vp_attr__free(&a->hs[h].attr);
 		vp_socktab__free(&a->hs[h].socks);
-	}
-	while (a->matcher.nheap) {
-		struct vp_xchg *x = vp_matcher__pop_due(&a->matcher, 0, true);
-
-		vp_paths__unref(&a->paths, x);
 	}
 	vp_matcher__free(&a->matcher);
 	vp_paths__free(&a->paths);

@@ -7,7 +7,7 @@
 #include "input.h"
 #include "recfile.h"
 
-#define DEFAULT_REORDER_NS (200ull * 1000 * 1000)
+#define DEFAULT_REORDER_NS (50ull * 1000 * 1000)
 #define ADDR_PRESCAN_RECORDS 4096
 
 /* Big enough for any known record; unknown types never enter the window. */
@@ -240,6 +240,11 @@ cleanup:
 	return ret;
 }
 
+uint64_t vp_input__reorder_ns(const struct vp_input *in)
+{
+	return in->reorder_ns;
+}
+
 size_t vp_input__nhosts(const struct vp_input *in)
 {
 	return in->nhosts;
@@ -321,7 +326,7 @@ static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 		return -ENOMEM;
 	i = s->len;
 	while (i > 0 && slot(s, i - 1)->h.ts_ns > rec->ts_ns) {
-		*slot(s, i) = *slot(s, i - 1);
+		memcpy(slot(s, i), slot(s, i - 1), slot(s, i - 1)->h.size);
 		i--;
 	}
 	memcpy(slot(s, i), rec, n);
@@ -395,7 +400,7 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 	fill(in, s);
 	if (!s->len)
 		return NULL;
-	s->cur = *slot(s, 0);
+	memcpy(&s->cur, slot(s, 0), slot(s, 0)->h.size < sizeof(s->cur) ? slot(s, 0)->h.size : sizeof(s->cur));
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
 	if (s->cur.h.ts_ns < s->last_out_ts)

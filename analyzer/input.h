@@ -47,7 +47,7 @@ struct vp_host {
 };
 
 struct vp_input_opts {
-	uint64_t reorder_ns; /* 0: default 200 ms */
+	uint64_t reorder_ns; /* 0: default 50 ms */
 };
 
 struct vp_input;
@@ -59,6 +59,7 @@ struct vp_input;
 int vp_input__open(struct vp_input **out, char *const *paths, int npaths,
 		   const struct vp_input_opts *opts, char *err, size_t errlen);
 size_t vp_input__nhosts(const struct vp_input *in);
+uint64_t vp_input__reorder_ns(const struct vp_input *in);
 struct vp_host *vp_input__host(struct vp_input *in, size_t i);
 /* Timestamp of the host's next record, UINT64_MAX at its end. */
 uint64_t vp_input__peek_ts(struct vp_input *in, size_t host);

@@ -18,6 +18,8 @@ static bool compatible(const struct vp_xchg *x, const struct vp_xchg *y)
 	return true;
 }
 
+static void heap_remove(struct vp_matcher *m, struct vp_xchg *x);
+
 static void unlink_from(struct vp_matcher *m, struct vp_xchg *x)
 {
 	uint64_t key = x->req.seq_start;
@@ -35,6 +37,8 @@ static void unlink_from(struct vp_matcher *m, struct vp_xchg *x)
 		u64map__del(&m->by_seq, key);
 	x->match_next = NULL;
 	x->in_match = false;
+	if (x->heap_idx)
+		heap_remove(m, x);
 }
 
 struct vp_xchg *vp_matcher__add(struct vp_matcher *m, struct vp_xchg *x)
@@ -64,13 +68,57 @@ void vp_matcher__remove(struct vp_matcher *m, struct vp_xchg *x)
 
 static bool before(const struct vp_xchg *a, const struct vp_xchg *b)
 {
-	return (int64_t)a->deadline < (int64_t)b->deadline;
+	return a->deadline < b->deadline;
+}
+
+static void heap_set(struct vp_matcher *m, size_t i, struct vp_xchg *x)
+{
+	m->heap[i] = x;
+	x->heap_idx = i + 1;
+}
+
+static void sift_up(struct vp_matcher *m, size_t i, struct vp_xchg *x)
+{
+	for (; i > 0 && before(x, m->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		heap_set(m, i, m->heap[(i - 1) / 2]);
+	heap_set(m, i, x);
+}
+
+static void sift_down(struct vp_matcher *m, size_t i, struct vp_xchg *x)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= m->nheap)
+			break;
+		if (c + 1 < m->nheap && before(m->heap[c + 1], m->heap[c]))
+			c++;
+		if (!before(m->heap[c], x))
+			break;
+		heap_set(m, i, m->heap[c]);
+		i = c;
+	}
+	heap_set(m, i, x);
+}
+
+static void heap_remove(struct vp_matcher *m, struct vp_xchg *x)
+{
+	size_t i = x->heap_idx - 1;
+	struct vp_xchg *last = m->heap[--m->nheap];
+
+	x->heap_idx = 0;
+	if (last == x)
+		return;
+	if (i > 0 && before(last, m->heap[(i - 1) / 2]))
+		sift_up(m, i, last);
+	else
+		sift_down(m, i, last);
 }
 
 void vp_matcher__schedule(struct vp_matcher *m, struct vp_xchg *x, int64_t deadline)
 {
-	size_t i;
-
+	if (x->heap_idx)
+		heap_remove(m, x);
 	if (m->nheap == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
 		struct vp_xchg **h = realloc(m->heap, cap * sizeof(*h));
@@ -80,37 +128,15 @@ void vp_matcher__schedule(struct vp_matcher *m, struct vp_xchg *x, int64_t deadl
 		m->heap = h;
 		m->cap = cap;
 	}
-	x->deadline = (uint64_t)deadline;
-	x->refs++;
-	for (i = m->nheap++; i > 0 && before(x, m->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		m->heap[i] = m->heap[(i - 1) / 2];
-	m->heap[i] = x;
+	x->deadline = deadline;
+	sift_up(m, m->nheap++, x);
 }
 
-struct vp_xchg *vp_matcher__pop_due(struct vp_matcher *m, int64_t horizon, bool all)
+struct vp_xchg *vp_matcher__due(struct vp_matcher *m, int64_t horizon, bool all)
 {
-	struct vp_xchg *top, *last;
-	size_t i = 0;
-
-	if (!m->nheap || (!all && (int64_t)m->heap[0]->deadline > horizon))
+	if (!m->nheap || (!all && m->heap[0]->deadline > horizon))
 		return NULL;
-	top = m->heap[0];
-	last = m->heap[--m->nheap];
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= m->nheap)
-			break;
-		if (c + 1 < m->nheap && before(m->heap[c + 1], m->heap[c]))
-			c++;
-		if (!before(m->heap[c], last))
-			break;
-		m->heap[i] = m->heap[c];
-		i = c;
-	}
-	if (m->nheap)
-		m->heap[i] = last;
-	return top;
+	return m->heap[0];
 }
 
 void vp_matcher__free(struct vp_matcher *m)

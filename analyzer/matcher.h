@@ -20,7 +20,7 @@
 
 struct vp_matcher {
 	struct u64map by_seq; /* request start seq -> chain of waiting exchanges */
-	struct vp_xchg **heap; /* by deadline; each entry holds a reference */
+	struct vp_xchg **heap; /* by deadline; only exchanges waiting in by_seq */
 	size_t nheap, cap;
 	uint64_t matched, given_up;
 };
@@ -29,10 +29,10 @@ struct vp_matcher {
 struct vp_xchg *vp_matcher__add(struct vp_matcher *m, struct vp_xchg *x);
 /* Stop waiting for x's peer (it was given up or the input ended). */
 void vp_matcher__remove(struct vp_matcher *m, struct vp_xchg *x);
-/* Give up x at deadline (common timeline) unless matched before.  Takes a reference. */
+/* Give up x (waiting) at deadline on the common timeline unless it is matched before. */
 void vp_matcher__schedule(struct vp_matcher *m, struct vp_xchg *x, int64_t deadline);
-/* The earliest scheduled exchange, if its deadline <= horizon (or always, with all). */
-struct vp_xchg *vp_matcher__pop_due(struct vp_matcher *m, int64_t horizon, bool all);
+/* The waiting exchange with the earliest deadline if that is <= horizon (any, with all). */
+struct vp_xchg *vp_matcher__due(struct vp_matcher *m, int64_t horizon, bool all);
 void vp_matcher__free(struct vp_matcher *m);
 
 #endif

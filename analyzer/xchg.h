@@ -59,7 +59,8 @@ struct vp_xchg {
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */
 	int32_t wait;
 	int32_t refs; /* threads whose current input cause is this exchange */
-	uint64_t deadline; /* matcher: give up after this (aligned time) */
+	int64_t deadline; /* matcher: give up after this (common timeline) */
+	size_t heap_idx;  /* matcher: position in the deadline heap, 0 = not in it, else index + 1 */
 	struct vp_xchg *match_next;
 	struct vp_xchg *list_prev, *list_next; /* process list: open servers or pending clients */
 };

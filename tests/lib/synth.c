@@ -11,10 +11,24 @@
 #include "recfile.h"
 #include "synth.h"
 
+union synth_rec {
+	struct vpr_hdr h;
+	struct vpr_sock_op op;
+	struct vpr_conn conn;
+	struct vpr_task task;
+	struct vpr_drops drops;
+	struct vpr_clock clock;
+	struct vpr_addr addr;
+};
+
 struct synth_host {
 	struct vpr_writer *w;
 	int64_t clock;
 	int err; /* first append error, reported by close */
+	bool buffered;
+	union synth_rec *buf;
+	size_t nbuf, cap;
+	uint64_t nwritten;
 };
 
 static struct synth_host *host_new(const char *path, const char *hostname, const char *boot_id,
@@ -64,7 +78,37 @@ void synth_host__set_clock(struct synth_host *h, int64_t delta_ns)
 
 uint64_t synth_host__records(const struct synth_host *h)
 {
-	return vpr_writer__records(h->w);
+	return vpr_writer__records(h->w) + h->nbuf;
+}
+
+void synth_host__set_buffered(struct synth_host *h, bool on)
+{
+	if (!on)
+		synth_host__drain(h, UINT64_MAX);
+	h->buffered = on;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct vpr_hdr *x = a, *y = b;
+
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+void synth_host__drain(struct synth_host *h, uint64_t before)
+{
+	size_t n = 0;
+
+	qsort(h->buf, h->nbuf, sizeof(*h->buf), by_ts);
+	while (n < h->nbuf && (before == UINT64_MAX || h->buf[n].h.ts_ns < before + (uint64_t)h->clock)) {
+		int err = vpr_writer__append(h->w, &h->buf[n]);
+
+		if (err && !h->err)
+			h->err = err;
+		n++;
+	}
+	memmove(h->buf, h->buf + n, (h->nbuf - n) * sizeof(*h->buf));
+	h->nbuf -= n;
 }
 
 int synth_host__close(struct synth_host *h)
@@ -73,6 +117,8 @@ int synth_host__close(struct synth_host *h)
 
 	if (!h)
 		return 0;
+	synth_host__drain(h, UINT64_MAX);
+	free(h->buf);
 	err = vpr_writer__close(h->w);
 	if (!err)
 		err = h->err;
@@ -89,6 +135,17 @@ static void put(struct synth_host *h, struct vpr_hdr *rec, uint16_t type, uint16
 	rec->size = size;
 	rec->tid = tid;
 	rec->ts_ns = ts + (uint64_t)h->clock;
+	if (h->buffered) {
+		if (h->nbuf == h->cap) {
+			h->cap = h->cap ? h->cap * 2 : 4096;
+			h->buf = realloc(h->buf, h->cap * sizeof(*h->buf));
+			if (!h->buf)
+				abort();
+		}
+		memset(&h->buf[h->nbuf], 0, sizeof(h->buf[0]));
+		memcpy(&h->buf[h->nbuf++], rec, size);
+		return;
+	}
 	err = vpr_writer__append(h->w, rec);
 	if (err && !h->err)
 		h->err = err;

@@ -36,6 +36,14 @@ struct synth_host *synth_host__new_segment(const char *path, const char *hostnam
 					   const char *boot_id, uint32_t netns, uint32_t segment);
 /* Shift every timestamp written from now on by delta_ns (this host's clock). */
 void synth_host__set_clock(struct synth_host *h, int64_t delta_ns);
+/*
+ * Buffered mode: records are kept in memory until synth_host__drain(), which
+ * writes them sorted by time, the way a recorder writes them.  Lets a
+ * generator write requests one after another although they overlap in time.
+ */
+void synth_host__set_buffered(struct synth_host *h, bool on);
+/* Write the buffered records with ts < before (all with UINT64_MAX), sorted. */
+void synth_host__drain(struct synth_host *h, uint64_t before);
 /* Records written so far. */
 uint64_t synth_host__records(const struct synth_host *h);
 /* Flush and close; returns 0 or -errno.  NULL-safe. */

@@ -147,14 +147,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		synth_host__set_clock(g.h[i], g.skew * i);
+		synth_host__set_buffered(g.h[i], true);
 		synth_addr(g.h[i], addrs[i]);
 		synth_task(g.h[i], 0, pids[i], pids[i], VPR_TASK_SNAPSHOT, names[i]);
 	}
 	open_links(&g);
 	/* Rounds 200us apart; client i starts 200/C us after client i-1. */
-	for (uint64_t r = 0; events(&g) < g.events_target; r++)
+	for (uint64_t r = 0; events(&g) < g.events_target; r++) {
 		for (uint32_t i = 0; i < g.conc; i++)
 			request(&g, i, r, 10 * US + r * 200 * US + i * 200 * US / g.conc);
+		/* Everything before this round's start is final: write it in time order. */
+		for (int h = 0; h < NHOSTS; h++)
+			synth_host__drain(g.h[h], 10 * US + r * 200 * US);
+	}
 	for (uint32_t i = 0; i < g.conc; i++) {
 		synth_link__free(g.front[i]);
 		synth_link__free(g.mid[i]);
