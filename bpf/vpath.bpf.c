@@ -149,12 +149,17 @@ static __always_inline bool task_netns_wanted(struct task_struct *task)
 	return inum == 0 || inum == filter_netns;
 }
 
-/* TCP over IPv4/IPv6, read through BTF pointers (tp_btf programs). */
-static __always_inline bool sk_is_tcp(const struct sock *sk)
+static __always_inline bool sk_is_inet(const struct sock *sk)
 {
 	__u16 family = sk->__sk_common.skc_family;
 
-	if (family != AF_INET && family != AF_INET6)
+	return family == AF_INET || family == AF_INET6;
+}
+
+/* TCP over IPv4/IPv6, read through BTF pointers (tp_btf programs). */
+static __always_inline bool sk_is_tcp(const struct sock *sk)
+{
+	if (!sk_is_inet(sk))
 		return false;
 	return BPF_CORE_READ_BITFIELD(sk, sk_protocol) == IPPROTO_TCP &&
 	       BPF_CORE_READ_BITFIELD(sk, sk_type) == SOCK_STREAM;
@@ -193,15 +198,14 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	struct tcp_sock *tp;
 	__u64 pid_tgid;
 
-	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)))
+	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)) || !sk)
 		return 0;
-	if (!sk || !sk_is_tcp(sk))
+	/* NULL unless a full TCP stream socket (it checks protocol and type). */
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp || !sk_is_inet(sk))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (!current_wanted(pid_tgid) || !sk_wanted(sk))
-		return 0;
-	tp = bpf_skc_to_tcp_sock(sk);
-	if (!tp)
 		return 0;
 	op = reserve(sizeof(*op));
 	if (!op)
@@ -274,11 +278,14 @@ static __always_inline void conn_fill(struct vpr_conn *c, const struct sock *sk,
 	conn_addresses(c, sk);
 }
 
-/* Transitions only a process makes (connect, listen, close, shutdown). */
+/*
+ * Transitions only a process makes (connect, listen, close, shutdown).  Not
+ * LISTEN -> SYN_RECV: that is a new child socket, born in softirq.
+ */
 static __always_inline bool made_by_process(int oldstate, int newstate)
 {
 	return newstate == TCP_SYN_SENT || newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK ||
-	       newstate == TCP_LISTEN || oldstate == TCP_LISTEN;
+	       newstate == TCP_LISTEN || (oldstate == TCP_LISTEN && newstate == TCP_CLOSE);
 }
 
 SEC("tp_btf/inet_sock_set_state")

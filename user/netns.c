@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -15,28 +16,31 @@
 #include "netns.h"
 #include "parse.h"
 
-/* A /proc/PID/ns/net whose inode is inode, into path. */
-static int find_process_in(uint32_t inode, char *path, size_t len)
+/*
+ * A file naming the namespace with this inode, into path: a name in
+ * dir_path (/run/netns), or with pids set, a /proc/PID/ns/net.
+ */
+static int find_in(const char *dir_path, bool pids, uint32_t inode, char *path, size_t len)
 {
 	struct dirent *de;
-	DIR *proc = opendir("/proc");
+	DIR *dir = opendir(dir_path);
 	int err = -ENOENT;
 
-	if (!proc)
+	if (!dir)
 		return -errno;
-	while ((de = readdir(proc))) {
+	while ((de = readdir(dir))) {
 		struct stat st;
 		uint64_t pid;
 
-		if (parse_u64(de->d_name, INT32_MAX, &pid))
+		if (de->d_name[0] == '.' || (pids && parse_u64(de->d_name, INT32_MAX, &pid)))
 			continue;
-		snprintf(path, len, "/proc/%s/ns/net", de->d_name);
+		snprintf(path, len, pids ? "%s/%s/ns/net" : "%s/%s", dir_path, de->d_name);
 		if (stat(path, &st) == 0 && st.st_ino == inode) {
 			err = 0;
 			break;
 		}
 	}
-	closedir(proc);
+	closedir(dir);
 	return err;
 }
 
@@ -48,10 +52,12 @@ int netns_enter(const char *spec, uint32_t *inode)
 	int fd, err;
 
 	if (parse_u64(spec, UINT32_MAX, &ino) == 0) {
-		err = find_process_in((uint32_t)ino, path, sizeof(path));
+		err = find_in("/run/netns", false, (uint32_t)ino, path, sizeof(path));
+		if (err)
+			err = find_in("/proc", true, (uint32_t)ino, path, sizeof(path));
 		if (err) {
-			fprintf(stderr, "vpath-record: --netns %s: no process lives in that "
-					"namespace (give a path or a name instead)\n", spec);
+			fprintf(stderr, "vpath-record: --netns %s: neither a name in /run/netns nor a "
+					"process is in that namespace (give a path instead)\n", spec);
 			return err;
 		}
 	} else if (strchr(spec, '/')) {

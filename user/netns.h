@@ -7,7 +7,7 @@
 
 /*
  * spec is a path (/run/netns/h1, /proc/PID/ns/net), a name in /run/netns,
- * or an inode number (then a process living in it is looked up in /proc).
+ * or an inode number (then looked up in /run/netns and /proc/PID/ns/net).
  * On success *inode is the namespace's inode and the recorder has entered
  * it (setns), so that enumeration and getifaddrs see that namespace.
  * Returns 0 or -errno after printing a one-line error.

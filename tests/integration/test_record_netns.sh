@@ -59,3 +59,6 @@ $CHECK_TCPMSG "$d/s.txt" "$d/client.log" "$d/server.log" "$rounds" --only server
 	--name "record netns server file"
 cat "$d/c.txt" "$d/s.txt" >"$d/both.txt"
 $CHECK_TCPMSG "$d/both.txt" "$d/client.log" "$d/server.log" "$rounds" --name "record netns both"
+timeout 20 "$VPATH_RECORD" -d 1 --netns "$s_ino" -o "$d/ino.vpr" 2>"$d/ino.log"
+check "record netns: --netns INODE finds the namespace" \
+	sh -c "'$VPATH_ANALYZE' dump '$d/ino.vpr' 2>/dev/null | grep -q '^header .* netns=$s_ino '"
