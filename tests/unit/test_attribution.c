@@ -113,10 +113,279 @@ static void test_thread_per_connection(void **state)
 	assert_string_equal(model_of(w, "lg", 900), "client");
 }
 
+
+/* A dispatcher thread reads every request; workers call the database and reply. */
+static void test_dispatcher_worker(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l1, *l2, *d1, *d2;
+
+	l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
+	d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	synth_req(l1, 100, 901, US(100), 310); /* dispatcher 310 reads both */
+	synth_req(l2, 100, 902, US(101), 310);
+	/* Worker 312 got the second request first. */
+	synth_req(d2, 50, 312, US(110), 402);
+	synth_req(d1, 50, 311, US(111), 401);
+	synth_rep(d1, 70, 401, US(130), 311);
+	synth_rep(d2, 70, 402, US(131), 312);
+	synth_rep(l1, 500, 311, US(140), 901);
+	synth_rep(l2, 500, 312, US(141), 902);
+
+	assert_string_equal(analyze(w), "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
+	assert_string_equal(model_of(w, "web", 300), "dispatcher-worker");
+	synth_link__free(l1);
+	synth_link__free(l2);
+	synth_link__free(d1);
+	synth_link__free(d2);
+}
+
+/*
+ * A worker pool shares two persistent database connections, opened before
+ * the recording: each request takes whichever is free, so a connection
+ * carries calls of different requests and threads in turn.
+ */
+static void test_pool_reused_backend_connections(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l[3], *p[2];
+
+	for (int i = 0; i < 3; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.0.9:4000%d", i);
+		l[i] = synth_link__open(w->lg, 1 + (uint64_t)i, 900, w->web, 11 + (uint64_t)i, 300, a,
+					"10.0.0.1:80", 0);
+	}
+	p[0] = synth_link__open_as(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001",
+				   "10.0.0.2:5432", 0, VPR_CONN_PREEXISTING, true);
+	p[1] = synth_link__open_as(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002",
+				   "10.0.0.2:5432", 0, VPR_CONN_PREEXISTING, true);
+	/* Request A (worker 311): p0 then p1.  Request B (worker 312) overlaps: p1 then p0. */
+	synth_req(l[0], 100, 901, US(100), 310);
+	synth_req(l[1], 100, 902, US(102), 310);
+	synth_req(p[0], 40, 311, US(110), 401);
+	synth_req(p[1], 40, 312, US(111), 402);
+	synth_rep(p[0], 60, 401, US(120), 311);
+	synth_rep(p[1], 60, 402, US(121), 312);
+	synth_req(p[1], 41, 311, US(130), 402);
+	synth_req(p[0], 42, 312, US(131), 401);
+	synth_rep(p[1], 61, 402, US(140), 311);
+	synth_rep(p[0], 62, 401, US(141), 312);
+	synth_rep(l[0], 500, 311, US(150), 901);
+	synth_rep(l[1], 500, 312, US(151), 902);
+	/* Request C, later, by worker 311 again, on p0. */
+	synth_req(l[2], 100, 903, US(200), 310);
+	synth_req(p[0], 43, 311, US(210), 401);
+	synth_rep(p[0], 63, 401, US(220), 311);
+	synth_rep(l[2], 500, 311, US(230), 903);
+
+	assert_string_equal(analyze(w),
+			    "lg/901>web/311(web/311>db/401,web/311>db/402) | "
+			    "lg/902>web/312(web/312>db/402,web/312>db/401) | "
+			    "lg/903>web/311(web/311>db/401)");
+	/* The k-th exchange on the pooled connection p0: A's, B's, C's. */
+	assert_int_equal(w->c.reqs[0]->root->calls[0]->conn_index, 0);
+	assert_int_equal(w->c.reqs[1]->root->calls[1]->conn_index, 1);
+	assert_int_equal(w->c.reqs[2]->root->calls[0]->conn_index, 2);
+	assert_int_equal(w->c.reqs[1]->root->calls[1]->request_bytes, 42);
+	for (int i = 0; i < 3; i++)
+		synth_link__free(l[i]);
+	synth_link__free(p[0]);
+	synth_link__free(p[1]);
+}
+
+/* lg -> web -> app -> db, each tier thread per connection. */
+static void test_nested_three_tiers(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l, *m, *d;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	m = synth_link__open(w->web, 21, 300, w->app, 41, 500, "10.0.0.1:50001", "10.0.0.3:8080", 0);
+	d = synth_link__open(w->app, 51, 500, w->db, 31, 400, "10.0.0.3:51001", "10.0.0.2:5432", 0);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_req(m, 80, 301, US(110), 501);
+	synth_req(d, 60, 501, US(120), 401);
+	synth_rep(d, 70, 401, US(130), 501);
+	synth_rep(m, 90, 501, US(140), 301);
+	synth_rep(l, 100, 301, US(150), 901);
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>app/501(app/501>db/401))");
+	/* Each call lies inside its parent on the common timeline. */
+	{
+		const struct vp_call *r = w->c.reqs[0]->root, *c1 = r->calls[0], *c2 = c1->calls[0];
+
+		assert_true(r->start_ns <= c1->start_ns && c1->end_ns <= r->end_ns);
+		assert_true(c1->start_ns <= c2->start_ns && c2->end_ns <= c1->end_ns);
+		assert_int_equal(c2->end_ns - c2->start_ns, US(15));
+	}
+	synth_link__free(l);
+	synth_link__free(m);
+	synth_link__free(d);
+}
+
+/* One request calls three back ends one after another, one of them twice. */
+static void test_sequential_calls(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l, *d, *a;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	a = synth_link__open(w->web, 22, 300, w->app, 41, 500, "10.0.0.1:50002", "10.0.0.3:8080", 0);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_req(d, 10, 301, US(110), 401);
+	synth_rep(d, 10, 401, US(120), 301);
+	synth_req(a, 10, 301, US(130), 501);
+	synth_rep(a, 10, 501, US(140), 301);
+	synth_req(d, 10, 301, US(150), 401);
+	synth_rep(d, 10, 401, US(160), 301);
+	synth_rep(l, 100, 301, US(170), 901);
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401,web/301>app/501,web/301>db/401)");
+	synth_link__free(l);
+	synth_link__free(d);
+	synth_link__free(a);
+}
+
+/* TPC-W pipelining: the reply goes out in three parts with calls in between. */
+static void test_reply_in_parts(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l, *d;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_rep(l, 1000, 301, US(110), 901); /* headers */
+	synth_req(d, 10, 301, US(120), 401);
+	synth_rep(d, 10, 401, US(130), 301);
+	synth_rep(l, 2000, 301, US(140), 901); /* body, part 1 */
+	synth_req(d, 10, 301, US(150), 401);
+	synth_rep(d, 10, 401, US(160), 301);
+	synth_rep(l, 3000, 301, US(170), 901); /* body, part 2 */
+	/* The next request on the keep-alive connection is a request of its own. */
+	synth_req(l, 100, 901, US(300), 301);
+	synth_rep(l, 10, 301, US(310), 901);
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401,web/301>db/401) | lg/901>web/301");
+	assert_int_equal(w->c.reqs[0]->root->reply_bytes, 6000);
+	assert_int_equal(w->c.reqs[0]->root->end_ns - w->c.reqs[0]->root->start_ns, US(75));
+	assert_int_equal(w->c.reqs[1]->root->conn_index, 1);
+	synth_link__free(l);
+	synth_link__free(d);
+}
+
+/* MySQL-style: the database greets first; the greeting is connection setup. */
+static void test_server_greeting(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l, *d;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:3306", 0);
+	synth_rep(d, 78, 401, US(50), 301); /* greeting */
+	synth_req(d, 30, 301, US(60), 401); /* login */
+	synth_rep(d, 11, 401, US(70), 301);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_req(d, 40, 301, US(110), 401);
+	synth_rep(d, 90, 401, US(120), 301);
+	synth_rep(l, 100, 301, US(130), 901);
+
+	/* The login before any request is a root of its own, the query belongs to the request. */
+	assert_string_equal(analyze(w), "web/301>db/401 | lg/901>web/301(web/301>db/401)");
+	assert_int_equal(w->c.reqs[0]->root->conn_index, 0);
+	assert_int_equal(w->c.reqs[0]->root->request_bytes, 30);
+	assert_int_equal(w->c.reqs[1]->root->calls[0]->conn_index, 1);
+	assert_int_equal(w->c.reqs[1]->root->calls[0]->reply_bytes, 90);
+	synth_link__free(l);
+	synth_link__free(d);
+}
+
+/*
+ * One event-loop thread serves two requests at once with non-blocking calls
+ * to the database.  After the first call's reply it makes a second call for
+ * request 1, then answers request 2 first: only the event-driven rule (the
+ * call follows the input that carried request 1) gets the second call right.
+ */
+static void test_event_loop_interleaving(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l1, *l2, *d1, *d2;
+
+	l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
+	d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	synth_req(l1, 100, 901, US(100), 300);
+	synth_req(d1, 10, 300, US(110), 401);
+	synth_req(l2, 100, 902, US(111), 300);
+	synth_req(d2, 10, 300, US(120), 402);
+	synth_rep(d1, 30, 401, US(125), 300);
+	synth_req(d1, 11, 300, US(135), 401); /* request 1's second call */
+	synth_rep(d2, 20, 402, US(136), 300);
+	synth_rep(l2, 200, 300, US(145), 902);
+	synth_rep(d1, 30, 401, US(150), 300);
+	synth_rep(l1, 100, 300, US(170), 901);
+
+	assert_string_equal(analyze(w),
+			    "lg/901>web/300(web/300>db/401,web/300>db/401) | lg/902>web/300(web/300>db/402)");
+	assert_int_equal(w->c.reqs[0]->root->calls[1]->request_bytes, 11);
+	assert_string_equal(model_of(w, "web", 300), "event-driven");
+	synth_link__free(l1);
+	synth_link__free(l2);
+	synth_link__free(d1);
+	synth_link__free(d2);
+}
+
+/*
+ * Calls a server thread makes on its own are roots, not children of a
+ * request that happens to be open: a health checker that never replies, and
+ * a worker's call made before the request it then answers had arrived.
+ */
+static void test_background_call_is_root(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l0, *l, *d, *hc;
+
+	l0 = synth_link__open(w->lg, 3, 900, w->web, 13, 300, "10.0.0.9:40003", "10.0.0.1:80", 0);
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	hc = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	synth_req(l0, 100, 903, US(80), 310);  /* a slow request, open throughout */
+	synth_req(d, 7, 311, US(90), 401);     /* worker 311 warms its cache */
+	synth_rep(d, 7, 401, US(95), 311);
+	synth_req(l, 100, 901, US(100), 310);
+	synth_req(hc, 5, 399, US(105), 402); /* health checker 399 */
+	synth_rep(hc, 5, 402, US(106), 399);
+	synth_req(d, 10, 311, US(110), 401);
+	synth_rep(d, 10, 401, US(120), 311);
+	synth_rep(l, 100, 311, US(130), 901);
+	synth_rep(l0, 100, 312, US(400), 903);
+
+	assert_string_equal(analyze(w), "lg/903>web/312 | web/311>db/401 | lg/901>web/311(web/311>db/401) | "
+					"web/399>db/402");
+	synth_link__free(l0);
+	synth_link__free(l);
+	synth_link__free(d);
+	synth_link__free(hc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_thread_per_connection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dispatcher_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_reused_backend_connections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nested_three_tiers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sequential_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reply_in_parts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_greeting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_interleaving, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
