@@ -56,6 +56,7 @@ static void record_error(struct client *cl, int session, const char *what, int e
 		return;
 	cJSON_AddNumberToObject(line, "session", session);
 	cJSON_AddStringToObject(line, "error", what);
+	cJSON_AddStringToObject(line, "reason", strerror(-err));
 	write_line(cl, line);
 	cJSON_Delete(line);
 }

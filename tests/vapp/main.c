@@ -66,6 +66,14 @@ struct cmdline {
 	struct vapp_client_opts client;
 };
 
+static const char *option_name(int opt)
+{
+	for (const struct option *o = long_options; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
 static int parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;
@@ -117,8 +125,7 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cmd)
 		default: return -EINVAL;
 		}
 		if (err) {
-			fprintf(stderr, "vapp: bad value '%s' for --%s\n", optarg,
-				long_options[0].name ? argv[optind - 1] + 2 : "?");
+			fprintf(stderr, "vapp: bad value '%s' for --%s\n", optarg, option_name(opt));
 			return err;
 		}
 	}
