@@ -26,6 +26,11 @@ import statistics
 import sys
 
 
+# vApp's threading models and the names the analyzer gives them (docs/json.md).
+ANALYZER_MODEL = {"thread": "thread-per-request", "workers": "dispatcher-worker",
+                  "epoll": "event-driven"}
+
+
 def key_of(addr, server, index):
     # The server is part of a call's identity: one local port can serve two
     # connections to different servers at once (Linux picks ephemeral ports
@@ -239,12 +244,20 @@ def compare(args):
         for node, _, _ in walk(req["root"]):
             s = node["server"]
             servers_seen[(s.get("host"), s.get("pid"))] = topo.name(s["addr"])
+    pairs = []
     if detected:
         pairs = sorted({(name, topo.model.get(name, "?"), detected.get(hp) or "-")
                         for hp, name in servers_seen.items()})
         lines.append("")
         lines.append("  threading model per server (configured -> found by the analyzer):")
-        lines.append("  " + ", ".join("%s %s->%s" % p for p in pairs))
+        line = " "
+        for i, p in enumerate(pairs):
+            item = " %s %s->%s%s" % (p + ("," if i < len(pairs) - 1 else "",))
+            if len(line) + len(item) > 96:
+                lines.append(line)
+                line = " "
+            line += item
+        lines.append(line)
     out = sys.stdout
     for line in lines:
         print(("# " if args.tap else "") + line if line else ("#" if args.tap else ""), file=out)
@@ -277,6 +290,10 @@ def compare(args):
         for m, (mok, v) in sorted(model_ok.items()):
             print("%s - %s%s servers: %d/%d visits with exactly their true calls" % (
                 "ok" if mok else "not ok", label, m, v["exact"], v["total"]))
+        if pairs:
+            right = sum(1 for _, want, got in pairs if ANALYZER_MODEL.get(want) == got)
+            print("%s - %sthreading model recognized for %d/%d servers" % (
+                "ok" if right == len(pairs) else "not ok", label, right, len(pairs)))
         print("%s - %scompleteness %.2f%% accuracy %.2f%% over %d requests" % (
             "ok" if ok else "not ok", label, pct(nfound, n), pct(nexact, nfound), n))
     return 0 if ok else 1
