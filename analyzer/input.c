@@ -168,18 +168,23 @@ cleanup:
 /* Network-namespace hosts of one machine often share a host name. */
 static void make_names_unique(struct vp_input *in)
 {
-	for (size_t i = 0; i < in->nhosts; i++) {
-		for (size_t j = 0; j < in->nhosts; j++) {
-			if (i != j && !strcmp(in->hosts[i].name, in->hosts[j].name)) {
-				char n[sizeof(in->hosts[i].name)];
+	bool *dup = calloc(in->nhosts, sizeof(*dup));
 
-				snprintf(n, sizeof(n), "%.*s#%u", VPR_HOSTNAME_LEN, in->hosts[i].name,
-					 in->hosts[i].netns);
-				memcpy(in->hosts[i].name, n, sizeof(n));
-				break;
-			}
-		}
+	if (!dup)
+		return;
+	for (size_t i = 0; i < in->nhosts; i++)
+		for (size_t j = 0; j < in->nhosts; j++)
+			if (i != j && !strcmp(in->hosts[i].name, in->hosts[j].name))
+				dup[i] = true;
+	for (size_t i = 0; i < in->nhosts; i++) {
+		char n[sizeof(in->hosts[i].name)];
+
+		if (!dup[i])
+			continue;
+		snprintf(n, sizeof(n), "%.*s#%u", VPR_HOSTNAME_LEN, in->hosts[i].name, in->hosts[i].netns);
+		memcpy(in->hosts[i].name, n, sizeof(n));
 	}
+	free(dup);
 }
 
 int vp_input__open(struct vp_input **out, char *const *paths, int npaths,

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Connections: pairing the two ends of each connection across hosts and
+ * within one host, with port reuse, connections opened before the
+ * recording (with and without a record), and ends whose peer is external.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../lib/collect.h"
+#include "../lib/synth.h"
+#include "sockets.h"
+
+#define US(x) ((uint64_t)(x) * 1000)
+
+struct two {
+	char dir[64], pa[128], pb[128];
+	char *files[2];
+	struct synth_host *a, *b;
+	struct collected c;
+};
+
+static int setup(void **state)
+{
+	struct two *t = calloc(1, sizeof(*t));
+
+	if (!t || synth_tmpdir(t->dir, sizeof(t->dir)))
+		return -1;
+	snprintf(t->pa, sizeof(t->pa), "%s/a.vpr", t->dir);
+	snprintf(t->pb, sizeof(t->pb), "%s/b.vpr", t->dir);
+	t->files[0] = t->pa;
+	t->files[1] = t->pb;
+	t->a = synth_host__new(t->pa, "cli", NULL, 1);
+	t->b = synth_host__new(t->pb, "srv", NULL, 2);
+	if (!t->a || !t->b)
+		return -1;
+	synth_addr(t->a, "10.0.0.9");
+	synth_addr(t->b, "10.0.0.1");
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct two *t = *state;
+
+	synth_host__close(t->a);
+	synth_host__close(t->b);
+	collected_free(&t->c);
+	synth_rmdir(t->dir);
+	free(t);
+	return 0;
+}
+
+static const char *analyze(struct two *t, int nfiles)
+{
+	assert_int_equal(synth_host__close(t->a), 0);
+	assert_int_equal(synth_host__close(t->b), 0);
+	t->a = t->b = NULL;
+	assert_int_equal(collect_run(&t->c, t->files, nfiles, NULL), 0);
+	return collected_sigs(&t->c);
+}
+
+/*
+ * The same 4-tuple twice: the client closes and reconnects from the same
+ * port.  Each call must pair with its own server end (other threads serve
+ * the two connections, so a wrong pairing shows in the signature).
+ */
+static void test_port_reuse(void **state)
+{
+	struct two *t = *state;
+	struct synth_link *l1, *l2;
+
+	l1 = synth_link__open(t->a, 1, 90, t->b, 11, 30, "10.0.0.9:40000", "10.0.0.1:80", US(10));
+	synth_req(l1, 100, 91, US(100), 31);
+	synth_rep(l1, 200, 31, US(110), 91);
+	synth_link__close(l1, US(120));
+	l2 = synth_link__open(t->a, 2, 90, t->b, 12, 30, "10.0.0.9:40000", "10.0.0.1:80", US(130));
+	synth_req(l2, 100, 92, US(140), 32);
+	synth_rep(l2, 300, 32, US(150), 92);
+	synth_link__close(l2, US(160));
+
+	assert_string_equal(analyze(t, 2), "cli/91>srv/31 | cli/92>srv/32");
+	assert_int_equal(t->c.reqs[1]->root->reply_bytes, 300);
+	assert_int_equal(t->c.reqs[1]->root->conn_index, 0);
+}
+
+/*
+ * A keep-alive connection open before the recording started: preexisting
+ * records of unknown role, and the first thing seen at the server is the
+ * tail of a reply whose request came before.  Roles come from the ports.
+ */
+static void test_preexisting_unknown_role(void **state)
+{
+	struct two *t = *state;
+	struct synth_link *l;
+
+	l = synth_link__open_as(t->a, 1, 90, t->b, 11, 30, "10.0.0.9:45000", "10.0.0.1:80", US(1),
+				VPR_CONN_PREEXISTING, false);
+	synth_rep(l, 50, 31, US(5), 91); /* reply tail: no request seen */
+	synth_req(l, 100, 91, US(100), 31);
+	synth_rep(l, 200, 31, US(110), 91);
+
+	assert_string_equal(analyze(t, 2), "cli/91>srv/31");
+	assert_int_equal(t->c.reqs[0]->root->request_bytes, 100);
+	assert_int_equal(t->c.reqs[0]->root->conn_index, 0);
+	synth_link__free(l);
+}
+
+/*
+ * A connection the recorder never saw open and has no record of: only its
+ * operations.  The ends still pair by stream position, the client is the
+ * end that sent first.
+ */
+static void test_connection_without_records(void **state)
+{
+	struct two *t = *state;
+	struct synth_link *l = synth_link__open_silent(t->a, 1, 90, t->b, 11, 30);
+
+	synth_req(l, 100, 91, US(100), 31);
+	synth_rep(l, 200, 31, US(110), 91);
+	synth_req(l, 100, 91, US(200), 31);
+	synth_rep(l, 200, 31, US(210), 91);
+
+	assert_string_equal(analyze(t, 2), "cli/91>srv/31 | cli/91>srv/31");
+	assert_int_equal(t->c.reqs[1]->root->conn_index, 1);
+	assert_true(t->c.reqs[0]->root->client.recorded && t->c.reqs[0]->root->server.recorded);
+	synth_link__free(l);
+}
+
+/* Client and server on one host over loopback: both ends in one recording. */
+static void test_loopback_one_host(void **state)
+{
+	struct two *t = *state;
+	struct synth_link *l = synth_link__open(t->a, 1, 90, t->a, 2, 70, "127.0.0.1:40000",
+						 "127.0.0.1:6379", US(1));
+
+	synth_req(l, 10, 91, US(100), 71);
+	synth_rep(l, 20, 71, US(110), 91);
+
+	assert_string_equal(analyze(t, 1), "cli/91>cli/71");
+	synth_link__free(l);
+}
+
+/* Peers not recorded: an external client, and a call to an external service. */
+static void test_external_ends(void **state)
+{
+	struct two *t = *state;
+	struct synth_link *in, *out;
+	char buf[64];
+
+	in = synth_link__open(NULL, 0, 0, t->b, 11, 30, "192.168.7.7:51000", "10.0.0.1:80", US(1));
+	out = synth_link__open(t->b, 12, 30, NULL, 0, 0, "10.0.0.1:52000", "172.16.0.5:443", US(1));
+	synth_req(in, 100, 0, US(100), 31);
+	synth_req(out, 10, 31, US(110), 0);
+	synth_rep(out, 10, 0, US(120), 31);
+	synth_rep(in, 100, 31, US(130), 0);
+
+	assert_string_equal(analyze(t, 2), "192.168.7.7:51000>srv/31(srv/31>172.16.0.5:443)");
+	assert_false(t->c.reqs[0]->root->client.recorded);
+	assert_string_equal(vp_endpoint__format(&t->c.reqs[0]->root->client.addr, buf, sizeof(buf)),
+			    "192.168.7.7:51000");
+	/* An external peer is not missing data: the request is complete. */
+	assert_true(t->c.reqs[0]->complete);
+	synth_link__free(in);
+	synth_link__free(out);
+}
+
+/* The socket table infers roles from ports when the recorder could not tell. */
+static void test_role_inference(void **state)
+{
+	struct vp_socktab tab = {0};
+	struct vpr_conn c = {0};
+	struct vp_sock *s;
+
+	c.h.type = VPR_CONN;
+	c.family = 2;
+	c.cookie = 5;
+	c.sport = 8080;
+	c.dport = 51234;
+	s = vp_socktab__conn(&tab, &c);
+	vp_socktab__infer_role(&tab, s, VPR_DIR_SEND);
+	assert_int_equal(s->role, VPR_ROLE_ACCEPTED); /* sends first, but 8080 <- ephemeral port */
+	c.cookie = 6;
+	c.sport = 51000;
+	c.dport = 5432;
+	s = vp_socktab__conn(&tab, &c);
+	vp_socktab__infer_role(&tab, s, VPR_DIR_RECV);
+	assert_int_equal(s->role, VPR_ROLE_CONNECTED);
+	s = vp_socktab__get(&tab, 7, 0); /* no record at all */
+	vp_socktab__infer_role(&tab, s, VPR_DIR_SEND);
+	assert_int_equal(s->role, VPR_ROLE_CONNECTED);
+	assert_int_equal(s->role_source, VP_ROLE_BY_FIRST_SEND);
+	vp_socktab__free(&tab);
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_port_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preexisting_unknown_role, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_without_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loopback_one_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_external_ends, setup, teardown),
+		cmocka_unit_test(test_role_inference),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

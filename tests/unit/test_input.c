@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The read stage: files grouped into hosts, segments of a ring recording
+ * joined in order, records given out in time order, loss windows from drop
+ * records, and one clear error for each kind of bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../lib/synth.h"
+#include "input.h"
+#include "recfile.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	return synth_tmpdir(dir, sizeof(dir));
+}
+
+static int teardown(void **state)
+{
+	synth_rmdir(dir);
+	return 0;
+}
+
+static char *path_of(const char *name)
+{
+	static char buf[8][128];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	return buf[k];
+}
+
+/* A small recording: one op per timestamp in ts[]. */
+static void write_ops(const char *name, const char *host, uint32_t netns, const uint64_t *ts, int n)
+{
+	struct synth_host *h = synth_host__new(path_of(name), host, NULL, netns);
+
+	assert_non_null(h);
+	for (int i = 0; i < n; i++)
+		synth_op(h, ts[i], 1, 2, 3, VPR_DIR_SEND, 1, (uint32_t)i + 1);
+	assert_int_equal(synth_host__close(h), 0);
+}
+
+static int open_input(struct vp_input **in, char **files, int n, char *err, size_t len)
+{
+	return vp_input__open(in, files, n, NULL, err, len);
+}
+
+/* Records out of order inside the reorder window come out sorted. */
+static void test_time_order(void **state)
+{
+	const uint64_t ts[] = {100, 300, 200, 500, 400, 600, 1000, 900};
+	char *files[] = {path_of("a.vpr")};
+	const struct vpr_hdr *rec;
+	struct vp_input *in;
+	char err[256];
+	uint64_t last = 0;
+	int n = 0;
+
+	write_ops("a.vpr", "a", 1, ts, 8);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	assert_int_equal(vp_input__nhosts(in), 1);
+	while ((rec = vp_input__next(in, 0))) {
+		assert_true(rec->ts_ns >= last);
+		last = rec->ts_ns;
+		n++;
+	}
+	assert_int_equal(n, 8);
+	assert_int_equal(vp_input__host(in, 0)->late, 0);
+	assert_int_equal(vp_input__host(in, 0)->first_ts, 100);
+	assert_int_equal(vp_input__host(in, 0)->last_ts, 1000);
+	vp_input__free(in);
+}
+
+/* Segments of one ring recording (given in any order) are one host, read in segment order. */
+static void test_segments_form_one_host(void **state)
+{
+	char *files[] = {path_of("s2.vpr"), path_of("other.vpr"), path_of("s1.vpr")};
+	const struct vpr_hdr *rec;
+	struct synth_host *h;
+	struct vp_input *in;
+	char err[256];
+	uint64_t seen[4];
+	int n = 0;
+
+	h = synth_host__new_segment(files[2], "web", "B1", 7, 1);
+	synth_op(h, 10, 1, 2, 3, VPR_DIR_SEND, 1, 1);
+	synth_op(h, 20, 1, 2, 3, VPR_DIR_SEND, 1, 2);
+	assert_int_equal(synth_host__close(h), 0);
+	h = synth_host__new_segment(files[0], "web", "B1", 7, 2);
+	synth_op(h, 30, 1, 2, 3, VPR_DIR_SEND, 1, 3);
+	assert_int_equal(synth_host__close(h), 0);
+	h = synth_host__new(files[1], "web", "B1", 8); /* same machine, other netns: another host */
+	assert_int_equal(synth_host__close(h), 0);
+
+	assert_int_equal(open_input(&in, files, 3, err, sizeof(err)), 0);
+	assert_int_equal(vp_input__nhosts(in), 2);
+	assert_int_equal(vp_input__host(in, 0)->nfiles, 2);
+	assert_string_equal(vp_input__host(in, 0)->files[0], files[2]);
+	/* Two hosts named "web": names are made unique with the netns. */
+	assert_string_equal(vp_input__host(in, 0)->name, "web#7");
+	assert_string_equal(vp_input__host(in, 1)->name, "web#8");
+	while ((rec = vp_input__next(in, 0)) && n < 4)
+		seen[n++] = rec->ts_ns;
+	assert_int_equal(n, 3);
+	assert_int_equal(seen[0], 10);
+	assert_int_equal(seen[2], 30);
+	vp_input__free(in);
+}
+
+/* Drop records become loss windows: between the previous count of that CPU and this one. */
+static void test_loss_windows(void **state)
+{
+	char *files[] = {path_of("l.vpr")};
+	struct synth_host *h = synth_host__new(files[0], "l", NULL, 1);
+	struct vp_input *in;
+	struct vp_host *ho;
+	char err[256];
+
+	synth_op(h, 100, 1, 2, 3, VPR_DIR_SEND, 1, 1);
+	synth_drops(h, 1000, 0, 0);
+	synth_drops(h, 1000, 1, 0);
+	synth_drops(h, 2000, 0, 5);    /* cpu 0 lost 5 in (1000, 2000] */
+	synth_drops(h, 3000, 1, 0);    /* cpu 1 lost nothing */
+	synth_drops(h, 4000, 0, 5);    /* no change */
+	synth_drops(h, 5000, 1, 2);    /* cpu 1 lost 2 in (3000, 5000] */
+	synth_op(h, 6000, 1, 2, 3, VPR_DIR_SEND, 1, 2);
+	assert_int_equal(synth_host__close(h), 0);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	while (vp_input__next(in, 0))
+		;
+	ho = vp_input__host(in, 0);
+	assert_int_equal(ho->lost, 7);
+	assert_int_equal(ho->nlosses, 2);
+	assert_true(vp_host__lost_between(ho, 1500, 1600));
+	assert_true(vp_host__lost_between(ho, 900, 1100));
+	assert_false(vp_host__lost_between(ho, 2100, 2900));
+	assert_true(vp_host__lost_between(ho, 4500, 9000));
+	assert_false(vp_host__lost_between(ho, 5500, 9000));
+	vp_input__free(in);
+}
+
+/* A torn tail is used up to the damage and reported; the host is marked truncated. */
+static void test_torn_tail(void **state)
+{
+	char *files[] = {path_of("t.vpr")};
+	struct synth_host *h = synth_host__new(files[0], "t", NULL, 1);
+	struct vp_input *in;
+	struct stat st;
+	char err[256];
+	int n = 0;
+
+	for (int i = 0; i < 20000; i++) /* several blocks */
+		synth_op(h, (uint64_t)i, 1, 2, 3, VPR_DIR_SEND, 1, (uint32_t)i);
+	assert_int_equal(synth_host__close(h), 0);
+	assert_int_equal(stat(files[0], &st), 0);
+	assert_int_equal(truncate(files[0], st.st_size - 100), 0);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	while (vp_input__next(in, 0))
+		n++;
+	assert_true(n > 0 && n < 20000);
+	assert_true(vp_input__host(in, 0)->truncated);
+	assert_false(vp_input__host(in, 0)->corrupt);
+	assert_non_null(strstr(vp_input__host(in, 0)->damage, "truncated at offset"));
+	vp_input__free(in);
+}
+
+static void expect_error(char **files, int n, const char *want)
+{
+	struct vp_input *in = NULL;
+	char err[512] = "";
+
+	assert_true(open_input(&in, files, n, err, sizeof(err)) < 0);
+	assert_null(in);
+	if (!strstr(err, want))
+		fail_msg("error '%s' does not say '%s'", err, want);
+}
+
+static void test_bad_inputs(void **state)
+{
+	char *missing[] = {path_of("missing.vpr")};
+	char *junk[] = {path_of("junk.vpr")};
+	char *twice[] = {path_of("x1.vpr"), path_of("x2.vpr")};
+	char *version[] = {path_of("v.vpr")};
+	struct vpr_file_header hdr;
+	FILE *f;
+
+	expect_error(missing, 1, "missing.vpr: cannot open");
+	f = fopen(junk[0], "w");
+	assert_non_null(f);
+	fputs("this is not a recording at all, but long enough to have a header .....\n", f);
+	fclose(f);
+	expect_error(junk, 1, "junk.vpr: not a vpath recording");
+	write_ops("x1.vpr", "dup", 5, NULL, 0);
+	write_ops("x2.vpr", "dup", 5, NULL, 0);
+	expect_error(twice, 2, "two recordings of the same host");
+	/* A future format version. */
+	write_ops("v.vpr", "v", 1, NULL, 0);
+	f = fopen(version[0], "r+");
+	assert_non_null(f);
+	assert_int_equal(fread(&hdr, sizeof(hdr), 1, f), 1);
+	hdr.version = 99;
+	vpr_file_header__seal(&hdr);
+	hdr.version = 99;
+	rewind(f);
+	assert_int_equal(fwrite(&hdr, sizeof(hdr), 1, f), 1);
+	fclose(f);
+	expect_error(version, 1, "unsupported format version 99");
+	expect_error(NULL, 0, "no recording given");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_order),
+		cmocka_unit_test(test_segments_form_one_host),
+		cmocka_unit_test(test_loss_windows),
+		cmocka_unit_test(test_torn_tail),
+		cmocka_unit_test(test_bad_inputs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
