@@ -71,7 +71,7 @@ static void bar(char *out, int64_t t0, int64_t total, int64_t from, int64_t to)
 static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0, int64_t total,
 		      int depth, const char *prefix)
 {
-	char off[32], dur[32], srv[96], cli[96], ad[VP_ADDRSTRLEN], b[BAR + 1], pre[256];
+	char off[32], dur[32], srv[96], ad[VP_ADDRSTRLEN], b[BAR + 1], pre[256];
 	char where[VP_ADDRSTRLEN + 8];
 
 	bar(b, t0, total, c->start_ns, c->end_ns);
@@ -85,10 +85,6 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 	fprintf(o->f, "  |%s| +%-9s %9s  %s%s%s  %sconn#%u %" PRIu64 "B/%" PRIu64 "B%s\n", b, off, dur,
 		prefix, depth ? "`- " : "", srv, where, c->conn_index, c->request_bytes, c->reply_bytes,
 		c->complete ? "" : "  [incomplete]");
-	if (!c->client.recorded && depth == 0) {
-		vp_call_end__label(o->a, &c->client, cli, sizeof(cli));
-		fprintf(o->f, "  |%*s|  %9s  %9s  %s   client %s\n", BAR, "", "", "", prefix, cli);
-	}
 	snprintf(pre, sizeof(pre), "%s%s", prefix, depth ? "   " : "");
 	for (size_t i = 0; i < c->ncalls; i++)
 		text_call(o, c->calls[i], t0, total, depth + 1, pre);

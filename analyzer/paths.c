@@ -109,8 +109,12 @@ static void fill_external(struct vp_call_end *e, const struct vp_xchg *other)
 
 static bool xchg_complete(const struct vp_paths *p, const struct vp_xchg *x)
 {
-	return !x->incomplete && !p->hosts[x->host].truncated &&
-	       !vp_host__lost_between(&p->hosts[x->host], x->req.first_ts, vp_xchg__end_ts(x));
+	const struct vp_host *h = &p->hosts[x->host];
+
+	/* A cut recording lost at most its last block: records near its end. */
+	if (h->truncated && vp_xchg__end_ts(x) + p->window_ns >= h->last_ts)
+		return false;
+	return !x->incomplete && !vp_host__lost_between(h, x->req.first_ts, vp_xchg__end_ts(x));
 }
 
 static int cmp_start(const void *a, const void *b)

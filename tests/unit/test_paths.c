@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Paths across hosts: clock offsets estimated from messages (not wall
+ * clocks), completeness under lost events and truncated recordings, and
+ * the outputs built from the trees (JSON per docs/json.md, patterns).
+ */
+#include <cjson/cJSON.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../lib/collect.h"
+#include "../lib/synth.h"
+#include "output.h"
+
+#define US(x) ((uint64_t)(x) * 1000)
+#define SEC(x) ((uint64_t)(x) * 1000000000ull)
+
+struct two {
+	char dir[64], pa[128], pb[128];
+	char *files[2];
+	struct synth_host *a, *b;
+	struct collected c;
+};
+
+static int setup(void **state)
+{
+	struct two *t = calloc(1, sizeof(*t));
+
+	if (!t || synth_tmpdir(t->dir, sizeof(t->dir)))
+		return -1;
+	snprintf(t->pa, sizeof(t->pa), "%s/a.vpr", t->dir);
+	snprintf(t->pb, sizeof(t->pb), "%s/b.vpr", t->dir);
+	t->files[0] = t->pa;
+	t->files[1] = t->pb;
+	t->a = synth_host__new(t->pa, "web", NULL, 1);
+	t->b = synth_host__new(t->pb, "db", NULL, 2);
+	if (!t->a || !t->b)
+		return -1;
+	synth_addr(t->a, "10.0.0.1");
+	synth_addr(t->b, "10.0.0.2");
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct two *t = *state;
+
+	synth_host__close(t->a);
+	synth_host__close(t->b);
+	collected_free(&t->c);
+	synth_rmdir(t->dir);
+	free(t);
+	return 0;
+}
+
+static void close_hosts(struct two *t)
+{
+	assert_int_equal(synth_host__close(t->a), 0);
+	assert_int_equal(synth_host__close(t->b), 0);
+	t->a = t->b = NULL;
+}
+
+/* n requests from an external client to web, each calling db once, 1 ms apart. */
+static void traffic(struct two *t, int n, uint64_t t0)
+{
+	struct synth_link *in, *d;
+
+	in = synth_link__open(NULL, 0, 0, t->a, 11, 30, "192.168.1.1:50000", "10.0.0.1:80", t0);
+	d = synth_link__open(t->a, 21, 30, t->b, 31, 40, "10.0.0.1:50001", "10.0.0.2:5432", t0);
+	for (int i = 0; i < n; i++) {
+		uint64_t s = t0 + US(1000) * (uint64_t)(i + 1);
+
+		synth_req(in, 100, 0, s, 31);
+		synth_req(d, 10, 31, s + US(10), 41);
+		synth_rep(d, 20, 41, s + US(40), 31);
+		synth_rep(in, 100, 31, s + US(60), 0);
+	}
+	synth_link__free(in);
+	synth_link__free(d);
+}
+
+/*
+ * db's monotonic clock is 7 s ahead of web's (its wall clock says nothing
+ * useful): calls still pair, the offset is learned from the messages, and
+ * on the common timeline each call lies inside its parent.
+ */
+static void test_clock_offset_from_messages(void **state)
+{
+	struct two *t = *state;
+	int64_t off;
+
+	synth_host__set_clock(t->b, (int64_t)SEC(7));
+	traffic(t, 20, US(100));
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	assert_int_equal(t->c.n, 20);
+	off = vp_analysis__offset(t->c.a, 1);
+	/* Truth is -7 s; one-way delays of 5 us bound the estimate within 5 us. */
+	assert_true(off <= -(int64_t)SEC(7) + (int64_t)US(5) && off >= -(int64_t)SEC(7) - (int64_t)US(5));
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct vp_call *r = t->c.reqs[i]->root;
+
+		assert_int_equal(r->ncalls, 1);
+		assert_true(r->calls[0]->server.recorded);
+		assert_true(r->start_ns <= r->calls[0]->start_ns);
+		assert_true(r->calls[0]->srv_req_first >= r->calls[0]->start_ns);
+		assert_true(r->calls[0]->srv_rep_last <= r->calls[0]->end_ns);
+	}
+}
+
+/*
+ * The recorder lost records on db between 5.5 and 8.5 ms: requests 6..8
+ * (db busy from k ms + 15 us to k ms + 45 us) overlap the loss and are
+ * incomplete, the others are complete.
+ */
+static void test_lost_events(void **state)
+{
+	struct two *t = *state;
+
+	synth_drops(t->b, US(50), 0, 0);
+	synth_drops(t->b, US(5500), 0, 0);
+	traffic(t, 12, 0);
+	synth_drops(t->b, US(8500), 0, 3);
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	assert_int_equal(t->c.n, 12);
+	for (size_t i = 0; i < t->c.n; i++) {
+		bool overlaps = i + 1 >= 6 && i + 1 <= 8;
+
+		if (t->c.reqs[i]->complete == overlaps)
+			fail_msg("request %zu: complete=%d", i + 1, t->c.reqs[i]->complete);
+	}
+	assert_int_equal(vp_analysis__host(t->c.a, 1)->lost, 3);
+}
+
+/*
+ * A truncated recording (the recorder was killed): everything before the
+ * damage is used, the host is marked truncated, and the requests near the cut
+ * are incomplete while those well before it are not.
+ */
+static void test_truncated_recording(void **state)
+{
+	struct two *t = *state;
+	struct stat st;
+
+	traffic(t, 5000, 0); /* 2 blocks of records on db (80 bytes per request) */
+	close_hosts(t);
+	assert_int_equal(stat(t->pb, &st), 0);
+	assert_int_equal(truncate(t->pb, st.st_size - 64), 0);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	assert_int_equal(t->c.n, 5000);
+	assert_true(vp_analysis__host(t->c.a, 1)->truncated);
+	/* Calls before the damage were matched; the ones after it lost their server end. */
+	assert_true(t->c.reqs[0]->root->calls[0]->server.recorded);
+	assert_false(t->c.reqs[4999]->root->calls[0]->server.recorded);
+	assert_false(t->c.reqs[4999]->complete);
+	assert_true(t->c.reqs[0]->complete);
+}
+
+static FILE *capture(char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	assert_non_null(f);
+	return f;
+}
+
+static void json_of(struct two *t, char **buf, size_t *len)
+{
+	struct vp_out_ctx o = {0};
+
+	o.f = capture(buf, len);
+	o.a = t->c.a;
+	vp_out_json_begin(&o);
+	for (size_t i = 0; i < t->c.n; i++)
+		vp_out_json_request(&o, t->c.reqs[i]);
+	vp_out_json_end(&o);
+	fclose(o.f);
+}
+
+/* The JSON document has the agreed shape, and says what the tree says. */
+static void test_json_schema(void **state)
+{
+	struct two *t = *state;
+	cJSON *doc, *req, *root, *call, *hosts, *procs;
+	char *buf;
+	size_t len;
+
+	traffic(t, 2, 0);
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	json_of(t, &buf, &len);
+	doc = cJSON_Parse(buf);
+	assert_non_null(doc);
+	assert_int_equal(cJSON_GetObjectItem(doc, "version")->valueint, 1);
+	hosts = cJSON_GetObjectItem(doc, "hosts");
+	assert_int_equal(cJSON_GetArraySize(hosts), 2);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(hosts, 1), "name")->valuestring, "db");
+	procs = cJSON_GetObjectItem(doc, "processes");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(procs, 0), "model")->valuestring,
+			    "thread-per-request");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "requests")), 2);
+	req = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "requests"), 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(req, "complete")));
+	root = cJSON_GetObjectItem(req, "root");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "client"), "host")));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "client"), "addr")->valuestring,
+			    "192.168.1.1:50000");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "server"), "addr")->valuestring,
+			    "10.0.0.1:80");
+	assert_int_equal(cJSON_GetObjectItem(root, "conn_index")->valueint, 1);
+	/* The client is external: times are the server's, request read .. reply sent. */
+	assert_int_equal(cJSON_GetObjectItem(root, "duration_ns")->valuedouble, US(55));
+	call = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "calls"), 0);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "server"), "host")->valueint, 1);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "server"), "tid")->valueint, 41);
+	assert_int_equal(cJSON_GetObjectItem(call, "reply_bytes")->valueint, 20);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(call, "calls")), 0);
+	cJSON_Delete(doc);
+	free(buf);
+}
+
+/* Same-shaped requests form one pattern, whatever the order of concurrent calls. */
+static void test_patterns(void **state)
+{
+	struct two *t = *state;
+	struct vp_patterns *p = vp_patterns__new();
+	struct vp_out_ctx o = {0};
+	char *buf;
+	size_t len;
+
+	traffic(t, 10, 0);
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	for (size_t i = 0; i < t->c.n; i++)
+		assert_int_equal(vp_patterns__add(p, t->c.a, t->c.reqs[i]), 0);
+	o.f = capture(&buf, &len);
+	o.a = t->c.a;
+	vp_patterns__print(p, &o);
+	fclose(o.f);
+	assert_non_null(strstr(buf, "pattern 1: 10 requests"));
+	assert_null(strstr(buf, "pattern 2"));
+	assert_non_null(strstr(buf, "web:? -> db:?"));
+	free(buf);
+	vp_patterns__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_clock_offset_from_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_recording, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_patterns, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
