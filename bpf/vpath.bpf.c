@@ -69,18 +69,22 @@ struct {
 	__type(value, __u8);
 } fallback_announced SEC(".maps");
 
+static __always_inline void count_lost(void)
+{
+	__u32 zero = 0;
+	__u64 *count = bpf_map_lookup_elem(&lost, &zero);
+
+	/* Atomic: a softirq program may interrupt us on this CPU. */
+	if (count)
+		__sync_fetch_and_add(count, 1);
+}
+
 static __always_inline void *reserve(__u32 size)
 {
 	void *rec = bpf_ringbuf_reserve(&events, size, 0);
 
-	if (!rec) {
-		__u32 zero = 0;
-		__u64 *count = bpf_map_lookup_elem(&lost, &zero);
-
-		/* Atomic: a softirq program may interrupt us on this CPU. */
-		if (count)
-			__sync_fetch_and_add(count, 1);
-	}
+	if (!rec)
+		count_lost();
 	return rec;
 }
 
@@ -387,7 +391,9 @@ static __always_inline int fallback_enter(__u64 fd, __u64 flags)
 		return 0;
 	if (!current_wanted(pid_tgid))
 		return 0;
-	bpf_map_update_elem(&fallback_fds, &tid, &fd32, BPF_ANY);
+	/* A full table loses this operation's record: count it like one. */
+	if (bpf_map_update_elem(&fallback_fds, &tid, &fd32, BPF_ANY))
+		count_lost();
 	return 0;
 }
 
