@@ -21,14 +21,19 @@ union synth_rec {
 	struct vpr_addr addr;
 };
 
+struct buffered_rec {
+	union synth_rec r;
+	uint64_t seq;
+};
+
 struct synth_host {
 	struct vpr_writer *w;
 	int64_t clock;
 	int err; /* first append error, reported by close */
 	bool buffered;
-	union synth_rec *buf;
+	struct buffered_rec *buf;
 	size_t nbuf, cap;
-	uint64_t nwritten;
+	uint64_t nbuffered; /* sequence numbers keep equal timestamps in written order */
 };
 
 static struct synth_host *host_new(const char *path, const char *hostname, const char *boot_id,
@@ -90,18 +95,22 @@ void synth_host__set_buffered(struct synth_host *h, bool on)
 
 static int by_ts(const void *a, const void *b)
 {
-	const struct vpr_hdr *x = a, *y = b;
+	const struct buffered_rec *x = a, *y = b;
 
-	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+	if (x->r.h.ts_ns != y->r.h.ts_ns)
+		return x->r.h.ts_ns < y->r.h.ts_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 void synth_host__drain(struct synth_host *h, uint64_t before)
 {
 	size_t n = 0;
 
+	if (!h->nbuf)
+		return;
 	qsort(h->buf, h->nbuf, sizeof(*h->buf), by_ts);
-	while (n < h->nbuf && (before == UINT64_MAX || h->buf[n].h.ts_ns < before + (uint64_t)h->clock)) {
-		int err = vpr_writer__append(h->w, &h->buf[n]);
+	while (n < h->nbuf && (before == UINT64_MAX || h->buf[n].r.h.ts_ns < before + (uint64_t)h->clock)) {
+		int err = vpr_writer__append(h->w, &h->buf[n].r);
 
 		if (err && !h->err)
 			h->err = err;
@@ -143,7 +152,8 @@ static void put(struct synth_host *h, struct vpr_hdr *rec, uint16_t type, uint16
 				abort();
 		}
 		memset(&h->buf[h->nbuf], 0, sizeof(h->buf[0]));
-		memcpy(&h->buf[h->nbuf++], rec, size);
+		memcpy(&h->buf[h->nbuf].r, rec, size);
+		h->buf[h->nbuf++].seq = h->nbuffered++;
 		return;
 	}
 	err = vpr_writer__append(h->w, rec);
