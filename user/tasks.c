@@ -107,10 +107,32 @@ static bool pid_listed(const struct task_filter *f, uint32_t pid)
 	return false;
 }
 
-/* Inode of the cgroup v2 directory the process is in, 0 if unknown. */
-static uint64_t process_cgroup_id(uint32_t pid)
+/* Where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup, or .../unified on hybrid systems). */
+static void cgroup2_mount(char *buf, size_t len)
 {
-	char path[4200], line[4096];
+	char line[4096], mnt[4096], type[64];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	snprintf(buf, len, "/sys/fs/cgroup");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ... - TYPE SOURCE OPTIONS" */
+		if (sep && sscanf(sep, " - %63s", type) == 1 && !strcmp(type, "cgroup2") &&
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1) {
+			snprintf(buf, len, "%s", mnt);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* Inode of the cgroup v2 directory the process is in, 0 if unknown. */
+static uint64_t process_cgroup_id(const char *root, uint32_t pid)
+{
+	char path[8192], line[4096];
 	uint64_t id = 0;
 	struct stat st;
 	FILE *f;
@@ -123,7 +145,7 @@ static uint64_t process_cgroup_id(uint32_t pid)
 		if (strncmp(line, "0::", 3))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, sizeof(path), "/sys/fs/cgroup%s", line + 3);
+		snprintf(path, sizeof(path), "%s%s", root, line + 3);
 		if (stat(path, &st) == 0)
 			id = st.st_ino;
 	}
@@ -131,7 +153,7 @@ static uint64_t process_cgroup_id(uint32_t pid)
 	return id;
 }
 
-static bool process_wanted(const struct task_filter *f, uint32_t pid)
+static bool process_wanted(const struct task_filter *f, const char *cgroot, uint32_t pid)
 {
 	char path[64];
 	struct stat st;
@@ -143,7 +165,7 @@ static bool process_wanted(const struct task_filter *f, uint32_t pid)
 		if (stat(path, &st) || st.st_ino != f->netns)
 			return false;
 	}
-	if (f->cgroup_id && process_cgroup_id(pid) != f->cgroup_id)
+	if (f->cgroup_id && process_cgroup_id(cgroot, pid) != f->cgroup_id)
 		return false;
 	return true;
 }
@@ -181,10 +203,14 @@ static int scan_threads(struct task_table *t, uint32_t pid)
 
 int task_table__scan_proc(struct task_table *t, const struct task_filter *f)
 {
+	char cgroot[4096];
 	struct dirent *de;
-	DIR *proc = opendir("/proc");
+	DIR *proc;
 	int err = 0;
 
+	if (f->cgroup_id)
+		cgroup2_mount(cgroot, sizeof(cgroot));
+	proc = opendir("/proc");
 	if (!proc)
 		return -errno;
 	while (!err && (de = readdir(proc))) {
@@ -192,7 +218,7 @@ int task_table__scan_proc(struct task_table *t, const struct task_filter *f)
 
 		if (parse_u64(de->d_name, UINT32_MAX, &pid))
 			continue;
-		if (process_wanted(f, (uint32_t)pid))
+		if (process_wanted(f, cgroot, (uint32_t)pid))
 			err = scan_threads(t, (uint32_t)pid);
 	}
 	closedir(proc);
