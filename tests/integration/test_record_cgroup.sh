@@ -17,14 +17,8 @@ on_exit "rmdir '$cg'"
 d=$(scratch_dir)
 port=$(free_port)
 rounds=8
-"$TCPMSG" server -a 127.0.0.1 -p "$port" >"$d/server.log" 2>&1 &
-spid=$!
-on_exit "kill -KILL $spid"
-wait_for "$d/server.log" listening
-"$TCPMSG" client -a 127.0.0.1 -p "$port" -n "$rounds" -w "$d/go" >"$d/client.log" 2>&1 &
-cpid=$!
-on_exit "kill -KILL $cpid"
-wait_for "$d/client.log" "^client pid"
+connect_and_wait "$d" "$port" "$rounds"
+spid=$SERVER_PID cpid=$CLIENT_PID
 if ! echo "$cpid" >"$cg/cgroup.procs"; then
 	skip "record cgroup" "cannot move a process into $cg"
 	exit 0

@@ -11,14 +11,8 @@ need_bpf "record preexisting"
 d=$(scratch_dir)
 port=$(free_port)
 rounds=12
-"$TCPMSG" server -a 127.0.0.1 -p "$port" >"$d/server.log" 2>&1 &
-spid=$!
-on_exit "kill -KILL $spid"
-wait_for "$d/server.log" listening
-"$TCPMSG" client -a 127.0.0.1 -p "$port" -n "$rounds" -w "$d/go" >"$d/client.log" 2>&1 &
-cpid=$!
-on_exit "kill -KILL $cpid"
-check "record preexisting: connection is up before recording" wait_for "$d/server.log" "^server pid"
+check "record preexisting: connection is up before recording" connect_and_wait "$d" "$port" "$rounds"
+spid=$SERVER_PID cpid=$CLIENT_PID
 must_start_recorder "record preexisting" "$d/rec.vpr" "$d/rec.log" -p "$spid" -p "$cpid"
 touch "$d/go"
 wait "$cpid"
