@@ -110,16 +110,17 @@ must_start_recorder() {
 	exit 1
 }
 
-# connect_and_wait DIR PORT ROUNDS: a tcpmsg server and a client that
-# connects, then waits for DIR/go before exchanging ROUNDS rounds.  Sets
+# connect_and_wait DIR PORT ROUNDS [PREFIX]: a tcpmsg server and a client that
+# connect, then wait for DIR/go before exchanging ROUNDS rounds.  Sets
 # SERVER_PID and CLIENT_PID; returns when the connection is accepted.
+# PREFIX runs both elsewhere (e.g. "ip netns exec ns1").
 connect_and_wait() {
-	local dir=$1 port=$2 rounds=$3
-	"$TCPMSG" server -a 127.0.0.1 -p "$port" >"$dir/server.log" 2>&1 &
+	local dir=$1 port=$2 rounds=$3 pre=${4:-}
+	$pre "$TCPMSG" server -a 127.0.0.1 -p "$port" >"$dir/server.log" 2>&1 &
 	SERVER_PID=$!
 	on_exit "kill -KILL $SERVER_PID"
 	wait_for "$dir/server.log" listening || return 1
-	"$TCPMSG" client -a 127.0.0.1 -p "$port" -n "$rounds" -w "$dir/go" >"$dir/client.log" 2>&1 &
+	$pre "$TCPMSG" client -a 127.0.0.1 -p "$port" -n "$rounds" -w "$dir/go" >"$dir/client.log" 2>&1 &
 	CLIENT_PID=$!
 	on_exit "kill -KILL $CLIENT_PID"
 	wait_for "$dir/server.log" "^server pid" && wait_for "$dir/client.log" "^client pid"
