@@ -459,6 +459,7 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	struct tcp_sock *tp;
 	struct sock *sk;
 	__u32 *fdp, fd;
+	__u64 cookie;
 
 	fdp = bpf_map_lookup_elem(&fallback_fds, &tid);
 	if (!fdp)
@@ -471,10 +472,13 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	if (!sk || !sk_is_tcp_probed(sk) || !sk_wanted(sk))
 		return 0;
 	tp = (struct tcp_sock *)sk;
+	/* First: it may write the socket's VPR_CONN, which must precede this op. */
+	cookie = fallback_cookie(sk);
 	op = reserve(sizeof(*op));
 	if (!op)
 		return 0;
 	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), tid);
+	op->cookie = cookie;
 	op->pid = pid_tgid >> 32;
 	op->bytes = ret;
 	op->seq_end = dir == VPR_DIR_SEND ? BPF_CORE_READ(tp, write_seq)
@@ -482,8 +486,6 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	op->dir = dir;
 	op->flags = VPR_OP_FALLBACK;
 	op->pad = 0;
-	/* Last: it may write a VPR_CONN first, which must precede this op. */
-	op->cookie = fallback_cookie(sk);
 	submit(op);
 	return 0;
 }
