@@ -43,7 +43,6 @@ struct vp_analysis {
 	struct vp_matcher matcher;
 	struct vp_paths paths;
 	uint64_t window_ns;
-	uint64_t next_xid;
 	uint64_t events, exchanges;
 	bool addrs_complete; /* every host recorded its own addresses */
 	int64_t horizon;
@@ -205,7 +204,7 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		s->pid = op->pid;
 	if (s->role == VPR_ROLE_UNKNOWN)
 		vp_socktab__infer_role(&hs->socks, s, op->dir);
-	if (vp_exchanges__op(s, op, h, &a->next_xid, &res))
+	if (vp_exchanges__op(s, op, h, &a->paths.pool, &res))
 		abort();
 	if (res.finished)
 		finished(a, hs, res.finished);
@@ -272,6 +271,27 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 	}
 }
 
+/* Until when (common timeline) every host's loss has been reported. */
+static int64_t loss_known(const struct vp_analysis *a)
+{
+	int64_t until = INT64_MAX;
+
+	for (size_t i = 0; i < a->nhosts; i++) {
+		const struct vp_host *h = a->hs[i].host;
+		int64_t at;
+
+		if (a->hs[i].ended)
+			continue;
+		if (h->has_clock)
+			at = vp_paths__aligned(&a->paths, (int)i, h->loss_known_ns);
+		else /* no ticks: drop records come within the reorder window */
+			at = vp_paths__aligned(&a->paths, (int)i, h->last_ts);
+		if (at < until)
+			until = at;
+	}
+	return until;
+}
+
 /* Give up the peers that cannot appear any more, then emit what is ready. */
 static void advance(struct vp_analysis *a, bool all)
 {
@@ -291,7 +311,7 @@ static void advance(struct vp_analysis *a, bool all)
 		a->matcher.given_up++;
 		vp_paths__peer_gone(&a->paths, x);
 	}
-	vp_paths__emit(&a->paths, a->horizon, all);
+	vp_paths__emit(&a->paths, loss_known(a), all);
 }
 
 static void end_host(struct vp_analysis *a, int h)

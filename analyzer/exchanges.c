@@ -19,13 +19,12 @@ struct vp_xchg *vp_exchanges__finish(struct vp_sock *s)
 }
 
 static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op, int host,
-				uint64_t *next_id)
+				struct vp_xpool *pool)
 {
-	struct vp_xchg *x = calloc(1, sizeof(*x));
+	struct vp_xchg *x = vp_xpool__get(pool);
 
 	if (!x)
 		return NULL;
-	x->id = (*next_id)++;
 	x->sock = s;
 	x->host = host;
 	x->side = s->role == VPR_ROLE_ACCEPTED ? VP_SERVER : VP_CLIENT;
@@ -40,8 +39,8 @@ static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op,
 	return x;
 }
 
-int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host, uint64_t *next_id,
-		     struct vp_op_result *res)
+int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
+		     struct vp_xpool *pool, struct vp_op_result *res)
 {
 	bool same_dir = s->dir == op->dir;
 
@@ -62,7 +61,7 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host, 
 			return 0;
 		}
 		res->finished = vp_exchanges__finish(s);
-		s->x = xchg_new(s, op, host, next_id);
+		s->x = xchg_new(s, op, host, pool);
 		if (!s->x)
 			return -ENOMEM;
 		res->kind = VP_OP_REQ_FIRST;

@@ -30,11 +30,11 @@ struct vp_op_result {
 };
 
 /*
- * Feed one operation of socket s (role already known).  *next_id numbers
- * new exchanges.  Returns 0 or -ENOMEM.
+ * Feed one operation of socket s (role already known).  New exchanges come
+ * from pool.  Returns 0 or -ENOMEM.
  */
-int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host, uint64_t *next_id,
-		     struct vp_op_result *res);
+int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
+		     struct vp_xpool *pool, struct vp_op_result *res);
 /* End the exchange in progress on s (close or end of input); returns it, or NULL. */
 struct vp_xchg *vp_exchanges__finish(struct vp_sock *s);
 /* The direction in which requests travel at an end of this role. */

@@ -7,8 +7,10 @@
 #include "input.h"
 #include "recfile.h"
 
-#define DEFAULT_REORDER_NS (50ull * 1000 * 1000)
+#define DEFAULT_REORDER_NS (10ull * 1000 * 1000)
 #define ADDR_PRESCAN_RECORDS 4096
+/* Drop records follow their tick's clock record within this. */
+#define TICK_SPREAD_NS (1000ull * 1000)
 
 /* Big enough for any known record; unknown types never enter the window. */
 union vp_rec {
@@ -110,15 +112,16 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 		      size_t errlen)
 {
 	struct file_info **mine = calloc((size_t)n, sizeof(*mine));
-	int k = 0, ret = 0;
+	size_t k = 0;
+	int ret = 0;
 
 	if (!mine)
 		return -ENOMEM;
 	for (int i = first; i < n; i++)
 		if (same_host(&fis[i].hdr, &fis[first].hdr))
 			mine[k++] = &fis[i];
-	qsort(mine, (size_t)k, sizeof(*mine), cmp_segment);
-	for (int i = 0; i < k; i++) {
+	qsort(mine, k, sizeof(*mine), cmp_segment);
+	for (size_t i = 0; i < k; i++) {
 		bool seg = mine[i]->hdr.flags & VPR_FILE_SEGMENT;
 
 		if (k > 1 && !seg) {
@@ -136,12 +139,12 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 			goto cleanup;
 		}
 	}
-	h->files = calloc((size_t)k, sizeof(*h->files));
+	h->files = calloc(k, sizeof(*h->files));
 	if (!h->files) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
-	for (int i = 0; i < k; i++) {
+	for (size_t i = 0; i < k; i++) {
 		h->files[i] = strdup(mine[i]->path);
 		if (!h->files[i]) {
 			ret = -ENOMEM;
@@ -300,6 +303,15 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 	}
 }
 
+/* Most records are socket operations: copy those with a fixed size. */
+static void copy_rec(union vp_rec *dst, const void *src, size_t size)
+{
+	if (size == sizeof(struct vpr_sock_op))
+		dst->op = *(const struct vpr_sock_op *)src;
+	else
+		memcpy(dst, src, size < sizeof(*dst) ? size : sizeof(*dst));
+}
+
 static union vp_rec *slot(struct stream *s, size_t i)
 {
 	return &s->ring[(s->head + i) & (s->cap - 1)];
@@ -331,10 +343,10 @@ static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 		return -ENOMEM;
 	i = s->len;
 	while (i > 0 && slot(s, i - 1)->h.ts_ns > rec->ts_ns) {
-		memcpy(slot(s, i), slot(s, i - 1), slot(s, i - 1)->h.size);
+		copy_rec(slot(s, i), slot(s, i - 1), slot(s, i - 1)->h.size);
 		i--;
 	}
-	memcpy(slot(s, i), rec, n);
+	copy_rec(slot(s, i), rec, n);
 	s->len++;
 	if (rec->ts_ns > s->max_ts)
 		s->max_ts = rec->ts_ns;
@@ -384,8 +396,17 @@ static void note_drops(struct stream *s, const struct vpr_drops *d)
 		struct vp_loss *nl = realloc(h->losses, (h->nlosses + 1) * sizeof(*nl));
 
 		if (nl) {
-			/* Nothing earlier than the previous count of this CPU was lost. */
+			/*
+			 * Nothing earlier than the previous count of this CPU was
+			 * lost, nor before the previous tick (the recorder writes a
+			 * CPU's count at each tick where it changed).
+			 */
+			uint64_t tick = d->h.ts_ns - h->last_tick_ns < TICK_SPREAD_NS ? h->prev_tick_ns
+										     : h->last_tick_ns;
+
 			nl[h->nlosses].from_ns = c->ts ? c->ts : h->first_ts;
+			if (tick > nl[h->nlosses].from_ns)
+				nl[h->nlosses].from_ns = tick;
 			nl[h->nlosses].to_ns = d->h.ts_ns;
 			nl[h->nlosses].lost = d->lost - c->lost;
 			h->losses = nl;
@@ -405,7 +426,7 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 	fill(in, s);
 	if (!s->len)
 		return NULL;
-	memcpy(&s->cur, slot(s, 0), slot(s, 0)->h.size < sizeof(s->cur) ? slot(s, 0)->h.size : sizeof(s->cur));
+	copy_rec(&s->cur, slot(s, 0), slot(s, 0)->h.size);
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
 	if (s->cur.h.ts_ns < s->last_out_ts)
@@ -416,8 +437,15 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 		h->first_ts = s->cur.h.ts_ns;
 	if (s->cur.h.ts_ns > h->last_ts)
 		h->last_ts = s->cur.h.ts_ns;
+	if (h->has_clock && s->cur.h.ts_ns >= h->last_tick_ns + TICK_SPREAD_NS)
+		h->loss_known_ns = h->last_tick_ns;
 	if (s->cur.h.type == VPR_DROPS)
 		note_drops(s, &s->cur.drops);
+	if (s->cur.h.type == VPR_CLOCK) {
+		h->has_clock = true;
+		h->prev_tick_ns = h->last_tick_ns;
+		h->last_tick_ns = s->cur.h.ts_ns;
+	}
 	return &s->cur.h;
 }
 

@@ -44,10 +44,18 @@ struct vp_host {
 	size_t naddrs;
 	struct vp_loss *losses;
 	size_t nlosses;
+	/*
+	 * The recorder writes a clock record each tick and, right after it,
+	 * drop records of the CPUs that lost records since the last tick.  Once
+	 * the stream is past a tick, loss before it is known: loss_known_ns.
+	 */
+	bool has_clock;
+	uint64_t loss_known_ns;
+	uint64_t last_tick_ns, prev_tick_ns;
 };
 
 struct vp_input_opts {
-	uint64_t reorder_ns; /* 0: default 50 ms */
+	uint64_t reorder_ns; /* 0: default 10 ms */
 };
 
 struct vp_input;

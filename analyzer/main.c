@@ -42,7 +42,7 @@ static const char usage[] =
 	"      --to T            only requests starting before T\n"
 	"  -e, --entry HOST:PORT only requests entering at this server address (port 0: any)\n"
 	"  -w, --window D        how long to wait for the other end of a call (default 1s)\n"
-	"      --reorder D       how far records of one file may be out of order (default 50ms)\n"
+	"      --reorder D       how far records of one file may be out of order (default 10ms)\n"
 	"  -v, --verbose         statistics on standard error\n"
 	"  -h, --help            this text\n"
 	"\n"

@@ -16,22 +16,11 @@ void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
 	p->ctx = ctx;
 }
 
+static void build_request(struct vp_paths *p, struct vp_xchg *root);
+
 static void make_ready(struct vp_paths *p, struct vp_xchg *x)
 {
-	if (p->rlen == p->rcap) {
-		size_t cap = p->rcap ? p->rcap * 2 : 256;
-		struct vp_xchg **r = malloc(cap * sizeof(*r));
-
-		if (!r)
-			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
-		for (size_t i = 0; i < p->rlen; i++)
-			r[i] = p->ready[(p->rhead + i) % p->rcap];
-		free(p->ready);
-		p->ready = r;
-		p->rcap = cap;
-		p->rhead = 0;
-	}
-	p->ready[(p->rhead + p->rlen++) % p->rcap] = x;
+	build_request(p, x);
 }
 
 void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x)
@@ -107,14 +96,15 @@ static void fill_external(struct vp_call_end *e, const struct vp_xchg *other)
 	e->addr = other->remote;
 }
 
-static bool xchg_complete(const struct vp_paths *p, const struct vp_xchg *x)
+/* Loss and truncation, known only later: checked when the request is emitted. */
+static bool end_complete(const struct vp_paths *p, int host, uint64_t first, uint64_t last)
 {
-	const struct vp_host *h = &p->hosts[x->host];
+	const struct vp_host *h = &p->hosts[host];
 
 	/* A cut recording lost at most its last block: records near its end. */
-	if (h->truncated && vp_xchg__end_ts(x) + p->window_ns >= h->last_ts)
+	if (h->truncated && last + p->window_ns >= h->last_ts)
 		return false;
-	return !x->incomplete && !vp_host__lost_between(h, x->req.first_ts, vp_xchg__end_ts(x));
+	return !vp_host__lost_between(h, first, last);
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -145,21 +135,28 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, const str
 	if (s) {
 		fill_end(p, &call->server, s);
 		*hosts_seen |= 1ull << (s->host & 63);
-		call->srv_req_first = vp_paths__aligned(p, s->host, s->req.first_ts);
-		call->srv_req_last = vp_paths__aligned(p, s->host, s->req.last_ts);
-		call->srv_rep_first = vp_paths__aligned(p, s->host, s->has_rep ? s->rep.first_ts : s->req.last_ts);
-		call->srv_rep_last = vp_paths__aligned(p, s->host, vp_xchg__end_ts(s));
+		/* Host clock for now: put on the common timeline when emitted. */
+		call->srv_req_first = (int64_t)s->req.first_ts;
+		call->srv_req_last = (int64_t)s->req.last_ts;
+		call->srv_rep_first = (int64_t)(s->has_rep ? s->rep.first_ts : s->req.last_ts);
+		call->srv_rep_last = (int64_t)vp_xchg__end_ts(s);
 	} else {
 		fill_external(&call->server, c);
 	}
 	call->conn_index = main->conn_index;
-	call->start_ns = vp_paths__aligned(p, main->host, main->req.first_ts);
-	call->end_ns = vp_paths__aligned(p, main->host, vp_xchg__end_ts(main));
+	call->start_ns = (int64_t)main->req.first_ts;
+	call->end_ns = (int64_t)vp_xchg__end_ts(main);
 	call->request_bytes = main->req.bytes;
 	call->reply_bytes = main->has_rep ? main->rep.bytes : 0;
-	call->complete = (!c || xchg_complete(p, c)) && (!s || xchg_complete(p, s));
-	if (!call->complete)
-		r->complete = false;
+	if (c) {
+		call->cli_first = c->req.first_ts;
+		call->cli_last = vp_xchg__end_ts(c);
+	}
+	if (s) {
+		call->srv_first = s->req.first_ts;
+		call->srv_last = vp_xchg__end_ts(s);
+	}
+	call->complete = !(c && c->incomplete) && !(s && s->incomplete);
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
 		n++;
 	if (n) {
@@ -176,10 +173,8 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, const str
 static void release(struct vp_paths *p, struct vp_xchg *x)
 {
 	x->dead = true;
-	if (x->refs == 0) {
-		free(x);
-		p->live--;
-	}
+	if (x->refs == 0)
+		vp_xpool__put(&p->pool, x);
 }
 
 static void release_tree(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s)
@@ -200,13 +195,11 @@ static void release_tree(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 
 void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x)
 {
-	if (--x->refs == 0 && x->dead) {
-		free(x);
-		p->live--;
-	}
+	if (--x->refs == 0 && x->dead)
+		vp_xpool__put(&p->pool, x);
 }
 
-static void emit_one(struct vp_paths *p, struct vp_xchg *root)
+static void build_request(struct vp_paths *p, struct vp_xchg *root)
 {
 	struct vp_xchg *c = root->side == VP_CLIENT ? root : NULL;
 	struct vp_xchg *s = c ? c->peer : root;
@@ -216,33 +209,86 @@ static void emit_one(struct vp_paths *p, struct vp_xchg *root)
 	if (!r)
 		abort();
 	r->id = ++p->next_request_id;
-	r->complete = true;
 	r->root = build(p, r, c, s, &hosts_seen);
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
-	p->requests++;
-	p->calls += r->ncalls;
 	release_tree(p, c, s);
-	p->fn(p->ctx, r);
+	if (p->rlen == p->rcap) {
+		size_t cap = p->rcap ? p->rcap * 2 : 256;
+		struct vp_request **q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+		for (size_t i = 0; i < p->rlen; i++)
+			q[i] = p->ready[(p->rhead + i) % p->rcap];
+		free(p->ready);
+		p->ready = q;
+		p->rcap = cap;
+		p->rhead = 0;
+	}
+	p->ready[(p->rhead + p->rlen++) % p->rcap] = r;
 }
 
-void vp_paths__emit(struct vp_paths *p, int64_t horizon, bool all)
+/*
+ * Put the call's times on the common timeline with the offsets known now,
+ * and mark calls that loss or truncation touched.  Returns whether the
+ * whole tree is complete.
+ */
+static bool finish_call(struct vp_paths *p, struct vp_call *call)
+{
+	int main = call->client.recorded ? call->client.host : call->server.host;
+	bool all = true;
+
+	call->start_ns += p->offsets[main];
+	call->end_ns += p->offsets[main];
+	if (call->server.recorded) {
+		int64_t off = p->offsets[call->server.host];
+
+		call->srv_req_first += off;
+		call->srv_req_last += off;
+		call->srv_rep_first += off;
+		call->srv_rep_last += off;
+	}
+	if (call->client.recorded &&
+	    !end_complete(p, call->client.host, call->cli_first, call->cli_last))
+		call->complete = false;
+	if (call->server.recorded &&
+	    !end_complete(p, call->server.host, call->srv_first, call->srv_last))
+		call->complete = false;
+	for (size_t i = 0; i < call->ncalls; i++)
+		all &= finish_call(p, call->calls[i]);
+	return all && call->complete;
+}
+
+void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 {
 	while (p->rlen) {
-		struct vp_xchg *x = p->ready[p->rhead];
-		int64_t at = vp_paths__aligned(p, x->host, vp_xchg__end_ts(x));
+		struct vp_request *r = p->ready[p->rhead];
 
-		if (!all && at + (int64_t)p->window_ns > horizon)
+		const struct vp_call *c = r->root;
+		int host = c->client.recorded ? c->client.host : c->server.host;
+
+		if (!all && vp_paths__aligned(p, host, (uint64_t)c->end_ns) + (int64_t)p->window_ns >
+				    loss_known)
 			return;
 		p->rhead = (p->rhead + 1) % p->rcap;
 		p->rlen--;
-		emit_one(p, x);
+		r->complete = finish_call(p, r->root);
+		p->requests++;
+		p->calls += r->ncalls;
+		p->fn(p->ctx, r);
 	}
 }
 
 void vp_paths__free(struct vp_paths *p)
 {
+	while (p->rlen) {
+		vp_request__free(p->ready[p->rhead]);
+		p->rhead = (p->rhead + 1) % p->rcap;
+		p->rlen--;
+	}
 	free(p->ready);
 	p->ready = NULL;
+	vp_xpool__free(&p->pool);
 }
 
 static void call_free(struct vp_call *c)

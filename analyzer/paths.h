@@ -2,10 +2,10 @@
 /*
  * Stage 6, paths: links exchanges into call trees as attribution and
  * matching decide, counts what is still open (xchg.h), and turns a root
- * whose tree is complete into a struct vp_request: built, handed to the
- * output, and its exchanges freed.  A ready request is held for `window`
- * of the common timeline first, so that loss reported a little later by
- * drop records still marks it incomplete.
+ * whose tree is complete into a struct vp_request (built at once, while its
+ * exchanges are in cache, which are then freed).  The request is handed to
+ * the output when loss on every host is known past its end (the caller
+ * says until when), so that loss windows reported later still mark it.
  */
 #ifndef VPATH_PATHS_H
 #define VPATH_PATHS_H
@@ -20,12 +20,12 @@ struct vp_paths {
 	size_t nhosts;
 	vp_request_fn fn;
 	void *ctx;
-	uint64_t window_ns;
-	struct vp_xchg **ready; /* FIFO of complete roots */
+	uint64_t window_ns; /* reorder window: margin around loss and truncation checks */
+	struct vp_request **ready; /* FIFO of built requests waiting for loss to be known */
 	size_t rhead, rlen, rcap;
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
-	uint64_t live;		  /* exchanges allocated and not yet freed */
+	struct vp_xpool pool;	  /* where exchanges come from and go back to */
 };
 
 void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
@@ -40,8 +40,8 @@ void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 void vp_paths__root(struct vp_paths *p, struct vp_xchg *x);
 /* x's other end will not be found. */
 void vp_paths__peer_gone(struct vp_paths *p, struct vp_xchg *x);
-/* Emit ready requests that became ready before horizon - window, or all of them. */
-void vp_paths__emit(struct vp_paths *p, int64_t horizon, bool all);
+/* Emit ready requests ending before loss_known (common timeline), or all of them. */
+void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all);
 /* Drop one reference (thread or matcher); frees an emitted exchange at zero. */
 void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x);
 void vp_paths__free(struct vp_paths *p);

@@ -31,6 +31,8 @@ struct vp_call {
 	uint64_t request_bytes, reply_bytes;
 	/* At the server, when recorded: request received, reply sent (first .. last op). */
 	int64_t srv_req_first, srv_req_last, srv_rep_first, srv_rep_last;
+	/* Host clocks of the two ends (first op .. last op), for loss windows. */
+	uint64_t cli_first, cli_last, srv_first, srv_last;
 	bool complete; /* this call alone */
 	struct vp_call **calls; /* calls its server made while serving it, by start_ns */
 	size_t ncalls;

@@ -65,6 +65,21 @@ struct vp_xchg {
 	struct vp_xchg *list_prev, *list_next; /* process list: open servers or pending clients */
 };
 
+/*
+ * Exchanges are allocated at the rate of requests: a free list avoids a
+ * malloc/free pair for each.
+ */
+struct vp_xpool {
+	struct vp_xchg *free;
+	uint64_t next_id;
+	uint64_t live; /* allocated and not yet put back */
+};
+
+/* A zeroed exchange with the next id, NULL on ENOMEM. */
+struct vp_xchg *vp_xpool__get(struct vp_xpool *p);
+void vp_xpool__put(struct vp_xpool *p, struct vp_xchg *x);
+void vp_xpool__free(struct vp_xpool *p);
+
 /* The thread whose work this exchange shows: client request sender, server reply sender. */
 static inline uint32_t vp_xchg__actor(const struct vp_xchg *x)
 {

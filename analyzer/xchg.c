@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+
+#include "xchg.h"
+
+struct vp_xchg *vp_xpool__get(struct vp_xpool *p)
+{
+	struct vp_xchg *x = p->free;
+
+	if (x)
+		p->free = x->sibling;
+	else if (!(x = malloc(sizeof(*x))))
+		return NULL;
+	memset(x, 0, sizeof(*x));
+	x->id = p->next_id++;
+	p->live++;
+	return x;
+}
+
+void vp_xpool__put(struct vp_xpool *p, struct vp_xchg *x)
+{
+	x->sibling = p->free;
+	p->free = x;
+	p->live--;
+}
+
+void vp_xpool__free(struct vp_xpool *p)
+{
+	while (p->free) {
+		struct vp_xchg *x = p->free;
+
+		p->free = x->sibling;
+		free(x);
+	}
+}
