@@ -153,6 +153,44 @@ static void test_loss_windows(void **state)
 	vp_input__free(in);
 }
 
+/*
+ * The recorder writes a clock record each tick and then the counts of the
+ * CPUs whose count changed: loss lies between the previous tick and this
+ * one, even when the CPU's previous count is much older.  Loss is known
+ * (loss_known_ns) once the stream is past a tick.
+ */
+static void test_loss_between_ticks(void **state)
+{
+	const uint64_t ms = 1000000;
+	char *files[] = {path_of("ticks.vpr")};
+	struct synth_host *h = synth_host__new(files[0], "ticks", NULL, 1);
+	struct vp_input *in;
+	struct vp_host *ho;
+	const struct vpr_hdr *rec;
+	char err[256];
+
+	synth_drops(h, 0, 0, 0); /* start: every CPU */
+	for (uint64_t t = 1; t <= 4; t++) {
+		synth_clock(h, t * 1000 * ms, 0);
+		if (t == 4)
+			synth_drops(h, t * 1000 * ms + 1000, 0, 9); /* lost during the 4th second */
+		synth_op(h, t * 1000 * ms + 500 * ms, 1, 2, 3, VPR_DIR_SEND, 1, (uint32_t)t);
+	}
+	assert_int_equal(synth_host__close(h), 0);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	ho = vp_input__host(in, 0);
+	while ((rec = vp_input__next(in, 0))) {
+		if (rec->type == VPR_SOCK_OP && rec->ts_ns == 2500 * ms)
+			assert_int_equal(ho->loss_known_ns, 2000 * ms);
+	}
+	assert_true(ho->has_clock);
+	assert_int_equal(ho->nlosses, 1);
+	assert_int_equal(ho->losses[0].from_ns, 3000 * ms);
+	assert_false(vp_host__lost_between(ho, 2000 * ms, 2900 * ms));
+	assert_true(vp_host__lost_between(ho, 3500 * ms, 3600 * ms));
+	vp_input__free(in);
+}
+
 /* A torn tail is used up to the damage and reported; the host is marked truncated. */
 static void test_torn_tail(void **state)
 {
@@ -228,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_time_order),
 		cmocka_unit_test(test_segments_form_one_host),
 		cmocka_unit_test(test_loss_windows),
+		cmocka_unit_test(test_loss_between_ticks),
 		cmocka_unit_test(test_torn_tail),
 		cmocka_unit_test(test_bad_inputs),
 	};
