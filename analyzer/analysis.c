@@ -243,11 +243,14 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct v
 
 	if (!s)
 		abort();
+	if (c->newstate == 2 /* TCP_SYN_SENT: connect() by h.tid */ && c->h.tid)
+		vp_attr__connect(&hs->attr, s, c->h.tid);
 	if (!vp_conn_record__closes(c))
 		return;
 	x = vp_exchanges__finish(s);
 	if (x)
 		finished(a, hs, x);
+	vp_attr__forget_sock(&hs->attr, s);
 	vp_socktab__remove(&hs->socks, s);
 }
 
@@ -324,6 +327,7 @@ static void end_host(struct vp_analysis *a, int h)
 	while (u64map__next(&hs->socks.by_cookie, &pos, NULL, &v)) {
 		struct vp_xchg *x = vp_exchanges__finish(v);
 
+		vp_attr__forget_sock(&hs->attr, v);
 		if (x) {
 			/* The recording stopped, not the exchange: its end is unknown. */
 			if (!x->has_rep || hs->host->truncated)

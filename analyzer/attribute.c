@@ -137,6 +137,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
 	}
+	t->reads_requests = true;
 	set_cur(a, t, s);
 }
 
@@ -174,8 +175,9 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			root_call(a, p, c);
 		}
 	}
-	/* Whatever this thread sends next without reading first is not s's by input. */
-	set_cur(a, t, NULL);
+	/* A worker's next call is for a request it has not read: not s's by input. */
+	if (!t->reads_requests)
+		set_cur(a, t, NULL);
 }
 
 void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
@@ -193,14 +195,56 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 	}
 }
 
+/* The thread's current cause if a call can still belong to it. */
+static struct vp_xchg *cause_of(const struct vp_thread *t)
+{
+	struct vp_xchg *s = t->cur;
+
+	if (!s || s->done)
+		return NULL;
+	/* A worker's cause from a call's reply is stale once that request is answered. */
+	if (s->has_rep && !t->reads_requests)
+		return NULL;
+	return s;
+}
+
+void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid)
+{
+	struct vp_thread *t = u64map__get(&a->threads, tid);
+
+	if (!t || !cause_of(t) || s->open_cause)
+		return;
+	s->open_cause = t->cur;
+	t->cur->refs++;
+}
+
+void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)
+{
+	if (s->open_cause)
+		vp_paths__unref(a->paths, s->open_cause);
+	s->open_cause = NULL;
+}
+
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 	struct vp_proc *p = proc_get(a, op->pid);
+	struct vp_xchg *opened_for = c->sock && c->conn_index == 0 ? c->sock->open_cause : NULL;
 
 	take_comm(a, c, t);
 	p->calls++;
-	if (t->cur && !t->cur->has_rep && !t->cur->done) {
+	if (opened_for) {
+		bool open = !opened_for->done;
+
+		if (open) {
+			p->calls_by_connect++;
+			vp_paths__link_child(a->paths, c, opened_for);
+		}
+		vp_attr__forget_sock(a, c->sock);
+		if (open)
+			return;
+	}
+	if (cause_of(t)) {
 		p->calls_by_input++;
 		vp_paths__link_child(a->paths, c, t->cur);
 	} else if (p->open.list_next == &p->open) {

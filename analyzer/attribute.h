@@ -7,13 +7,18 @@
  * exchange whose request it last read, or, when it last read the reply of
  * one of its own calls, that call's cause (BorderPatrol's event-driven
  * rule: output belongs to the request of the thread's most recent input).
- * A call sent while the current cause is a request not yet answered belongs
- * to it: thread-per-request servers and event loops.  A thread without one
- * (a worker handed the request by a dispatcher, or a thread between two
- * parts of a pipelined reply) holds its calls as pending until it sends a
- * reply: vPath's rule, the calls it sent within [request received, reply
- * sent] belong to that exchange.  Pending calls that no open request can
+ * A call sent while the current cause is still open belongs to it:
+ * thread-per-request servers and event loops, also between the parts of a
+ * reply sent in pieces.  A worker thread (one that never reads requests,
+ * they are handed to it) loses its cause when it sends a reply, because its
+ * next request comes from elsewhere; without a cause it holds its calls as
+ * pending until it sends a reply: vPath's rule, the calls it sent within
+ * [request received, reply sent] belong to that exchange.  Pending calls that no open request can
  * claim any more are roots (a cron job, a load generator).
+ *
+ * Opening a connection is an output too (BorderPatrol): an event loop that
+ * connects for request R and sends R's call once the connection is up, after
+ * reading other requests meanwhile, has the call attributed to R.
  *
  * Per process, the kinds of evidence are counted to name its model.
  */
@@ -21,6 +26,7 @@
 #define VPATH_ATTRIBUTE_H
 
 #include "hashmap.h"
+#include "sockets.h"
 #include "paths.h"
 #include "xchg.h"
 
@@ -28,6 +34,7 @@ struct vp_thread {
 	uint32_t tid, pid;
 	char comm[VPR_COMM_LEN];
 	struct vp_xchg *cur; /* current cause (holds a reference) */
+	bool reads_requests; /* it reads requests itself: not a worker fed by a dispatcher */
 	uint64_t last_req_id;
 	uint64_t last_req_ts;
 };
@@ -43,7 +50,7 @@ struct vp_proc {
 	uint64_t handoff;	/* reply sent by another thread than the one that read the request */
 	uint64_t interleaved;	/* a thread answered a request after reading a newer one */
 	uint64_t calls;		/* client exchanges made */
-	uint64_t calls_by_input, calls_by_reply, calls_root;
+	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
 };
 
 enum vp_model {
@@ -71,6 +78,10 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first);
 void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s);
+/* Thread tid began connecting socket s (SYN_SENT): remember the request it serves. */
+void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid);
+/* s goes away: drop what it remembers. */
+void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s);
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
 void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
 /* End of input: every pending call is a root. */

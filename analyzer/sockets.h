@@ -37,6 +37,7 @@ struct vp_sock {
 	struct vp_endpoint local, remote;
 	uint64_t first_ts, last_ts;
 	struct vp_xchg *x; /* exchange in progress */
+	struct vp_xchg *open_cause; /* request its opener was serving at connect() (a reference) */
 	uint32_t nexch;	   /* exchanges begun: conn_index of the next one */
 	uint32_t nsetup;   /* messages that were connection setup (greetings) */
 };

@@ -210,6 +210,27 @@ void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid
 	put(h, &c.h, VPR_CONN, sizeof(c), ts, 0);
 }
 
+void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint32_t tid,
+		      const char *local, const char *remote)
+{
+	struct vp_endpoint l, r;
+	struct vpr_conn c = {0};
+
+	if (vp_endpoint__parse(local, &l) || vp_endpoint__parse(remote, &r))
+		abort();
+	c.cookie = cookie;
+	c.pid = pid;
+	c.family = l.family;
+	c.oldstate = 7; /* CLOSE */
+	c.newstate = 2; /* SYN_SENT */
+	c.role = VPR_ROLE_CONNECTED;
+	c.sport = l.port;
+	c.dport = r.port;
+	memcpy(c.saddr, l.addr, 16);
+	memcpy(c.daddr, r.addr, 16);
+	put(h, &c.h, VPR_CONN, sizeof(c), ts, tid);
+}
+
 void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 	      uint8_t dir, uint32_t bytes, uint32_t seq_end)
 {

@@ -56,6 +56,9 @@ void synth_task(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, u
 void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint8_t role,
 		uint8_t origin, uint8_t newstate, const char *local, const char *remote,
 		uint32_t snd_seq, uint32_t rcv_seq);
+/* connect() by thread tid: the SYN_SENT record, which names the thread. */
+void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint32_t tid,
+		      const char *local, const char *remote);
 void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 	      uint8_t dir, uint32_t bytes, uint32_t seq_end);
 void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost);

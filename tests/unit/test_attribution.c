@@ -342,6 +342,43 @@ static void test_event_loop_interleaving(void **state)
 }
 
 /*
+ * The non-blocking event loop of the vApp: it connects for request 1, reads
+ * request 2 while the connection comes up, then sends request 1's call (an
+ * output that follows no input of request 1: the connect() was request 1's
+ * output).  Request 2 streams a reply part and then makes a call before
+ * request 1 is answered: calls between reply parts stay with their request.
+ */
+static void test_event_loop_connect_and_reply_parts(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l1, *l2, *d1, *d2;
+
+	l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
+	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	synth_req(l1, 100, 901, US(100), 300);
+	synth_connecting(w->web, US(106), 21, 300, 300, "10.0.0.1:50001", "10.0.0.2:5432");
+	synth_req(l2, 100, 902, US(102), 300);
+	d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432",
+			      US(109));
+	synth_req(d1, 10, 300, US(110), 401); /* EPOLLOUT: request 1's call */
+	synth_rep(l2, 50, 300, US(112), 902); /* request 2: a reply part ... */
+	synth_req(d2, 11, 300, US(113), 402); /* ... then its call */
+	synth_rep(d1, 30, 401, US(115), 300);
+	synth_rep(l1, 100, 300, US(121), 901);
+	synth_rep(d2, 30, 402, US(125), 300);
+	synth_rep(l2, 60, 300, US(131), 902);
+
+	assert_string_equal(analyze(w),
+			    "lg/901>web/300(web/300>db/401) | lg/902>web/300(web/300>db/402)");
+	assert_int_equal(w->c.reqs[1]->root->reply_bytes, 110);
+	synth_link__free(l1);
+	synth_link__free(l2);
+	synth_link__free(d1);
+	synth_link__free(d2);
+}
+
+/*
  * Calls a server thread makes on its own are roots, not children of a
  * request that happens to be open: a health checker that never replies, and
  * a worker's call made before the request it then answers had arrived.
@@ -386,6 +423,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_greeting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_interleaving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
