@@ -185,19 +185,19 @@ void synth_task(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, u
 	put(h, &t.h, VPR_TASK, sizeof(t), ts, tid);
 }
 
-void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint8_t role,
-		uint8_t origin, uint8_t newstate, const char *local, const char *remote,
-		uint32_t snd_seq, uint32_t rcv_seq)
+static void conn_record(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie,
+			uint32_t pid, uint8_t role, uint8_t origin, uint8_t oldstate, uint8_t newstate,
+			const char *local, const char *remote, uint32_t snd_seq, uint32_t rcv_seq)
 {
 	struct vp_endpoint l, r;
 	struct vpr_conn c = {0};
 
 	if (vp_endpoint__parse(local, &l) || vp_endpoint__parse(remote, &r))
-		abort();
+		abort(); /* a typo in a test */
 	c.cookie = cookie;
 	c.pid = pid;
 	c.family = l.family;
-	c.oldstate = newstate == 1 ? 2 : 1;
+	c.oldstate = oldstate;
 	c.newstate = newstate;
 	c.origin = origin;
 	c.role = role;
@@ -207,28 +207,22 @@ void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid
 	c.rcv_seq = rcv_seq;
 	memcpy(c.saddr, l.addr, 16);
 	memcpy(c.daddr, r.addr, 16);
-	put(h, &c.h, VPR_CONN, sizeof(c), ts, 0);
+	put(h, &c.h, VPR_CONN, sizeof(c), ts, tid);
+}
+
+void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint8_t role,
+		uint8_t origin, uint8_t newstate, const char *local, const char *remote,
+		uint32_t snd_seq, uint32_t rcv_seq)
+{
+	conn_record(h, ts, 0, cookie, pid, role, origin, newstate == 1 ? 2 : 1, newstate, local,
+		    remote, snd_seq, rcv_seq);
 }
 
 void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint32_t tid,
 		      const char *local, const char *remote)
 {
-	struct vp_endpoint l, r;
-	struct vpr_conn c = {0};
-
-	if (vp_endpoint__parse(local, &l) || vp_endpoint__parse(remote, &r))
-		abort();
-	c.cookie = cookie;
-	c.pid = pid;
-	c.family = l.family;
-	c.oldstate = 7; /* CLOSE */
-	c.newstate = 2; /* SYN_SENT */
-	c.role = VPR_ROLE_CONNECTED;
-	c.sport = l.port;
-	c.dport = r.port;
-	memcpy(c.saddr, l.addr, 16);
-	memcpy(c.daddr, r.addr, 16);
-	put(h, &c.h, VPR_CONN, sizeof(c), ts, tid);
+	conn_record(h, ts, tid, cookie, pid, VPR_ROLE_CONNECTED, VPR_CONN_STATE, 7 /* CLOSE */,
+		    2 /* SYN_SENT */, local, remote, 0, 0);
 }
 
 void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,

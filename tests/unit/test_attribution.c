@@ -81,28 +81,48 @@ static const char *model_of(struct world *w, const char *host, unsigned pid)
 	return vp_model_name(vp_proc__model(p));
 }
 
+/* Two clients of web (l1, l2) and two web -> db connections (d1, d2): most tests use these. */
+struct links {
+	struct synth_link *l1, *l2, *d1, *d2;
+};
+
+static struct links open_links(struct world *w)
+{
+	struct links k;
+
+	k.l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	k.l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
+	k.d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	k.d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	return k;
+}
+
+static void free_links(struct links *k)
+{
+	synth_link__free(k->l1);
+	synth_link__free(k->l2);
+	synth_link__free(k->d1);
+	synth_link__free(k->d2);
+}
+
 /* Two clients, one web thread per connection, each calls the database once. */
 static void test_thread_per_connection(void **state)
 {
 	struct world *w = *state;
-	struct synth_link *l1, *l2, *d1, *d2;
+	struct links k = open_links(w);
 
-	l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
-	d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
-	synth_req(l1, 100, 901, US(100), 301);
-	synth_req(l2, 100, 902, US(101), 302);
-	synth_req(d1, 50, 301, US(120), 401);
-	synth_req(d2, 50, 302, US(121), 402);
-	synth_rep(d2, 70, 402, US(130), 302);
-	synth_rep(d1, 70, 401, US(131), 301);
-	synth_rep(l2, 500, 302, US(140), 902);
-	synth_rep(l1, 500, 301, US(141), 901);
-	synth_link__close(l1, US(200));
-	synth_link__close(l2, US(200));
-	synth_link__close(d1, US(200));
-	synth_link__close(d2, US(200));
+	synth_req(k.l1, 100, 901, US(100), 301);
+	synth_req(k.l2, 100, 902, US(101), 302);
+	synth_req(k.d1, 50, 301, US(120), 401);
+	synth_req(k.d2, 50, 302, US(121), 402);
+	synth_rep(k.d2, 70, 402, US(130), 302);
+	synth_rep(k.d1, 70, 401, US(131), 301);
+	synth_rep(k.l2, 500, 302, US(140), 902);
+	synth_rep(k.l1, 500, 301, US(141), 901);
+	synth_link__close(k.l1, US(200));
+	synth_link__close(k.l2, US(200));
+	synth_link__close(k.d1, US(200));
+	synth_link__close(k.d2, US(200));
 
 	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/402)");
 	assert_true(w->c.reqs[0]->complete);
@@ -118,28 +138,21 @@ static void test_thread_per_connection(void **state)
 static void test_dispatcher_worker(void **state)
 {
 	struct world *w = *state;
-	struct synth_link *l1, *l2, *d1, *d2;
+	struct links k = open_links(w);
 
-	l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
-	d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
-	synth_req(l1, 100, 901, US(100), 310); /* dispatcher 310 reads both */
-	synth_req(l2, 100, 902, US(101), 310);
+	synth_req(k.l1, 100, 901, US(100), 310); /* dispatcher 310 reads both */
+	synth_req(k.l2, 100, 902, US(101), 310);
 	/* Worker 312 got the second request first. */
-	synth_req(d2, 50, 312, US(110), 402);
-	synth_req(d1, 50, 311, US(111), 401);
-	synth_rep(d1, 70, 401, US(130), 311);
-	synth_rep(d2, 70, 402, US(131), 312);
-	synth_rep(l1, 500, 311, US(140), 901);
-	synth_rep(l2, 500, 312, US(141), 902);
+	synth_req(k.d2, 50, 312, US(110), 402);
+	synth_req(k.d1, 50, 311, US(111), 401);
+	synth_rep(k.d1, 70, 401, US(130), 311);
+	synth_rep(k.d2, 70, 402, US(131), 312);
+	synth_rep(k.l1, 500, 311, US(140), 901);
+	synth_rep(k.l2, 500, 312, US(141), 902);
 
 	assert_string_equal(analyze(w), "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
 	assert_string_equal(model_of(w, "web", 300), "dispatcher-worker");
-	synth_link__free(l1);
-	synth_link__free(l2);
-	synth_link__free(d1);
-	synth_link__free(d2);
+	free_links(&k);
 }
 
 /*
@@ -314,31 +327,24 @@ static void test_server_greeting(void **state)
 static void test_event_loop_interleaving(void **state)
 {
 	struct world *w = *state;
-	struct synth_link *l1, *l2, *d1, *d2;
+	struct links k = open_links(w);
 
-	l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
-	d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
-	synth_req(l1, 100, 901, US(100), 300);
-	synth_req(d1, 10, 300, US(110), 401);
-	synth_req(l2, 100, 902, US(111), 300);
-	synth_req(d2, 10, 300, US(120), 402);
-	synth_rep(d1, 30, 401, US(125), 300);
-	synth_req(d1, 11, 300, US(135), 401); /* request 1's second call */
-	synth_rep(d2, 20, 402, US(136), 300);
-	synth_rep(l2, 200, 300, US(145), 902);
-	synth_rep(d1, 30, 401, US(150), 300);
-	synth_rep(l1, 100, 300, US(170), 901);
+	synth_req(k.l1, 100, 901, US(100), 300);
+	synth_req(k.d1, 10, 300, US(110), 401);
+	synth_req(k.l2, 100, 902, US(111), 300);
+	synth_req(k.d2, 10, 300, US(120), 402);
+	synth_rep(k.d1, 30, 401, US(125), 300);
+	synth_req(k.d1, 11, 300, US(135), 401); /* request 1's second call */
+	synth_rep(k.d2, 20, 402, US(136), 300);
+	synth_rep(k.l2, 200, 300, US(145), 902);
+	synth_rep(k.d1, 30, 401, US(150), 300);
+	synth_rep(k.l1, 100, 300, US(170), 901);
 
 	assert_string_equal(analyze(w),
 			    "lg/901>web/300(web/300>db/401,web/300>db/401) | lg/902>web/300(web/300>db/402)");
 	assert_int_equal(w->c.reqs[0]->root->calls[1]->request_bytes, 11);
 	assert_string_equal(model_of(w, "web", 300), "event-driven");
-	synth_link__free(l1);
-	synth_link__free(l2);
-	synth_link__free(d1);
-	synth_link__free(d2);
+	free_links(&k);
 }
 
 /*
