@@ -34,7 +34,6 @@ struct vp_analysis_stats {
 	uint64_t given_up;   /* exchanges whose expected peer never appeared */
 	uint64_t requests, calls;
 	uint64_t sockets;
-	uint64_t setup_messages; /* greetings and replies without a request */
 	uint64_t late;	     /* records outside the reorder window */
 };
 

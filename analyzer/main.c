@@ -316,6 +316,18 @@ static void report(struct cli *c)
 			fprintf(stderr, "host %zu %s: %" PRIu64 " records, offset %" PRId64 " ns, %" PRIu64
 				" late\n", h, ho->name, ho->records, vp_analysis__offset(c->a, h), ho->late);
 	}
+	if (c->verbose) {
+		size_t np;
+		const struct vp_proc **pv = vp_analysis__procs(c->a, &np);
+
+		for (size_t i = 0; pv && i < np; i++)
+			if (vp_proc__model(pv[i]) != VP_MODEL_IDLE)
+				fprintf(stderr, "process %s %s(%u): %s, %" PRIu64 " requests served, %" PRIu64 " calls\n",
+				vp_analysis__host(c->a, (size_t)pv[i]->host)->name,
+				pv[i]->comm[0] ? pv[i]->comm : "?", pv[i]->pid,
+				vp_model_name(vp_proc__model(pv[i])), pv[i]->served, pv[i]->calls);
+		free(pv);
+	}
 	if (c->verbose)
 		fprintf(stderr,
 			"%" PRIu64 " records, %" PRIu64 " sockets, %" PRIu64 " exchanges, %" PRIu64

@@ -104,8 +104,11 @@ void vp_out_json_end(struct vp_out_ctx *o)
 	procs = cJSON_AddArrayToObject(rest, "processes");
 	pv = vp_analysis__procs(o->a, &np);
 	for (size_t i = 0; i < np; i++) {
-		cJSON *po = cJSON_CreateObject();
+		cJSON *po;
 
+		if (vp_proc__model(pv[i]) == VP_MODEL_IDLE)
+			continue; /* only seen in a task snapshot: no traffic */
+		po = cJSON_CreateObject();
 		cJSON_AddNumberToObject(po, "host", pv[i]->host);
 		cJSON_AddNumberToObject(po, "pid", pv[i]->pid);
 		cJSON_AddStringToObject(po, "name", pv[i]->comm);
