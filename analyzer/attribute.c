@@ -77,11 +77,12 @@ static void set_cur(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 		x->refs++;
 }
 
+/* A process is named after its main thread (renamed by exec), else its first named thread. */
 static void name_proc(struct vp_proc *p, const struct vp_thread *t)
 {
-	if (!t->comm[0] || p->named_by_main)
+	if (!t->comm[0])
 		return;
-	if (t->tid == p->pid || !p->comm[0]) {
+	if (t->tid == p->pid || (!p->comm[0] && !p->named_by_main)) {
 		memcpy(p->comm, t->comm, VPR_COMM_LEN);
 		p->named_by_main = t->tid == p->pid;
 	}

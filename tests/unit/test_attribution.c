@@ -111,6 +111,10 @@ static void test_thread_per_connection(void **state)
 	struct world *w = *state;
 	struct links k = open_links(w);
 
+	/* The load generator's main thread execs: the process takes the new name. */
+	synth_task(w->lg, 1, 900, 901, VPR_TASK_FORK, "loadgen");
+	synth_task(w->lg, 2, 900, 900, VPR_TASK_EXEC, "curl");
+
 	synth_req(k.l1, 100, 901, US(100), 301);
 	synth_req(k.l2, 100, 902, US(101), 302);
 	synth_req(k.d1, 50, 301, US(120), 401);
@@ -130,6 +134,7 @@ static void test_thread_per_connection(void **state)
 	assert_int_equal(w->c.reqs[0]->root->reply_bytes, 500);
 	assert_int_equal(w->c.reqs[0]->nhosts, 3);
 	assert_string_equal(model_of(w, "web", 300), "thread-per-request");
+	assert_string_equal(collected_proc(&w->c, "lg", 900)->comm, "curl");
 	assert_string_equal(model_of(w, "lg", 900), "client");
 }
 
