@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Analyzer throughput and memory as the recording grows: gen-synth writes a
-# four-host recording (64 concurrent requests) of 1M and of 10M records;
+# four-host recording (64 client threads, about 40 requests in flight, about
+# 500K records per second of recording, a clock tick per second) of 1M and
+# of 10M records;
 # `vpath-analyze patterns` reads each.  Prints records per second of CPU time
 # (one core: the analyzer is single-threaded) and of wall time, and peak RSS.
 # Targets: >= 5M records/s; RSS at 10M <= 1.5x RSS at 1M (memory follows
@@ -23,11 +25,13 @@ for n in $SIZES; do
 	rm -f "$d"/*.vpr
 	gen=$("$GEN" --out "$d" --events "$n" --concurrency 64) || exit 1
 	events=$(echo "$gen" | awk '{print $4}')
+	want=$(echo "$gen" | awk '{print $2}')
 	# /usr/bin/time -f: %U+%S CPU seconds, %e wall seconds, %M peak RSS in KB.
 	/usr/bin/time -f '%U %S %e %M' -o "$d/time" "$A" patterns "$d"/*.vpr >"$d/out" || exit 1
 	read -r user sys wall kb <"$d/time"
 	reqs=$(awk '/^pattern /{s += $3} END {print s}' "$d/out")
 	rss[$n]=$kb
+	[ "$reqs" = "$want" ] || echo "WARNING: found $reqs requests, the generator wrote $want"
 	awk -v n="$events" -v r="$reqs" -v u="$user" -v s="$sys" -v w="$wall" -v kb="$kb" 'BEGIN {
 		c = u + s
 		printf "%-10d %10d %8.2f %8.2f %14.0f %14.0f %10.1f\n", n, r, c, w,

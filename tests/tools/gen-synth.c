@@ -9,8 +9,13 @@
  *            -> db (thread per connection), over a pool of C persistent
  *               connections that the app workers share in turn
  *
- * Each request makes 1..3 database calls (by its number).  Requests of the
- * C client threads overlap in time, so C requests are in flight at once.
+ * Each request makes 1..3 database calls (by its number) of --service us
+ * each.  The C client threads start requests in turn, spread over a round
+ * as long as the longest request, so each client's requests are strictly
+ * one after the other and about 2/3 C are in flight at once (at C = 64 and
+ * the default 700 us, about 500K records per second).  Every host writes a
+ * clock record each second, as the recorder does (the analyzer holds
+ * finished requests until the next tick says whether records were lost).
  * Output: DIR/{lg,web,app,db}.vpr; prints "requests N events N calls N".
  */
 #include <errno.h>
@@ -37,6 +42,7 @@ struct gen {
 	uint32_t conc;
 	uint64_t requests, calls;
 	int64_t skew;
+	uint64_t service_ns;
 };
 
 static uint64_t events(const struct gen *g)
@@ -91,8 +97,8 @@ static void request(struct gen *g, uint32_t i, uint64_t r, uint64_t t)
 	t += 15 * US;
 	for (uint32_t k = 0; k < ncalls; k++) {
 		synth_req(p, 60, worker, t + 5 * US, db_tid);
-		synth_rep(p, 400, db_tid, t + 30 * US, worker);
-		t += 40 * US;
+		synth_rep(p, 400, db_tid, t + 10 * US + g->service_ns, worker);
+		t += 20 * US + g->service_ns;
 		g->calls++;
 	}
 	synth_rep(g->mid[i], 900, worker, t + 5 * US, web_tid);
@@ -106,14 +112,16 @@ int main(int argc, char **argv)
 	static const struct option longs[] = {
 		{"out", required_argument, NULL, 'o'},	       {"events", required_argument, NULL, 'e'},
 		{"concurrency", required_argument, NULL, 'c'}, {"skew", required_argument, NULL, 's'},
+		{"service", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
-	struct gen g = {.events_target = 100000, .conc = 16};
+	struct gen g = {.events_target = 100000, .conc = 16, .service_ns = 700 * US};
+	uint64_t period, next_tick = 1000000000ull;
 	const char *out = ".";
 	char path[4096];
 	int opt, err = 0;
 
-	while ((opt = getopt_long(argc, argv, "o:e:c:s:h", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:e:c:s:S:h", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
@@ -127,9 +135,13 @@ int main(int argc, char **argv)
 		case 's':
 			g.skew = strtoll(optarg, NULL, 0);
 			break;
+		case 'S':
+			g.service_ns = strtoull(optarg, NULL, 0) * US;
+			break;
 		default:
 			fprintf(stderr,
 				"usage: gen-synth [--out DIR] [--events N] [--concurrency C] [--skew NS]\n"
+				"                 [--service US]\n"
 				"  writes DIR/{lg,web,app,db}.vpr with about N records; host k's clock\n"
 				"  runs k*NS ahead of the first host's.\n");
 			return opt == 'h' ? 0 : 2;
@@ -139,6 +151,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen-synth: concurrency must be 1..20000\n");
 		return 2;
 	}
+	/*
+	 * Rounds are longer than the longest request (3 database calls): a
+	 * client's next request starts after its previous one, and a pooled
+	 * connection (client i's in round r is client i-1's in round r+1, which
+	 * starts period/C earlier in its round) is free before it is reused.
+	 */
+	period = 80 * US + 3 * (20 * US + g.service_ns);
+	if (g.conc > 1)
+		period = period * g.conc / (g.conc - 1) + 10 * US;
 	for (int i = 0; i < NHOSTS; i++) {
 		snprintf(path, sizeof(path), "%s/%s.vpr", out, names[i]);
 		g.h[i] = synth_host__new(path, names[i], NULL, 100 + (uint32_t)i);
@@ -152,13 +173,18 @@ int main(int argc, char **argv)
 		synth_task(g.h[i], 0, pids[i], pids[i], VPR_TASK_SNAPSHOT, names[i]);
 	}
 	open_links(&g);
-	/* Rounds 200us apart; client i starts 200/C us after client i-1. */
+	/* Client i starts period/C after client i-1. */
 	for (uint64_t r = 0; events(&g) < g.events_target; r++) {
+		uint64_t start = 10 * US + r * period;
+
 		for (uint32_t i = 0; i < g.conc; i++)
-			request(&g, i, r, 10 * US + r * 200 * US + i * 200 * US / g.conc);
+			request(&g, i, r, start + i * period / g.conc);
+		for (; next_tick <= start; next_tick += 1000000000ull)
+			for (int h = 0; h < NHOSTS; h++)
+				synth_clock(g.h[h], next_tick, 1700000000000000000ull + next_tick);
 		/* Everything before this round's start is final: write it in time order. */
 		for (int h = 0; h < NHOSTS; h++)
-			synth_host__drain(g.h[h], 10 * US + r * 200 * US);
+			synth_host__drain(g.h[h], start);
 	}
 	for (uint32_t i = 0; i < g.conc; i++) {
 		synth_link__free(g.front[i]);
