@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Ground truth of the real-servers scenario, and its comparison with the
+paths vpath-analyze found.
+
+  check.py compare --dir DIR --topology TOPO.json [--label TEXT]
+      DIR holds client.jsonl (the client's record), nginx/access.log,
+      postgres.log (log_statement=all), redis-slowlog.json and found.json
+      (vpath-analyze paths --json).  Prints TAP lines; exit 1 on any failure.
+  check.py redis-log --addr IP:PORT
+      Redis's slowlog (every command, with its client's address) as JSON.
+
+The truth does not come from vpath.  The client knows each request's own
+connection (local ip:port) and ordinal on it; the app tells in reply headers
+which nginx connection the request came on, and which back-end connection
+and ordinal each of its calls used (app.py).  Then the servers' own logs
+confirm all of it: nginx's access log (client address, ordinal on the
+connection, request id), PostgreSQL's statement log (every query with its
+client port and the request id in a comment, hence its ordinal on that
+connection; a connection that ran no warm-up query was opened inside a
+request, after its startup and authentication round trips) and Redis's
+slowlog (every command with its client address, in execution order).
+Only then are the paths compared, call by call, with vpcompare.py's
+comparison (tests/e2e): every request must be found entering at nginx, with
+one call to the app under it and, under that, exactly the true PostgreSQL
+and Redis exchanges in the true order.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import vpcompare  # noqa: E402
+
+PG_AUTH_ROUND_TRIPS = 3  # app.py: scram-sha-256 with sslmode=disable
+CALL_SERVER = {"q": "postgres", "a": "postgres", "r": "redis"}
+
+PG_LINE = re.compile(r"^\S+ \S+ \S+ \[(\d+)\] (\S+)\((\d+)\) LOG:  (.*)$")
+RID = re.compile(r"/\* rid=(\w+) \*/")
+WARMUP = "/* warmup */"
+
+
+class Problems:
+    def __init__(self):
+        self.items = []
+
+    def add(self, text):
+        self.items.append(text)
+
+    def tap(self, name, limit=5):
+        print("%s - %s" % ("not ok" if self.items else "ok", name))
+        for p in self.items[:limit]:
+            print("#   " + p)
+        if len(self.items) > limit:
+            print("#   ... and %d more" % (len(self.items) - limit))
+        return not self.items
+
+
+def parse_calls(text):
+    """X-Calls -> [(kind, addr, ordinal, us)]"""
+    calls = []
+    for item in filter(None, (text or "").split(";")):
+        kind, addr, ordinal, us = item.split(" ")
+        calls.append((kind, addr, int(ordinal), int(us)))
+    return calls
+
+
+def load_client(path, problems):
+    reqs = []
+    with open(path) as f:
+        for line in f:
+            rec = json.loads(line)
+            if "error" in rec or rec.get("status") != 200:
+                problems.add("request %d: %s" % (rec["n"], rec.get("error") or rec.get("status")))
+                continue
+            rec["calls"] = parse_calls(rec["calls"])
+            hop_addr, hop_ordinal = rec["hop"].split(" ")
+            rec["hop"] = (hop_addr, int(hop_ordinal))
+            counted = {k: sum(1 for c in rec["calls"] if c[0] == k) for k in "qr"}
+            if counted["q"] != int(rec["sql"]) or counted["r"] != int(rec["redis"]):
+                problems.add("request %s: X-Sql/X-Redis %s/%s but X-Calls has %d/%d" % (
+                    rec["rid"], rec["sql"], rec["redis"], counted["q"], counted["r"]))
+            reqs.append(rec)
+    return reqs
+
+
+def check_nginx(reqs, path, problems):
+    seen = {}
+    with open(path) as f:
+        for line in f:
+            addr, nth, rid, status = line.split()[:4]
+            seen[(addr, int(nth) - 1)] = (rid, status)
+    for r in reqs:
+        got = seen.get((r["client"], r["conn_index"]))
+        if got is None:
+            problems.add("%s #%d not in nginx's log" % (r["client"], r["conn_index"]))
+        elif got != (r["rid"], "200"):
+            problems.add("%s #%d: nginx logged %s, the client got %s" % (
+                r["client"], r["conn_index"], got, r["rid"]))
+    if len(seen) != len(reqs):
+        problems.add("nginx logged %d requests, the client made %d" % (len(seen), len(reqs)))
+
+
+def postgres_log(path):
+    """(client addr, ordinal) -> request id of every query the app made."""
+    statements = defaultdict(list)  # client addr -> statements in order
+    with open(path) as f:
+        for line in f:
+            m = PG_LINE.match(line.rstrip("\n"))
+            if m and m.group(4).startswith("statement: "):
+                statements["%s:%s" % (m.group(2), m.group(3))].append(m.group(4))
+    queries = {}
+    fresh = set()
+    for addr, stmts in statements.items():
+        if WARMUP in stmts[0]:
+            stmts, base = stmts[1:], 0
+        else:
+            base = PG_AUTH_ROUND_TRIPS
+            fresh.add(addr)
+        for i, s in enumerate(stmts):
+            m = RID.search(s)
+            queries[(addr, base + i)] = m.group(1) if m else None
+    return queries, fresh
+
+
+def check_postgres(reqs, path, problems):
+    queries, fresh = postgres_log(path)
+    claimed = 0
+    for r in reqs:
+        for kind, addr, ordinal, _ in r["calls"]:
+            if kind == "a":
+                if addr not in fresh or ordinal >= PG_AUTH_ROUND_TRIPS:
+                    problems.add("request %s: connection setup on %s #%d not in the log" % (
+                        r["rid"], addr, ordinal))
+            elif kind == "q":
+                claimed += 1
+                got = queries.get((addr, ordinal), "(no statement)")
+                if got != r["rid"]:
+                    problems.add("request %s: query on %s #%d, PostgreSQL logged %s there" % (
+                        r["rid"], addr, ordinal, got))
+    if claimed != len(queries):
+        problems.add("PostgreSQL logged %d queries from the app, the app made %d" % (
+            len(queries), claimed))
+    return len(queries), len(fresh)
+
+
+def check_redis(reqs, path, app_ip, problems):
+    with open(path) as f:
+        entries = json.load(f)
+    commands = {}
+    per_conn = defaultdict(int)
+    for e in sorted(entries, key=lambda e: e["id"]):
+        if e["client"].rsplit(":", 1)[0] != app_ip:
+            continue
+        commands[(e["client"], per_conn[e["client"]])] = e["args"]
+        per_conn[e["client"]] += 1
+    claimed = {}
+    for r in reqs:
+        for kind, addr, ordinal, _ in r["calls"]:
+            if kind != "r":
+                continue
+            args = commands.get((addr, ordinal))
+            claimed[(addr, ordinal)] = r["rid"]
+            if args is None:
+                problems.add("request %s: command on %s #%d not in Redis's log" % (
+                    r["rid"], addr, ordinal))
+            elif args[0].upper() == "SET" and args[1] != "sess:" + r["rid"]:
+                problems.add("request %s: Redis ran %s on %s #%d" % (
+                    r["rid"], " ".join(args[:2]), addr, ordinal))
+    if len(claimed) != len(commands):
+        problems.add("Redis logged %d commands from the app, the app made %d" % (
+            len(commands), len(claimed)))
+    return len(commands)
+
+
+def truth_tree(r, rt_of_root):
+    calls = [{"client": addr, "server": CALL_SERVER[kind], "conn_index": ordinal,
+              "rt_ns": us * 1000, "calls": []} for kind, addr, ordinal, us in r["calls"]]
+    hop = {"client": r["hop"][0], "server": "app", "conn_index": r["hop"][1], "rt_ns": 0,
+           "calls": calls}
+    return {"client": r["client"], "server": "nginx", "conn_index": r["conn_index"],
+            "rt_ns": rt_of_root, "calls": [hop], "path": "", "session": 0, "seq": r["n"]}
+
+
+def compare(args):
+    d = args.dir
+    label = args.label + " " if args.label else ""
+    with open(args.topology) as f:
+        app_ip = next(s["addr"] for s in json.load(f) if s["name"] == "app").rsplit(":", 1)[0]
+    ok = True
+    p = Problems()
+    reqs = load_client(os.path.join(d, "client.jsonl"), p)
+    nq = sum(int(r["sql"]) for r in reqs)
+    nr = sum(int(r["redis"]) for r in reqs)
+    nfresh = sum(1 for r in reqs if any(c[0] == "a" for c in r["calls"]))
+    nfile = sum(1 for r in reqs if not r["calls"])
+    print("# %d requests: %d SQL queries, %d Redis commands, %d fresh PostgreSQL connections, "
+          "%d requests without back-end calls" % (len(reqs), nq, nr, nfresh, nfile))
+    ok &= p.tap("%struth: every request answered, the app's counts agree with its calls" %
+                label)
+    p = Problems()
+    check_nginx(reqs, os.path.join(d, "nginx", "access.log"), p)
+    ok &= p.tap("%struth: nginx's access log confirms each request's connection, ordinal and id"
+                % label)
+    p = Problems()
+    logged, fresh = check_postgres(reqs, os.path.join(d, "postgres.log"), p)
+    ok &= p.tap("%struth: PostgreSQL's statement log confirms all %d queries (connection, "
+                "ordinal, request id; %d connections opened in requests)" %
+                (label, logged, fresh))
+    p = Problems()
+    logged = check_redis(reqs, os.path.join(d, "redis-slowlog.json"), app_ip, p)
+    ok &= p.tap("%struth: Redis's command log confirms all %d commands (connection, ordinal)" %
+                (label, logged))
+
+    truth_path = os.path.join(d, "truth.jsonl")
+    with open(truth_path, "w") as f:
+        for r in reqs:
+            f.write(json.dumps(truth_tree(r, r["rt_ns"])) + "\n")
+    cmp_args = argparse.Namespace(truth=truth_path, found=os.path.join(d, "found.json"),
+                                  topology=args.topology, tap=True, label=args.label,
+                                  failures=os.path.join(d, "failures.jsonl"))
+    ok &= vpcompare.compare(cmp_args) == 0
+    # Nothing else ran in these namespaces: a root the client did not send is a
+    # call torn from its request (or invented).
+    with open(os.path.join(d, "found.json")) as f:
+        found = json.load(f)
+    topo = vpcompare.Topology(args.topology)
+    sent = {(r["client"], "nginx", r["conn_index"]) for r in reqs}
+    extra = [q for q in found.get("requests", [])
+             if vpcompare.found_key(q["root"], topo) not in sent]
+    p = Problems()
+    for q in extra:
+        root = q["root"]
+        p.add("request %s: %s -> %s #%s, %d calls" % (q["id"], root["client"]["addr"],
+              root["server"]["addr"], root["conn_index"], len(root.get("calls", []))))
+    ok &= p.tap("%sno path found that the client did not send (%d)" % (label, len(extra)))
+    return 0 if ok else 1
+
+
+def redis_log(args):
+    import redis
+    host, port = args.addr.rsplit(":", 1)
+    conn = redis.Connection(host=host, port=int(port), socket_timeout=30)
+    conn.send_command("SLOWLOG", "GET", "-1")
+    entries = conn.read_response()
+
+    def text(b):
+        return b.decode(errors="replace") if isinstance(b, bytes) else str(b)
+    json.dump([{"id": e[0], "args": [text(a) for a in e[3]], "client": text(e[4])}
+               for e in entries], sys.stdout)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("--dir", required=True)
+    c.add_argument("--topology", required=True)
+    c.add_argument("--label", default="")
+    r = sub.add_parser("redis-log")
+    r.add_argument("--addr", required=True)
+    args = ap.parse_args()
+    try:
+        return {"compare": compare, "redis-log": redis_log}[args.cmd](args)
+    except (OSError, ValueError, KeyError) as e:
+        print("check.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# One run of the real-servers scenario (stack.sh): nginx -> gunicorn app ->
+# PostgreSQL + Redis on network-namespace hosts, one vpath-record per host,
+# the load client, vpath-analyze on all recordings, and check.py comparing
+# the paths with the ground truth from the client, the app and the servers'
+# own logs.  Prints TAP lines.  Exit status: 0 when everything matched, 1 when
+# not, 2 when the run itself failed.  Needs root.
+#
+#   tests/realstack/run.sh [--requests N] [--conns N] [--seed N] [--reconnect P]
+#                          [--label TEXT] [--keep DIR]
+# KEEP=DIR in the environment works like --keep: the recordings, found.json,
+# truth.jsonl, failures.jsonl and every server's config and log are kept.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+source tests/realstack/stack.sh
+
+requests=3000 conns=16 seed=$((RANDOM)) label=realstack: keep=${KEEP:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--requests) requests=$2; shift ;;
+	--conns) conns=$2; shift ;;
+	--seed) seed=$2; shift ;;
+	--reconnect) export RS_RECONNECT=$2; shift ;;
+	--label) label=$2; shift ;;
+	--keep) keep=$2; shift ;;
+	-h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+why=$(rs_unavailable)
+if [ -n "$why" ]; then
+	echo "run.sh: $why" >&2
+	exit 2
+fi
+keep_results() {
+	[ -n "$keep" ] || return 0
+	mkdir -p "$keep" && cp -r "$E2E_DIR"/. "$keep"/ && rs_log "results kept in $keep"
+}
+
+rs_setup || exit 2
+on_exit keep_results
+t0=$SECONDS
+rs_servers_start || exit 2
+rs_log "servers up in $((SECONDS - t0)) s; seed $seed, $requests requests on $conns connections"
+e2e_recorders_start || exit 2
+rs_client_run --conns "$conns" --requests "$requests" --seed "$seed" || exit 2
+e2e_recorders_stop || { rs_log "a recorder failed"; exit 2; }
+rs_log "client: $(cat "$E2E_DIR/client.json")"
+rs_logs_collect || { rs_log "cannot read Redis's slowlog"; exit 2; }
+rs_servers_stop
+e2e_analyze || exit 2
+rs_check --label "$label"
