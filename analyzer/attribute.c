@@ -33,6 +33,32 @@ static void list_del(struct vp_xchg *x)
 	x->list_next = x->list_prev = NULL;
 }
 
+static void tlist_init(struct vp_xchg *head)
+{
+	head->tlist_next = head->tlist_prev = head;
+}
+
+static void tlist_add_tail(struct vp_xchg *head, struct vp_xchg *x)
+{
+	x->tlist_prev = head->tlist_prev;
+	x->tlist_next = head;
+	head->tlist_prev->tlist_next = x;
+	head->tlist_prev = x;
+}
+
+/* A pending call leaves both its process's and its thread's list. */
+static void pending_del(struct vp_xchg *c)
+{
+	list_del(c);
+	if (c->tlist_next) {
+		c->tlist_prev->tlist_next = c->tlist_next;
+		c->tlist_next->tlist_prev = c->tlist_prev;
+		c->tlist_next = c->tlist_prev = NULL;
+	}
+}
+
+static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c);
+
 static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
 {
 	struct vp_proc *p = u64map__get(&a->procs, pid);
@@ -63,6 +89,7 @@ static struct vp_thread *thread_get(struct vp_attr *a, uint32_t tid, uint32_t pi
 		abort();
 	t->tid = tid;
 	t->pid = pid;
+	tlist_init(&t->pending);
 	return t;
 }
 
@@ -95,6 +122,13 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 	if (tk->kind == VPR_TASK_EXIT) {
 		t = u64map__del(&a->threads, tk->h.tid);
 		if (t) {
+			struct vp_xchg *c;
+
+			/* It will send no reply: its pending calls were its own. */
+			while ((c = t->pending.tlist_next) != &t->pending) {
+				pending_del(c);
+				root_call(a, proc_get(a, c->pid), c);
+			}
 			set_cur(a, t, NULL);
 			free(t);
 		}
@@ -164,11 +198,9 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			p->interleaved++;
 	}
 	/* vPath: this thread's calls since the request arrived belong to s. */
-	for (c = p->pending.list_next; c != &p->pending; c = next) {
-		next = c->list_next;
-		if (c->req.first_tid != t->tid)
-			continue;
-		list_del(c);
+	for (c = t->pending.tlist_next; c != &t->pending; c = next) {
+		next = c->tlist_next;
+		pending_del(c);
 		if (c->req.first_ts >= s->req.first_ts) {
 			p->calls_by_reply++;
 			vp_paths__link_child(a->paths, c, s);
@@ -191,7 +223,7 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 	/* No open request older than a pending call: nothing can claim it any more. */
 	oldest = p->open.list_next != &p->open ? p->open.list_next->req.first_ts : UINT64_MAX;
 	while ((c = p->pending.list_next) != &p->pending && c->req.first_ts < oldest) {
-		list_del(c);
+		pending_del(c);
 		root_call(a, p, c);
 	}
 }
@@ -252,6 +284,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 		root_call(a, p, c);
 	} else {
 		list_add_tail(&p->pending, c);
+		tlist_add_tail(&t->pending, c);
 	}
 }
 
@@ -273,7 +306,7 @@ void vp_attr__flush(struct vp_attr *a)
 		struct vp_xchg *c;
 
 		while ((c = p->pending.list_next) != &p->pending) {
-			list_del(c);
+			pending_del(c);
 			root_call(a, p, c);
 		}
 		while ((c = p->open.list_next) != &p->open)

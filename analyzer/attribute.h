@@ -35,6 +35,7 @@ struct vp_thread {
 	char comm[VPR_COMM_LEN];
 	struct vp_xchg *cur; /* current cause (holds a reference) */
 	bool reads_requests; /* it reads requests itself: not a worker fed by a dispatcher */
+	struct vp_xchg pending; /* list head (tlist links): its calls waiting for its reply */
 	uint64_t last_req_id;
 	uint64_t last_req_ts;
 };

@@ -63,6 +63,7 @@ struct vp_xchg {
 	size_t heap_idx;  /* matcher: position in the deadline heap, 0 = not in it, else index + 1 */
 	struct vp_xchg *match_next;
 	struct vp_xchg *list_prev, *list_next; /* process list: open servers or pending clients */
+	struct vp_xchg *tlist_prev, *tlist_next; /* pending clients: their thread's list */
 };
 
 /*
