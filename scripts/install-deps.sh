@@ -11,6 +11,8 @@ PKGS=(
 	libbpf-dev libelf-dev zlib1g-dev libcjson-dev
 	libcmocka-dev                             # unit tests
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
+	nginx postgresql redis-server gunicorn    # tests/realstack: real servers
+	python3-psycopg2 python3-redis wrk
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -28,3 +30,11 @@ if ! $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; then
 	rest=("${missing[@]/bpftool/}")
 	$SUDO apt-get install -y -qq ${rest[@]} "linux-tools-$(uname -r)" linux-tools-common >/dev/null
 fi
+# tests/realstack runs its own nginx, PostgreSQL and Redis in network
+# namespaces; the system services these packages start are not wanted.
+for svc in nginx postgresql redis-server; do
+	case " ${missing[*]} " in *" $svc "*) ;; *) continue ;; esac
+	if [ -d /run/systemd/system ]; then
+		$SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true
+	fi
+done

@@ -21,7 +21,8 @@ the ground truth in headers, so that nothing is taken from vpath:
 
 Configuration from the environment: VPATH_PG_DSN, VPATH_REDIS (ip:port),
 VPATH_PG_POOL, VPATH_REDIS_POOL, VPATH_RECONNECT (per-request probability of a
-fresh PostgreSQL connection), VPATH_FILE (a file sent with sendfile).
+fresh PostgreSQL connection), VPATH_PG_MAX (at most this many PostgreSQL
+connections in all), VPATH_FILE (a file sent with sendfile).
 """
 import os
 import queue
@@ -46,6 +47,9 @@ REDIS_HOST, REDIS_PORT = os.environ.get("VPATH_REDIS", "127.0.0.1:6379").rsplit(
 PG_POOL = int(os.environ.get("VPATH_PG_POOL", "8"))
 REDIS_POOL = int(os.environ.get("VPATH_REDIS_POOL", "4"))
 RECONNECT = float(os.environ.get("VPATH_RECONNECT", "0.02"))
+# Fresh connections join the pool and stay open (a close would put a message
+# outside every request on the wire); past this many, requests stop opening them.
+PG_MAX = int(os.environ.get("VPATH_PG_MAX", "64"))
 FILE = os.environ.get("VPATH_FILE", "")
 ITEMS = 1000
 
@@ -99,6 +103,8 @@ def redis_connect():
 # Opened at start, before any recording: connections a recorder must use
 # although it never saw them open.
 pg_pool = queue.LifoQueue()
+pg_opened = PG_POOL
+pg_opened_lock = threading.Lock()
 redis_pool = queue.Queue()
 for _ in range(PG_POOL):
     pg_pool.put(pg_connect())
@@ -141,12 +147,21 @@ def redis_command(calls, rng, rid):
     return reply if isinstance(reply, bytes) else str(reply).encode()
 
 
+def want_fresh_pg():
+    global pg_opened
+    with pg_opened_lock:
+        if pg_opened >= PG_MAX:
+            return False
+        pg_opened += 1
+        return True
+
+
 def serve(environ, rng, rid, calls):
     nsql = rng.choice([0, 0, 1, 1, 2, 3, 5])
     nredis = rng.choice([0, 1, 1, 2, 3])
     ops = ["q"] * nsql + ["r"] * nredis
     rng.shuffle(ops)
-    fresh = nsql > 0 and rng.random() < RECONNECT
+    fresh = nsql > 0 and rng.random() < RECONNECT and want_fresh_pg()
     body = []
     pg = None
     try:

@@ -9,6 +9,12 @@ paths vpath-analyze found.
       (vpath-analyze paths --json).  Prints TAP lines; exit 1 on any failure.
   check.py redis-log --addr IP:PORT
       Redis's slowlog (every command, with its client's address) as JSON.
+  check.py break --dir DIR --what KIND
+      Breaks one thing in DIR (a copy of a run's results), to show that
+      compare fails when it should: found-drop (a database call missing from
+      a path), found-move (a call under the wrong request), pg-log (a query
+      missing from PostgreSQL's log), redis-log (a command missing from
+      Redis's log), nginx-log (a request id nginx did not log).
 
 The truth does not come from vpath.  The client knows each request's own
 connection (local ip:port) and ordinal on it; the app tells in reply headers
@@ -254,6 +260,48 @@ def redis_log(args):
     return 0
 
 
+def break_results(args):
+    d = args.dir
+    if args.what.startswith("found-"):
+        path = os.path.join(d, "found.json")
+        with open(path) as f:
+            found = json.load(f)
+        hops = [q["root"]["calls"][0] for q in found["requests"]
+                if q["root"]["calls"] and q["root"]["calls"][0]["calls"]]
+        call = hops[0]["calls"].pop()
+        if args.what == "found-move":
+            hops[1]["calls"].append(call)
+        with open(path, "w") as f:
+            json.dump(found, f)
+        return 0
+    path, drop = {
+        "pg-log": ("postgres.log", lambda line: RID.search(line)),
+        "redis-log": ("redis-slowlog.json", None),
+        "nginx-log": (os.path.join("nginx", "access.log"), lambda line: True),
+    }[args.what]
+    path = os.path.join(d, path)
+    if drop is None:
+        with open(path) as f:
+            entries = json.load(f)
+        entries.pop(len(entries) // 2)
+        with open(path, "w") as f:
+            json.dump(entries, f)
+        return 0
+    with open(path) as f:
+        lines = f.readlines()
+    candidates = [i for i, line in enumerate(lines) if drop(line)]
+    victim = candidates[len(candidates) // 3]
+    if args.what == "nginx-log":
+        fields = lines[victim].split(" ")
+        fields[2] = "0" * 32
+        lines[victim] = " ".join(fields)
+    else:
+        del lines[victim]
+    with open(path, "w") as f:
+        f.writelines(lines)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -263,9 +311,13 @@ def main():
     c.add_argument("--label", default="")
     r = sub.add_parser("redis-log")
     r.add_argument("--addr", required=True)
+    b = sub.add_parser("break")
+    b.add_argument("--dir", required=True)
+    b.add_argument("--what", required=True,
+                   choices=["found-drop", "found-move", "pg-log", "redis-log", "nginx-log"])
     args = ap.parse_args()
     try:
-        return {"compare": compare, "redis-log": redis_log}[args.cmd](args)
+        return {"compare": compare, "redis-log": redis_log, "break": break_results}[args.cmd](args)
     except (OSError, ValueError, KeyError) as e:
         print("check.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
         return 2

@@ -44,7 +44,7 @@ _rs_missing() {
 	[ -n "$pg" ] && [ -x "$pg/initdb" ] || echo postgresql
 	command -v redis-server >/dev/null || echo redis-server
 	command -v redis-cli >/dev/null || echo redis-tools
-	[ -x /usr/sbin/nginx ] || echo nginx-light
+	[ -x /usr/sbin/nginx ] || echo nginx
 	[ -x /usr/bin/gunicorn ] || echo gunicorn
 	"$RS_PY" -c 'import psycopg2' 2>/dev/null || echo python3-psycopg2
 	"$RS_PY" -c 'import redis' 2>/dev/null || echo python3-redis

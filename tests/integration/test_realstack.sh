@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Real servers from Debian's packages (tests/realstack): a client with 16
+# keep-alive connections -> nginx (event loops, upstream keep-alive) ->
+# gunicorn threads (app.py) -> PostgreSQL (pool opened before the recording,
+# some connections opened with SCRAM authentication inside requests) and
+# Redis (one event loop), each on its own network-namespace host and
+# recorder.  3000 requests; every path vpath-analyze finds must be exactly
+# the truth that the client, the app and the servers' own logs give.  Then
+# the checker must fail on results broken in one place each.
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+source tests/realstack/stack.sh
+
+name="real servers: nginx -> gunicorn -> PostgreSQL + Redis"
+why=$(rs_unavailable)
+if [ -n "$why" ]; then
+	skip "$name" "$why"
+	exit 0
+fi
+seed=${VPATH_SEED:-7}
+echo "# seed $seed (set VPATH_SEED to change it)"
+keep=$(scratch_dir)/run
+tests/realstack/run.sh --requests 3000 --conns 16 --seed "$seed" --keep "$keep"
+rc=$?
+if [ $rc -eq 2 ]; then
+	not_ok "realstack: the run itself failed (see the lines above)"
+	exit 0
+fi
+for what in found-drop found-move pg-log redis-log nginx-log; do
+	broken=$(scratch_dir)
+	cp -r "$keep"/. "$broken"/
+	rc=2
+	if python3 tests/realstack/check.py break --dir "$broken" --what "$what"; then
+		python3 tests/realstack/check.py compare --dir "$broken" \
+			--topology "$broken/topology.json" >"$broken/out" 2>&1
+		rc=$?
+	fi
+	# 1 is "a comparison failed"; 2 would be the checker itself failing
+	check "realstack: the check fails when one thing is broken: $what" [ $rc -eq 1 ]
+done
+exit 0
