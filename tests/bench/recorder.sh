@@ -177,8 +177,16 @@ mean_key() {
 	printf '%s\n' "${vals[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }'
 }
 
+# Other BPF programs on the socket hooks (another recorder, a test) slow
+# both sides of every pair and blur the ratio: say so.
+foreign=$(bpftool prog show -j 2>/dev/null | python3 -c '
+import json, sys
+print(sum(1 for p in json.load(sys.stdin) if p.get("name") in ("sock_send_length", "sock_recv_length")))
+' 2>/dev/null || echo 0)
 echo "vpath recorder benchmark: echobench $THREADS threads, 1-byte round trips over loopback"
 echo "$(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r), $PAIRS pairs of $RUN_S s"
+[ "${foreign:-0}" -gt 0 ] &&
+	echo "warning: $foreign other BPF programs are attached to the socket tracepoints: figures are noisy"
 echo
 printf '%-4s %-9s %10s %10s %6s %10s %6s %6s %7s %9s\n' pair mode "off rt/s" "on rt/s" ratio \
 	"records/s" lost gaps "rec CPU%" "wakeups/s"
@@ -220,17 +228,20 @@ if [ "$BPF_STATS" = 1 ] && command -v bpftool >/dev/null && command -v python3 >
 	echo 1 >/proc/sys/kernel/bpf_stats_enabled
 	start_recorder "$dir/stats.vpr" || exit 1
 	"$ECHOBENCH" -t "$THREADS" -d "$STEP_S" >/dev/null
-	# Programs held by the recorder: run count and mean run time.
-	bpf_rows=$(bpftool prog show -j | python3 -c '
-import json, sys
-pid = int(sys.argv[1])
-for p in json.load(sys.stdin):
-    if not any(x.get("pid") == pid for x in p.get("pids", [])):
-        continue
-    cnt = p.get("run_cnt", 0)
-    ns = p.get("run_time_ns", 0) / cnt if cnt else 0
-    print("%-24s %12d %8.0f" % (p.get("name", "?"), cnt, ns))
-' "$rec_pid")
+	# The recorder's programs are the bpf-prog fds it holds; their fdinfo
+	# has the run count and time, bpftool has the names.
+	bpf_rows=$(for f in /proc/"$rec_pid"/fdinfo/*; do
+		awk '/^prog_id:/ { id = $2 } /^run_time_ns:/ { ns = $2 } /^run_cnt:/ { n = $2 }
+		     END { if (id && n != "") print id, n, ns }' "$f"
+	done | python3 -c '
+import json, subprocess, sys
+names = {p["id"]: p.get("name", "?") for p in
+         json.loads(subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True).stdout)}
+for line in sys.stdin:
+    pid, cnt, ns = map(int, line.split())
+    if cnt:
+        print("%-24s %12d %8.0f" % (names.get(pid, "?"), cnt, ns / cnt))
+')
 	stop_recorder
 	echo "$old" >/proc/sys/kernel/bpf_stats_enabled
 fi
