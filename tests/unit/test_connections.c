@@ -12,56 +12,26 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../lib/collect.h"
-#include "../lib/synth.h"
+#include "../lib/twohosts.h"
 #include "sockets.h"
 
 #define US(x) ((uint64_t)(x) * 1000)
 
-struct two {
-	char dir[64], pa[128], pb[128];
-	char *files[2];
-	struct synth_host *a, *b;
-	struct collected c;
-};
-
 static int setup(void **state)
 {
-	struct two *t = calloc(1, sizeof(*t));
-
-	if (!t || synth_tmpdir(t->dir, sizeof(t->dir)))
-		return -1;
-	snprintf(t->pa, sizeof(t->pa), "%s/a.vpr", t->dir);
-	snprintf(t->pb, sizeof(t->pb), "%s/b.vpr", t->dir);
-	t->files[0] = t->pa;
-	t->files[1] = t->pb;
-	t->a = synth_host__new(t->pa, "cli", NULL, 1);
-	t->b = synth_host__new(t->pb, "srv", NULL, 2);
-	if (!t->a || !t->b)
-		return -1;
-	synth_addr(t->a, "10.0.0.9");
-	synth_addr(t->b, "10.0.0.1");
-	*state = t;
-	return 0;
+	*state = two_hosts__new("cli", "10.0.0.9", "srv", "10.0.0.1");
+	return *state ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	struct two *t = *state;
-
-	synth_host__close(t->a);
-	synth_host__close(t->b);
-	collected_free(&t->c);
-	synth_rmdir(t->dir);
-	free(t);
+	two_hosts__free(*state);
 	return 0;
 }
 
-static const char *analyze(struct two *t, int nfiles)
+static const char *analyze(struct two_hosts *t, int nfiles)
 {
-	assert_int_equal(synth_host__close(t->a), 0);
-	assert_int_equal(synth_host__close(t->b), 0);
-	t->a = t->b = NULL;
+	assert_int_equal(two_hosts__close(t), 0);
 	assert_int_equal(collect_run(&t->c, t->files, nfiles, NULL), 0);
 	return collected_sigs(&t->c);
 }
@@ -73,7 +43,7 @@ static const char *analyze(struct two *t, int nfiles)
  */
 static void test_port_reuse(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	struct synth_link *l1, *l2;
 
 	l1 = synth_link__open(t->a, 1, 90, t->b, 11, 30, "10.0.0.9:40000", "10.0.0.1:80", US(10));
@@ -97,7 +67,7 @@ static void test_port_reuse(void **state)
  */
 static void test_preexisting_unknown_role(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	struct synth_link *l;
 
 	l = synth_link__open_as(t->a, 1, 90, t->b, 11, 30, "10.0.0.9:45000", "10.0.0.1:80", US(1),
@@ -119,7 +89,7 @@ static void test_preexisting_unknown_role(void **state)
  */
 static void test_connection_without_records(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	struct synth_link *l = synth_link__open_silent(t->a, 1, 90, t->b, 11, 30);
 
 	synth_req(l, 100, 91, US(100), 31);
@@ -136,7 +106,7 @@ static void test_connection_without_records(void **state)
 /* Client and server on one host over loopback: both ends in one recording. */
 static void test_loopback_one_host(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	struct synth_link *l = synth_link__open(t->a, 1, 90, t->a, 2, 70, "127.0.0.1:40000",
 						 "127.0.0.1:6379", US(1));
 
@@ -150,7 +120,7 @@ static void test_loopback_one_host(void **state)
 /* Peers not recorded: an external client, and a call to an external service. */
 static void test_external_ends(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	struct synth_link *in, *out;
 	char buf[64];
 

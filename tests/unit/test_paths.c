@@ -15,61 +15,31 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../lib/collect.h"
-#include "../lib/synth.h"
+#include "../lib/twohosts.h"
 #include "output.h"
 
 #define US(x) ((uint64_t)(x) * 1000)
 #define SEC(x) ((uint64_t)(x) * 1000000000ull)
 
-struct two {
-	char dir[64], pa[128], pb[128];
-	char *files[2];
-	struct synth_host *a, *b;
-	struct collected c;
-};
-
 static int setup(void **state)
 {
-	struct two *t = calloc(1, sizeof(*t));
-
-	if (!t || synth_tmpdir(t->dir, sizeof(t->dir)))
-		return -1;
-	snprintf(t->pa, sizeof(t->pa), "%s/a.vpr", t->dir);
-	snprintf(t->pb, sizeof(t->pb), "%s/b.vpr", t->dir);
-	t->files[0] = t->pa;
-	t->files[1] = t->pb;
-	t->a = synth_host__new(t->pa, "web", NULL, 1);
-	t->b = synth_host__new(t->pb, "db", NULL, 2);
-	if (!t->a || !t->b)
-		return -1;
-	synth_addr(t->a, "10.0.0.1");
-	synth_addr(t->b, "10.0.0.2");
-	*state = t;
-	return 0;
+	*state = two_hosts__new("web", "10.0.0.1", "db", "10.0.0.2");
+	return *state ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	struct two *t = *state;
-
-	synth_host__close(t->a);
-	synth_host__close(t->b);
-	collected_free(&t->c);
-	synth_rmdir(t->dir);
-	free(t);
+	two_hosts__free(*state);
 	return 0;
 }
 
-static void close_hosts(struct two *t)
+static void close_hosts(struct two_hosts *t)
 {
-	assert_int_equal(synth_host__close(t->a), 0);
-	assert_int_equal(synth_host__close(t->b), 0);
-	t->a = t->b = NULL;
+	assert_int_equal(two_hosts__close(t), 0);
 }
 
 /* n requests from an external client to web, each calling db once, 1 ms apart. */
-static void traffic(struct two *t, int n, uint64_t t0)
+static void traffic(struct two_hosts *t, int n, uint64_t t0)
 {
 	struct synth_link *in, *d;
 
@@ -94,7 +64,7 @@ static void traffic(struct two *t, int n, uint64_t t0)
  */
 static void test_clock_offset_from_messages(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	int64_t off;
 
 	synth_host__set_clock(t->b, (int64_t)SEC(7));
@@ -123,7 +93,7 @@ static void test_clock_offset_from_messages(void **state)
  */
 static void test_lost_events(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 
 	synth_drops(t->b, US(50), 0, 0);
 	synth_drops(t->b, US(5500), 0, 0);
@@ -148,7 +118,7 @@ static void test_lost_events(void **state)
  */
 static void test_truncated_recording(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	struct stat st;
 
 	traffic(t, 5000, 0); /* 2 blocks of records on db (80 bytes per request) */
@@ -173,7 +143,7 @@ static FILE *capture(char **buf, size_t *len)
 	return f;
 }
 
-static void json_of(struct two *t, char **buf, size_t *len)
+static void json_of(struct two_hosts *t, char **buf, size_t *len)
 {
 	struct vp_out_ctx o = {0};
 
@@ -189,7 +159,7 @@ static void json_of(struct two *t, char **buf, size_t *len)
 /* The JSON document has the agreed shape, and says what the tree says. */
 static void test_json_schema(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	cJSON *doc, *req, *root, *call, *hosts, *procs;
 	char *buf;
 	size_t len;
@@ -231,7 +201,7 @@ static void test_json_schema(void **state)
 /* Same-shaped requests form one pattern, whatever the order of concurrent calls. */
 static void test_patterns(void **state)
 {
-	struct two *t = *state;
+	struct two_hosts *t = *state;
 	struct vp_patterns *p = vp_patterns__new();
 	struct vp_out_ctx o = {0};
 	char *buf;
