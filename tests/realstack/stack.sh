@@ -16,6 +16,8 @@
 #   rs_logs_collect           Redis's slowlog into $E2E_DIR/redis-slowlog.json
 #   rs_servers_stop
 #   rs_check ARGS...          check.py: ground truth vs. $E2E_DIR/found.json
+# Knobs (environment): RS_THREADS (gunicorn threads, 8), RS_PG_POOL (8),
+# RS_REDIS_POOL (4), RS_RECONNECT (0.02), RS_NGINX_WORKERS (2).
 # Servers' config, data and logs live in the scratch dir; nothing under /etc
 # is touched, and everything is stopped and removed on any exit.
 
@@ -160,8 +162,10 @@ _rs_app_start() {
 	head -c 24000 /dev/urandom | base64 -w 100 >"$E2E_DIR/static.txt"
 	_rs_spawn app app env VPATH_PG_DSN="host=${RS_DB%:*} port=${RS_DB#*:} dbname=vpath user=vpath password=$RS_PG_PASSWORD" \
 		VPATH_REDIS="$RS_CACHE" VPATH_FILE="$E2E_DIR/static.txt" \
-		VPATH_PG_POOL=8 VPATH_REDIS_POOL=4 VPATH_RECONNECT="${RS_RECONNECT:-0.02}" \
-		/usr/bin/gunicorn --chdir "$RS_SRC" --workers 1 --worker-class gthread --threads 8 \
+		VPATH_PG_POOL="${RS_PG_POOL:-8}" VPATH_REDIS_POOL="${RS_REDIS_POOL:-4}" \
+		VPATH_RECONNECT="${RS_RECONNECT:-0.02}" \
+		/usr/bin/gunicorn --chdir "$RS_SRC" --workers 1 --worker-class gthread \
+		--threads "${RS_THREADS:-8}" \
 		--keep-alive 300 --bind "$RS_APP" --error-logfile - app:application
 	_e2e_wait_line "$E2E_DIR/app.log" "vpath-app: ready" "${RS_PID[app]}" 30 "the app" &&
 		_rs_wait_listen app app "$RS_APP"
@@ -170,7 +174,7 @@ _rs_app_start() {
 _rs_nginx_start() {
 	local d=$E2E_DIR/nginx
 	mkdir -p "$d"
-	sed -e "s|@DIR@|$d|g" -e "s|@WEB@|$RS_WEB|g" -e "s|@APP@|$RS_APP|g" \
+	sed -e "s|@DIR@|$d|g" -e "s|@WORKERS@|${RS_NGINX_WORKERS:-2}|g" -e "s|@WEB@|$RS_WEB|g" -e "s|@APP@|$RS_APP|g" \
 		"$RS_SRC/nginx.conf.in" >"$d/nginx.conf"
 	_rs_spawn nginx web /usr/sbin/nginx -p "$d" -e "$d/error.log" -c "$d/nginx.conf" \
 		-g "daemon off;"
