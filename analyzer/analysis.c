@@ -53,6 +53,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 {
 	struct vp_input_opts io = {.reorder_ns = opts->reorder_ns};
 	struct vp_analysis *a;
+	const char **boot_ids = NULL;
 	int64_t *wall = NULL;
 	int ret;
 
@@ -67,7 +68,8 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	a->window_ns = opts->window_ns ? opts->window_ns : DEFAULT_WINDOW_NS;
 	a->hs = calloc(a->nhosts, sizeof(*a->hs));
 	wall = calloc(a->nhosts, sizeof(*wall));
-	if (!a->hs || !wall) {
+	boot_ids = calloc(a->nhosts, sizeof(*boot_ids));
+	if (!a->hs || !wall || !boot_ids) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -77,10 +79,11 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		struct vp_host *h = vp_input__host(a->in, i);
 
 		wall[i] = h->wall_offset_ns;
+		boot_ids[i] = h->boot_id;
 		if (!h->naddrs)
 			a->addrs_complete = false;
 	}
-	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, wall)))
+	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, boot_ids, wall)))
 		goto cleanup;
 	/*
 	 * A finished request waits one reorder window (drop records reporting
@@ -99,6 +102,7 @@ cleanup:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	free(wall);
+	free(boot_ids);
 	vp_analysis__free(a);
 	return ret;
 }

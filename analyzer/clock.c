@@ -5,134 +5,184 @@
 
 #include "clock.h"
 
-int vp_clocks__init(struct vp_clocks *c, size_t n, const int64_t *wall)
+#define UNKNOWN INT64_MAX
+
+int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
+		    const int64_t *wall)
 {
+	size_t nm = 0;
+
 	memset(c, 0, sizeof(*c));
 	c->n = n;
-	c->lo = calloc(n * n, sizeof(*c->lo));
-	c->hi = calloc(n * n, sizeof(*c->hi));
-	c->have_lo = calloc(n * n, sizeof(*c->have_lo));
-	c->have_hi = calloc(n * n, sizeof(*c->have_hi));
-	c->wall = calloc(n, sizeof(*c->wall));
+	c->machine = calloc(n, sizeof(*c->machine));
 	c->offset = calloc(n, sizeof(*c->offset));
 	c->aligned = calloc(n, sizeof(*c->aligned));
-	if (!c->lo || !c->hi || !c->have_lo || !c->have_hi || !c->wall || !c->offset || !c->aligned) {
+	c->wall = calloc(n, sizeof(*c->wall));
+	c->moff = calloc(n, sizeof(*c->moff));
+	c->fixed = calloc(n, sizeof(*c->fixed));
+	c->up = calloc(n * n, sizeof(*c->up));
+	c->tight = calloc(n * n, sizeof(*c->tight));
+	if (!c->machine || !c->offset || !c->aligned || !c->wall || !c->moff || !c->fixed ||
+	    !c->up || !c->tight) {
 		vp_clocks__free(c);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
-		c->wall[i] = wall[i] - wall[0];
+	for (size_t h = 0; h < n; h++) {
+		size_t m = nm;
+
+		for (size_t k = 0; k < h && boot_ids[h][0]; k++) {
+			if (!strcmp(boot_ids[k], boot_ids[h])) {
+				m = c->machine[k];
+				break;
+			}
+		}
+		c->machine[h] = m;
+		if (m == nm)
+			c->wall[nm++] = wall[h] - wall[0];
+	}
+	c->nm = nm;
+	for (size_t k = 0; k < nm * nm; k++)
+		c->up[k] = UNKNOWN;
 	c->dirty = true;
 	vp_clocks__solve(c);
 	return 0;
 }
 
-static void bound(struct vp_clocks *c, size_t i, size_t j, int64_t v, bool lower)
+void vp_clocks__sample(struct vp_clocks *c, int from, uint64_t send_ts, int to, uint64_t recv_ts)
 {
-	size_t k = i * c->n + j;
+	size_t i = c->machine[from], j = c->machine[to];
+	/* recv_ts + off[to] >= send_ts + off[from]: off[from] - off[to] <= recv - send. */
+	int64_t d = (int64_t)(recv_ts - send_ts);
+	int64_t *up = &c->up[j * c->nm + i];
 
-	if (lower) {
-		if (!c->have_lo[k] || v > c->lo[k]) {
-			c->lo[k] = v;
-			c->have_lo[k] = true;
-			c->dirty = true;
-		}
-	} else if (!c->have_hi[k] || v < c->hi[k]) {
-		c->hi[k] = v;
-		c->have_hi[k] = true;
+	if (i == j)
+		return;
+	c->samples++;
+	if (d < *up) {
+		*up = d;
 		c->dirty = true;
 	}
 }
 
-void vp_clocks__sample(struct vp_clocks *c, int from, uint64_t send_ts, int to, uint64_t recv_ts)
+/* Combine bounds along chains: tight[i][j] <= tight[i][k] + tight[k][j] (Floyd-Warshall). */
+static void tighten(struct vp_clocks *c)
 {
-	/* recv_ts + off[to] >= send_ts + off[from]: off[to] - off[from] >= send - recv. */
-	int64_t d = (int64_t)(send_ts - recv_ts);
+	size_t nm = c->nm;
+	int64_t *t = c->tight;
 
-	if (from == to)
-		return;
-	c->samples++;
-	bound(c, (size_t)from, (size_t)to, d, true);
-	bound(c, (size_t)to, (size_t)from, -d, false);
+	memcpy(t, c->up, nm * nm * sizeof(*t));
+	for (size_t k = 0; k < nm; k++) {
+		for (size_t i = 0; i < nm; i++) {
+			int64_t ik = t[i * nm + k];
+
+			if (ik == UNKNOWN)
+				continue;
+			for (size_t j = 0; j < nm; j++) {
+				int64_t kj = t[k * nm + j];
+
+				if (kj != UNKNOWN && ik + kj < t[i * nm + j])
+					t[i * nm + j] = ik + kj;
+			}
+		}
+	}
 }
 
-/* Estimate of offset[j] - offset[i] from direct bounds; false when none. */
-static bool pair_estimate(const struct vp_clocks *c, size_t i, size_t j, int64_t *d)
+/*
+ * Where machine g may lie given the machines fixed so far: [*lo, *hi],
+ * either side unknown.  Returns false when nothing bounds it.
+ */
+static bool interval(const struct vp_clocks *c, size_t g, int64_t *lo, int64_t *hi)
 {
-	size_t k = i * c->n + j;
+	size_t nm = c->nm;
 
-	if (c->have_lo[k] && c->have_hi[k])
-		*d = c->lo[k] + (c->hi[k] - c->lo[k]) / 2;
-	else if (c->have_lo[k])
-		*d = c->lo[k];
-	else if (c->have_hi[k])
-		*d = c->hi[k];
-	else
+	*lo = INT64_MIN;
+	*hi = INT64_MAX;
+	for (size_t f = 0; f < nm; f++) {
+		int64_t fg = c->tight[f * nm + g], gf = c->tight[g * nm + f];
+
+		if (!c->fixed[f])
+			continue;
+		if (fg != UNKNOWN && c->moff[f] + fg < *hi)
+			*hi = c->moff[f] + fg;
+		if (gf != UNKNOWN && c->moff[f] - gf > *lo)
+			*lo = c->moff[f] - gf;
+	}
+	return *lo != INT64_MIN || *hi != INT64_MAX;
+}
+
+/* Fix the machine with the narrowest interval at its middle; false when none is bounded. */
+static bool fix_next(struct vp_clocks *c)
+{
+	int64_t best_lo = 0, best_hi = 0;
+	uint64_t best_width = UINT64_MAX;
+	size_t best = c->nm;
+
+	for (size_t g = 0; g < c->nm; g++) {
+		int64_t lo, hi;
+		uint64_t width;
+
+		if (c->fixed[g] || !interval(c, g, &lo, &hi))
+			continue;
+		/* A one-sided bound is the least precise; contradicting bounds count by their size. */
+		if (lo == INT64_MIN || hi == INT64_MAX)
+			width = UINT64_MAX - 1;
+		else
+			width = hi >= lo ? (uint64_t)(hi - lo) : (uint64_t)(lo - hi);
+		if (width < best_width) {
+			best = g;
+			best_width = width;
+			best_lo = lo;
+			best_hi = hi;
+		}
+	}
+	if (best == c->nm)
 		return false;
+	c->fixed[best] = true;
+	if (best_lo == INT64_MIN)
+		c->moff[best] = best_hi;
+	else if (best_hi == INT64_MAX)
+		c->moff[best] = best_lo; /* only requests seen: assume the smallest delay is 0 */
+	else
+		c->moff[best] = best_lo + (best_hi - best_lo) / 2;
 	return true;
 }
 
 bool vp_clocks__solve(struct vp_clocks *c)
 {
-	size_t *queue, qh = 0, qt = 0;
 	bool changed = false;
 
 	if (!c->dirty)
 		return false;
 	c->dirty = false;
-	queue = calloc(c->n, sizeof(*queue));
-	if (!queue)
-		return false;
-	for (size_t i = 0; i < c->n; i++)
-		c->aligned[i] = false;
-	/* Breadth first from host 0 over pairs that exchanged messages. */
-	c->aligned[0] = true;
-	if (c->offset[0] != 0)
-		changed = true;
-	c->offset[0] = 0;
-	queue[qt++] = 0;
-	while (qh < qt) {
-		size_t i = queue[qh++];
+	tighten(c);
+	memset(c->fixed, 0, c->nm * sizeof(*c->fixed));
+	c->fixed[c->machine[0]] = true;
+	c->moff[c->machine[0]] = 0;
+	while (fix_next(c))
+		;
+	for (size_t m = 0; m < c->nm; m++)
+		if (!c->fixed[m])
+			c->moff[m] = c->wall[m];
+	for (size_t h = 0; h < c->n; h++) {
+		size_t m = c->machine[h];
 
-		for (size_t j = 0; j < c->n; j++) {
-			int64_t d;
-
-			if (c->aligned[j] || !pair_estimate(c, i, j, &d))
-				continue;
-			c->aligned[j] = true;
-			if (c->offset[j] != c->offset[i] + d)
-				changed = true;
-			c->offset[j] = c->offset[i] + d;
-			queue[qt++] = j;
-		}
-	}
-	for (size_t j = 0; j < c->n; j++) {
-		if (!c->aligned[j] && c->offset[j] != c->wall[j]) {
-			c->offset[j] = c->wall[j];
+		if (c->offset[h] != c->moff[m])
 			changed = true;
-		}
+		c->offset[h] = c->moff[m];
+		c->aligned[h] = c->fixed[m];
 	}
-	free(queue);
 	return changed;
-}
-
-int64_t vp_clocks__uncertainty(const struct vp_clocks *c, int h)
-{
-	size_t k = (size_t)h;
-
-	if (h == 0 || !c->have_lo[k] || !c->have_hi[k])
-		return 0;
-	return (c->hi[k] - c->lo[k]) / 2;
 }
 
 void vp_clocks__free(struct vp_clocks *c)
 {
-	free(c->lo);
-	free(c->hi);
-	free(c->have_lo);
-	free(c->have_hi);
-	free(c->wall);
+	free(c->machine);
 	free(c->offset);
 	free(c->aligned);
+	free(c->wall);
+	free(c->moff);
+	free(c->fixed);
+	free(c->up);
+	free(c->tight);
 	memset(c, 0, sizeof(*c));
 }

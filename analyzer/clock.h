@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Stage 6b, clocks: each host's monotonic clock is put on one common
- * timeline (the first host's) by an offset estimated from matched messages,
- * not from wall clocks: a message is received after it is sent, so each
- * request bounds offset[server] - offset[client] from below and each reply
- * from above.  The estimate is the middle of the tightest bounds; hosts not
- * yet connected to the first one by messages use their wall clocks.
+ * timeline (the first host's) by an offset.
+ *
+ * Hosts with the same boot_id are network namespaces of one machine: they
+ * read one CLOCK_MONOTONIC, so their offsets are equal, exactly, and
+ * nothing is estimated between them (on one machine a receive can even be
+ * stamped before the matching send returns, so messages would mislead).
+ *
+ * Between machines the offset is estimated from matched messages, not from
+ * wall clocks: bytes are received after they are sent, so each message
+ * from machine i to machine j bounds offset[j] - offset[i] from below
+ * (requests) and each message back bounds it from above (replies): the
+ * tightest bounds are the smallest one-way delays of both directions.
+ * Bounds combine along chains of machines (a -> b and b -> c bound a -> c),
+ * and machines are fixed one after the other, the narrowest interval
+ * first, at the middle of what the bounds and the machines already fixed
+ * allow.  So every message seen so far is received after it was sent on
+ * the common timeline, and a call never starts before the request that
+ * caused it was sent.  Only when the bounds contradict each other (clocks
+ * drifting apart over a long recording) is the middle of the contradiction
+ * used.  Machines not yet linked to the first one by messages use their
+ * wall clocks.
  */
 #ifndef VPATH_CLOCK_H
 #define VPATH_CLOCK_H
@@ -15,23 +31,35 @@
 #include <stdint.h>
 
 struct vp_clocks {
-	size_t n;
-	int64_t *lo, *hi; /* n*n: bounds of offset[j] - offset[i] */
-	bool *have_lo, *have_hi;
-	int64_t *wall;	  /* wall-clock offsets, the fallback */
-	int64_t *offset;  /* current estimate, offset[0] == 0 */
-	bool *aligned;	  /* estimated from messages (or host 0) */
+	size_t n;	  /* hosts */
+	size_t nm;	  /* machines: distinct boot_ids */
+	size_t *machine;  /* per host */
+	int64_t *up;	  /* nm*nm: [i*nm+j] upper bound of off[j] - off[i], INT64_MAX unknown */
+	int64_t *tight;	  /* nm*nm: up combined along chains (scratch of solve) */
+	int64_t *wall;	  /* per machine: wall-clock offset, the fallback */
+	int64_t *moff;	  /* per machine: current estimate */
+	bool *fixed;	  /* per machine: estimated from messages (or the first machine) */
+	int64_t *offset;  /* per host: moff of its machine; offset[0] == 0 */
+	bool *aligned;	  /* per host: fixed[machine] */
 	bool dirty;
 	uint64_t samples;
 };
 
-int vp_clocks__init(struct vp_clocks *c, size_t nhosts, const int64_t *wall_offsets);
+/*
+ * boot_ids: per host, hosts with equal non-empty ids share one clock.
+ * wall_offsets: per host, realtime - monotonic at the start of its recording.
+ */
+int vp_clocks__init(struct vp_clocks *c, size_t nhosts, const char *const *boot_ids,
+		    const int64_t *wall_offsets);
 /* Bytes sent on host `from` at send_ts were received on host `to` at recv_ts. */
 void vp_clocks__sample(struct vp_clocks *c, int from, uint64_t send_ts, int to, uint64_t recv_ts);
 /* Recompute offsets if samples changed the bounds; returns true when they changed. */
 bool vp_clocks__solve(struct vp_clocks *c);
-/* Half the width of the bounds between host h and host 0 (0 when unknown). */
-int64_t vp_clocks__uncertainty(const struct vp_clocks *c, int h);
+/* Whether hosts a and b read one clock (same machine). */
+static inline bool vp_clocks__same_machine(const struct vp_clocks *c, int a, int b)
+{
+	return c->machine[a] == c->machine[b];
+}
 void vp_clocks__free(struct vp_clocks *c);
 
 #endif

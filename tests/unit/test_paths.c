@@ -38,6 +38,47 @@ static void close_hosts(struct two_hosts *t)
 	assert_int_equal(two_hosts__close(t), 0);
 }
 
+/*
+ * On the common timeline a request is read after it was sent and a reply
+ * after it was sent (between machines: within one machine a receive may be
+ * stamped a little before its send returns), and a call starts neither
+ * before its parent call started nor before its parent's server read the
+ * request that caused it.
+ */
+static void assert_causal(const struct vp_analysis *a, const struct vp_call *c)
+{
+	if (c->client.recorded && c->server.recorded &&
+	    strcmp(vp_analysis__host(a, (size_t)c->client.host)->boot_id,
+		   vp_analysis__host(a, (size_t)c->server.host)->boot_id)) {
+		if (c->srv_req_first < c->start_ns || c->srv_rep_last > c->end_ns)
+			fail_msg("call at %lld..%lld served at %lld..%lld", (long long)c->start_ns,
+				 (long long)c->end_ns, (long long)c->srv_req_first,
+				 (long long)c->srv_rep_last);
+	}
+	for (size_t i = 0; i < c->ncalls; i++) {
+		const struct vp_call *k = c->calls[i];
+
+		if (k->start_ns < c->start_ns || (c->server.recorded && k->start_ns < c->srv_req_first))
+			fail_msg("call at %lld starts before its parent %lld (read at %lld)",
+				 (long long)k->start_ns, (long long)c->start_ns,
+				 (long long)c->srv_req_first);
+		assert_causal(a, k);
+	}
+}
+
+/* Another recording in the fixture's directory: path gets its name. */
+static struct synth_host *extra_host(struct two_hosts *t, char *path, size_t len, const char *name,
+				     const char *boot_id, uint32_t netns, const char *addr)
+{
+	struct synth_host *h;
+
+	snprintf(path, len, "%s/%s.vpr", t->dir, name);
+	h = synth_host__new(path, name, boot_id, netns);
+	assert_non_null(h);
+	synth_addr(h, addr);
+	return h;
+}
+
 /* n requests from an external client to web, each calling db once, 1 ms apart. */
 static void traffic(struct two_hosts *t, int n, uint64_t t0)
 {
@@ -80,9 +121,109 @@ static void test_clock_offset_from_messages(void **state)
 
 		assert_int_equal(r->ncalls, 1);
 		assert_true(r->calls[0]->server.recorded);
-		assert_true(r->start_ns <= r->calls[0]->start_ns);
-		assert_true(r->calls[0]->srv_req_first >= r->calls[0]->start_ns);
-		assert_true(r->calls[0]->srv_rep_last <= r->calls[0]->end_ns);
+		assert_causal(t->c.a, r);
+	}
+}
+
+/*
+ * Three machines whose clocks are seconds apart, with one-way delays that
+ * differ by direction (10 us out, 100 us back between web and db and
+ * between db and cache; 10 us both ways between web and cache).  Estimating
+ * each pair alone (the middle of its bounds) would put cache 45 us before
+ * db and show db's calls to cache received before they were sent; bounds
+ * combined along chains of machines keep every message after its send.
+ */
+static void test_clock_chain_of_machines(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *in, *wd, *dc, *wc;
+	struct synth_host *cache;
+	char pc[128], *files[3] = {t->pa, t->pb, pc};
+	int64_t off;
+
+	cache = extra_host(t, pc, sizeof(pc), "cache", NULL, 3, "10.0.0.3");
+	synth_host__set_clock(t->b, (int64_t)SEC(5));
+	synth_host__set_clock(cache, -(int64_t)SEC(4));
+	in = synth_link__open(NULL, 0, 0, t->a, 1, 10, "192.168.1.1:50000", "10.0.0.1:80", 0);
+	wd = synth_link__open(t->a, 2, 10, t->b, 3, 20, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	dc = synth_link__open(t->b, 4, 20, cache, 5, 30, "10.0.0.2:50002", "10.0.0.3:6379", 0);
+	wc = synth_link__open(t->a, 6, 10, cache, 7, 30, "10.0.0.1:50003", "10.0.0.3:6379", 0);
+	for (int i = 0; i < 20; i++) {
+		uint64_t s = US(1000) * (uint64_t)(i + 1);
+
+		synth_req(in, 100, 0, s, 11);
+		synth_xfer(wd, SYNTH_C2S, 10, 11, s + US(10), 21, s + US(20));
+		synth_xfer(dc, SYNTH_C2S, 10, 21, s + US(30), 31, s + US(40));
+		synth_xfer(dc, SYNTH_S2C, 20, 31, s + US(50), 21, s + US(150));
+		synth_xfer(wd, SYNTH_S2C, 20, 21, s + US(160), 11, s + US(260));
+		synth_xfer(wc, SYNTH_C2S, 10, 11, s + US(270), 32, s + US(280));
+		synth_xfer(wc, SYNTH_S2C, 20, 32, s + US(290), 11, s + US(300));
+		synth_rep(in, 100, 11, s + US(310), 0);
+	}
+	synth_link__free(in);
+	synth_link__free(wd);
+	synth_link__free(dc);
+	synth_link__free(wc);
+	assert_int_equal(synth_host__close(cache), 0);
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, files, 3, NULL), 0);
+	assert_int_equal(t->c.n, 20);
+	off = vp_analysis__offset(t->c.a, 1);
+	assert_true(off >= -(int64_t)SEC(5) - (int64_t)US(10) && off <= -(int64_t)SEC(5) + (int64_t)US(100));
+	off = vp_analysis__offset(t->c.a, 2);
+	assert_true(off >= (int64_t)SEC(4) - (int64_t)US(10) && off <= (int64_t)SEC(4) + (int64_t)US(10));
+	for (size_t i = 0; i < t->c.n; i++) {
+		assert_int_equal(t->c.reqs[i]->ncalls, 4);
+		assert_causal(t->c.a, t->c.reqs[i]->root);
+	}
+}
+
+/*
+ * web and db are network namespaces of one machine (same boot_id): they
+ * read one clock, so their offsets are equal exactly, even though on one
+ * machine db's receive can be stamped before web's send returned (here by
+ * 2 us), which an estimate from messages would take for a clock offset.
+ * The load generator lg is another machine whose clock is 3 s off.
+ */
+static void test_clock_same_machine(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_host *web, *db, *lg;
+	struct synth_link *in, *wd;
+	char pw[128], pd[128], pl[128], *files[3] = {pw, pd, pl};
+	int64_t off;
+
+	web = extra_host(t, pw, sizeof(pw), "web", "machine-1", 1, "10.0.0.1");
+	db = extra_host(t, pd, sizeof(pd), "db", "machine-1", 2, "10.0.0.2");
+	lg = extra_host(t, pl, sizeof(pl), "lg", NULL, 1, "10.0.0.9");
+	synth_host__set_clock(lg, (int64_t)SEC(3));
+	in = synth_link__open(lg, 1, 90, web, 2, 10, "10.0.0.9:40000", "10.0.0.1:80", 0);
+	wd = synth_link__open(web, 3, 10, db, 4, 20, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	for (int i = 0; i < 20; i++) {
+		uint64_t s = US(1000) * (uint64_t)(i + 1);
+
+		synth_req(in, 100, 91, s, 11);
+		synth_xfer(wd, SYNTH_C2S, 10, 11, s + US(10), 21, s + US(8));
+		synth_xfer(wd, SYNTH_S2C, 20, 21, s + US(30), 11, s + US(31));
+		synth_rep(in, 100, 11, s + US(40), 91);
+	}
+	synth_link__free(in);
+	synth_link__free(wd);
+	assert_int_equal(synth_host__close(web), 0);
+	assert_int_equal(synth_host__close(db), 0);
+	assert_int_equal(synth_host__close(lg), 0);
+	assert_int_equal(collect_run(&t->c, files, 3, NULL), 0);
+	assert_int_equal(t->c.n, 20);
+	assert_int_equal(vp_analysis__offset(t->c.a, 1), 0);
+	off = vp_analysis__offset(t->c.a, 2);
+	assert_true(off >= -(int64_t)SEC(3) - (int64_t)US(5) && off <= -(int64_t)SEC(3) + (int64_t)US(5));
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct vp_call *r = t->c.reqs[i]->root;
+
+		assert_int_equal(t->c.reqs[i]->ncalls, 2);
+		/* The call starts where web's own clock says: 10 us after web read the request. */
+		assert_int_equal(r->calls[0]->start_ns - r->srv_req_first, US(10) - SYNTH_DELAY_NS);
+		assert_causal(t->c.a, r);
 	}
 }
 
@@ -227,6 +368,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_clock_offset_from_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_chain_of_machines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_same_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_schema, setup, teardown),
