@@ -7,7 +7,9 @@
 # Redis (one event loop), each on its own network-namespace host and
 # recorder.  3000 requests; every path vpath-analyze finds must be exactly
 # the truth that the client, the app and the servers' own logs give.  Then
-# the checker must fail on results broken in one place each.
+# the checker must fail on results broken in one place each.  A second run
+# starts the recorders on a running stack: 1000 requests first, on the same
+# keep-alive connections, then 1500 recorded ones.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -40,4 +42,9 @@ for what in found-drop found-move pg-log redis-log nginx-log; do
 	# 1 is "a comparison failed"; 2 would be the checker itself failing
 	check "realstack: the check fails when one thing is broken: $what" [ $rc -eq 1 ]
 done
+tests/realstack/run.sh --requests 1500 --warmup 1000 --conns 16 --seed "$((seed + 1))" \
+	--label "realstack warm:"
+if [ $? -eq 2 ]; then
+	not_ok "realstack warm: the run itself failed (see the lines above)"
+fi
 exit 0

@@ -175,6 +175,37 @@ def serve(environ, rng, rid, calls):
     return nsql, nredis, b"\n".join(body) + b"\n"
 
 
+def drain(pool):
+    items = []
+    while True:
+        try:
+            items.append(pool.get_nowait())
+        except queue.Empty:
+            return items
+
+
+def mark():
+    """GET /mark (client.py --warmup): every connection's exchanges count from
+    zero again, as a recording that starts now sees them.  PostgreSQL's log
+    gets a mark statement on each connection, for the checker.  Runs while no
+    other request does."""
+    pgs, rs = drain(pg_pool), drain(redis_pool)
+    for b in pgs:
+        with b.conn.cursor() as cur:
+            cur.execute("SELECT 1 /* mark */")
+        b.exchanges = 0
+    for b in rs:
+        b.exchanges = 0
+    for b in pgs:
+        pg_pool.put(b)
+    for b in rs:
+        redis_pool.put(b)
+    with hop_lock:
+        for sock in list(hop_counts.keys()):
+            hop_counts[sock] = 0
+    return "%d PostgreSQL, %d Redis connections\n" % (len(pgs), len(rs))
+
+
 def application(environ, start_response):
     seed = int(parse_qs(environ.get("QUERY_STRING", "")).get("s", ["0"])[0])
     rng = random.Random(seed)
@@ -183,6 +214,11 @@ def application(environ, start_response):
     with hop_lock:
         ordinal = hop_counts.get(sock, 0)
         hop_counts[sock] = ordinal + 1
+    if environ.get("PATH_INFO") == "/mark":
+        body = mark().encode()
+        start_response("200 OK", [("Content-Type", "text/plain"),
+                                  ("Content-Length", str(len(body)))])
+        return [body]
     calls = []
     nsql, nredis, body = serve(environ, rng, rid, calls)
     headers = [

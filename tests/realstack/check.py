@@ -46,7 +46,9 @@ CALL_SERVER = {"q": "postgres", "a": "postgres", "r": "redis"}
 
 PG_LINE = re.compile(r"^\S+ \S+ \S+ \[(\d+)\] (\S+)\((\d+)\) LOG:  (.*)$")
 RID = re.compile(r"/\* rid=(\w+) \*/")
-WARMUP = "/* warmup */"
+# Statements before the recording: a pool connection's first, and the mark
+# on every connection when the client warmed the stack up first.
+BEFORE_RECORDING = ("/* warmup */", "/* mark */")
 
 
 class Problems:
@@ -75,10 +77,14 @@ def parse_calls(text):
 
 
 def load_client(path, problems):
-    reqs = []
+    """The requests that count, and those sent before the recording."""
+    reqs, warm = [], []
     with open(path) as f:
         for line in f:
             rec = json.loads(line)
+            if rec.get("warmup"):
+                warm.append(rec)
+                continue
             if "error" in rec or rec.get("status") != 200:
                 problems.add("request %d: %s" % (rec["n"], rec.get("error") or rec.get("status")))
                 continue
@@ -90,24 +96,26 @@ def load_client(path, problems):
                 problems.add("request %s: X-Sql/X-Redis %s/%s but X-Calls has %d/%d" % (
                     rec["rid"], rec["sql"], rec["redis"], counted["q"], counted["r"]))
             reqs.append(rec)
-    return reqs
+    return reqs, warm
 
 
-def check_nginx(reqs, path, problems):
+def check_nginx(reqs, warm, path, problems):
     seen = {}
     with open(path) as f:
         for line in f:
             addr, nth, rid, status = line.split()[:4]
             seen[(addr, int(nth) - 1)] = (rid, status)
     for r in reqs:
-        got = seen.get((r["client"], r["conn_index"]))
+        nth = r.get("conn_ordinal", r["conn_index"])
+        got = seen.get((r["client"], nth))
         if got is None:
-            problems.add("%s #%d not in nginx's log" % (r["client"], r["conn_index"]))
+            problems.add("%s #%d not in nginx's log" % (r["client"], nth))
         elif got != (r["rid"], "200"):
             problems.add("%s #%d: nginx logged %s, the client got %s" % (
-                r["client"], r["conn_index"], got, r["rid"]))
-    if len(seen) != len(reqs):
-        problems.add("nginx logged %d requests, the client made %d" % (len(seen), len(reqs)))
+                r["client"], nth, got, r["rid"]))
+    if len(seen) != len(reqs) + len(warm):
+        problems.add("nginx logged %d requests, the client made %d" % (
+            len(seen), len(reqs) + len(warm)))
 
 
 def postgres_log(path):
@@ -121,8 +129,10 @@ def postgres_log(path):
     queries = {}
     fresh = set()
     for addr, stmts in statements.items():
-        if WARMUP in stmts[0]:
-            stmts, base = stmts[1:], 0
+        last = max((i for i, s in enumerate(stmts)
+                    if any(m in s for m in BEFORE_RECORDING)), default=None)
+        if last is not None:
+            stmts, base = stmts[last + 1:], 0
         else:
             base = PG_AUTH_ROUND_TRIPS
             fresh.add(addr)
@@ -198,17 +208,19 @@ def compare(args):
         app_ip = next(s["addr"] for s in json.load(f) if s["name"] == "app").rsplit(":", 1)[0]
     ok = True
     p = Problems()
-    reqs = load_client(os.path.join(d, "client.jsonl"), p)
+    reqs, warm = load_client(os.path.join(d, "client.jsonl"), p)
     nq = sum(int(r["sql"]) for r in reqs)
     nr = sum(int(r["redis"]) for r in reqs)
     nfresh = sum(1 for r in reqs if any(c[0] == "a" for c in r["calls"]))
     nfile = sum(1 for r in reqs if not r["calls"])
+    if warm:
+        print("# %d requests before the recording started (warm-up)" % len(warm))
     print("# %d requests: %d SQL queries, %d Redis commands, %d fresh PostgreSQL connections, "
           "%d requests without back-end calls" % (len(reqs), nq, nr, nfresh, nfile))
     ok &= p.tap("%struth: every request answered, the app's counts agree with its calls" %
                 label)
     p = Problems()
-    check_nginx(reqs, os.path.join(d, "nginx", "access.log"), p)
+    check_nginx(reqs, warm, os.path.join(d, "nginx", "access.log"), p)
     ok &= p.tap("%struth: nginx's access log confirms each request's connection, ordinal and id"
                 % label)
     p = Problems()

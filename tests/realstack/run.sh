@@ -8,7 +8,9 @@
 # not, 2 when the run itself failed.  Needs root.
 #
 #   tests/realstack/run.sh [--requests N] [--conns N] [--seed N] [--reconnect P]
-#                          [--label TEXT] [--keep DIR]
+#                          [--warmup N] [--label TEXT] [--keep DIR]
+# --warmup N: N requests before the recorders start, on the same keep-alive
+# connections (a recording that starts on a running system).
 # KEEP=DIR in the environment works like --keep: the recordings, found.json,
 # truth.jsonl, failures.jsonl and every server's config and log are kept.
 set -u
@@ -17,16 +19,17 @@ source tests/lib.sh
 source tests/e2e/harness.sh
 source tests/realstack/stack.sh
 
-requests=3000 conns=16 seed=$((RANDOM)) label=realstack: keep=${KEEP:-}
+requests=3000 conns=16 warmup=0 seed=$((RANDOM)) label=realstack: keep=${KEEP:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--requests) requests=$2; shift ;;
 	--conns) conns=$2; shift ;;
 	--seed) seed=$2; shift ;;
 	--reconnect) export RS_RECONNECT=$2; shift ;;
+	--warmup) warmup=$2; shift ;;
 	--label) label=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	-h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -47,8 +50,18 @@ on_exit keep_results
 t0=$SECONDS
 rs_servers_start || exit 2
 rs_log "servers up in $((SECONDS - t0)) s; seed $seed, $requests requests on $conns connections"
-e2e_recorders_start || exit 2
-rs_client_run --conns "$conns" --requests "$requests" --seed "$seed" || exit 2
+client_args=(--conns "$conns" --requests "$requests" --seed "$seed")
+if [ "$warmup" -gt 0 ]; then
+	rs_client_start "${client_args[@]}" --warmup "$warmup" --go "$E2E_DIR/go"
+	rs_client_wait_warm || exit 2
+	rs_log "$warmup requests before the recording"
+	rs_redis_log_reset && e2e_recorders_start || exit 2
+	touch "$E2E_DIR/go"
+else
+	rs_redis_log_reset && e2e_recorders_start || exit 2
+	rs_client_start "${client_args[@]}"
+fi
+rs_client_wait || exit 2
 e2e_recorders_stop || { rs_log "a recorder failed"; exit 2; }
 rs_log "client: $(cat "$E2E_DIR/client.json")"
 rs_logs_collect || { rs_log "cannot read Redis's slowlog"; exit 2; }

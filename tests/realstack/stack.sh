@@ -12,7 +12,10 @@
 #   rs_unavailable            why the scenario cannot run here (after trying to install)
 #   rs_setup                  hosts; scratch dir in $E2E_DIR
 #   rs_servers_start          PostgreSQL, Redis, the app (pools open), nginx
-#   rs_client_run ARGS...     client.py; its record in $E2E_DIR/client.jsonl
+#   rs_redis_log_reset        right before the recorders start
+#   rs_client_start ARGS...   client.py; its record in $E2E_DIR/client.jsonl
+#   rs_client_wait_warm       (--warmup) until the client has warmed the stack up
+#   rs_client_wait            until the client is done
 #   rs_logs_collect           Redis's slowlog into $E2E_DIR/redis-slowlog.json
 #   rs_servers_stop
 #   rs_check ARGS...          check.py: ground truth vs. $E2E_DIR/found.json
@@ -182,8 +185,12 @@ _rs_nginx_start() {
 }
 
 rs_servers_start() {
-	_rs_postgres_start && _rs_redis_start && _rs_app_start && _rs_nginx_start || return 1
-	# Only what the requests do from now on stays in Redis's log.
+	_rs_postgres_start && _rs_redis_start && _rs_app_start && _rs_nginx_start
+}
+
+# Only what the requests do from now on stays in Redis's log: call it right
+# before the recorders start.
+rs_redis_log_reset() {
 	ip netns exec "$(e2e_ns cache)" redis-cli -h "${RS_CACHE%:*}" -p "${RS_CACHE#*:}" \
 		SLOWLOG RESET >/dev/null
 }
@@ -205,11 +212,19 @@ rs_servers_stop() {
 	_rs_stop postgres INT
 }
 
-rs_client_run() { # client.py options...
+rs_client_start() { # client.py options...
 	setsid ip netns exec "$(e2e_ns client)" "$RS_PY" "$RS_SRC/client.py" --target "$RS_WEB" \
 		--out "$E2E_DIR/client.jsonl" "$@" >"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" \
 		</dev/null &
 	E2E_CLIENT_PID=$!
+}
+
+# With --warmup: returns once the client has warmed the stack up and waits.
+rs_client_wait_warm() {
+	_e2e_wait_line "$E2E_DIR/client.log" "client.py: warm" "$E2E_CLIENT_PID" 120 "the client"
+}
+
+rs_client_wait() {
 	wait "$E2E_CLIENT_PID"
 	local rc=$?
 	E2E_CLIENT_PID=
