@@ -20,6 +20,7 @@ RUN_S=${RUN_S:-5}
 THREADS=${THREADS:-50}
 FALLBACK_PAIRS=${FALLBACK_PAIRS:-3}
 STEP_S=${STEP_S:-3}
+WARMUP_S=0.5 # echobench's traffic before its measured window
 BPF_STATS=${BPF_STATS:-1}
 ECHOBENCH=$OUTPUT/tests/echobench
 VPRSTAT=$OUTPUT/tests/vprstat
@@ -105,7 +106,7 @@ stop_recorder() {
 }
 
 # run_off: echobench alone; prints its line.
-run_off() { "$ECHOBENCH" -t "$THREADS" -d "$RUN_S" "$@"; }
+run_off() { "$ECHOBENCH" -t "$THREADS" -w "$WARMUP_S" -d "$RUN_S" "$@"; }
 
 # run_on NAME RECORDER_ARGS -- ECHOBENCH_ARGS: echobench under the recorder.
 # Prints the echobench line followed by the recorder's figures as key=value.
@@ -117,7 +118,7 @@ run_on() {
 	echo_args=("$@")
 	start_recorder "$dir/$name.vpr" "${rec_args[@]}" || return 1
 	c0=$(cpu_ticks "$rec_pid") w0=$(ctx_switches "$rec_pid") t0=$(date +%s.%N)
-	line=$("$ECHOBENCH" -t "$THREADS" "${echo_args[@]}")
+	line=$("$ECHOBENCH" -t "$THREADS" -w "$WARMUP_S" "${echo_args[@]}")
 	c1=$(cpu_ticks "$rec_pid") w1=$(ctx_switches "$rec_pid") t1=$(date +%s.%N)
 	stop_recorder
 	rc=$?
@@ -131,7 +132,7 @@ run_on() {
 	recs=$(kv records "$st")
 	echo "$line $st file_bytes=$size" \
 		"bytes_per_record=$(calc "$size / ($recs > 0 ? $recs : 1)")" \
-		"records_per_s=$(calc "$recs / ($(kv span_s "$st") > 0 ? $(kv span_s "$st") : 1)")" \
+		"records_per_s=$(calc "$(kv pid_ops "$st") / ($(kv seconds "$line") + $WARMUP_S)")" \
 		"rec_cpu_pct=$(calc "($c1 - $c0) * 100 / $CLK_TCK / ($t1 - $t0)")" \
 		"wakeups_per_s=$(calc "($w1 - $w0) / ($t1 - $t0)")"
 	rm -f "$dir/$name.vpr"
@@ -194,7 +195,8 @@ pairs ringbuf "$PAIRS" || exit 1
 main_ratios=("${ratios[@]}") main_lines=("${on_lines[@]}") main_off=("${off_rts[@]}")
 
 fb_ratios=()
-if [ "$FALLBACK_PAIRS" -gt 0 ] && "$VPATH_RECORD" --help 2>&1 | grep -q -- --force-fallback; then
+# --force-fallback is a hidden option: argp accepts it before --usage only if it exists.
+if [ "$FALLBACK_PAIRS" -gt 0 ] && "$VPATH_RECORD" --force-fallback --usage >/dev/null 2>&1; then
 	if pairs fallback "$FALLBACK_PAIRS" --force-fallback; then
 		fb_ratios=("${ratios[@]}")
 		fb_lines=("${on_lines[@]}")
