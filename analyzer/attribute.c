@@ -148,17 +148,10 @@ const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid)
 }
 
 /* The thread's name, or its process's when the thread was never named. */
-static void take_comm(struct vp_attr *a, struct vp_xchg *x, const struct vp_thread *t)
+static void take_comm(struct vp_xchg *x, const struct vp_thread *t, struct vp_proc *p)
 {
-	const char *name = t->comm;
-
-	if (!name[0]) {
-		struct vp_proc *p = u64map__get(&a->procs, x->pid);
-
-		if (p)
-			name = p->comm;
-	}
-	memcpy(x->comm, name, VPR_COMM_LEN);
+	memcpy(x->comm, t->comm[0] ? t->comm : p->comm, VPR_COMM_LEN);
+	x->proc = p;
 }
 
 void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
@@ -167,8 +160,10 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
 	if (first) {
-		list_add_tail(&proc_get(a, op->pid)->open, s);
-		take_comm(a, s, t);
+		struct vp_proc *p = proc_get(a, op->pid);
+
+		list_add_tail(&p->open, s);
+		take_comm(s, t, p);
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
 	}
@@ -190,7 +185,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 	struct vp_xchg *c, *next;
 
 	if (first) {
-		take_comm(a, s, t);
+		take_comm(s, t, p);
 		p->served++;
 		if (s->req.last_tid != t->tid)
 			p->handoff++;
@@ -264,7 +259,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	struct vp_proc *p = proc_get(a, op->pid);
 	struct vp_xchg *opened_for = c->sock && c->conn_index == 0 ? c->sock->open_cause : NULL;
 
-	take_comm(a, c, t);
+	take_comm(c, t, p);
 	p->calls++;
 	if (opened_for) {
 		bool open = !opened_for->done;

@@ -22,11 +22,13 @@ static cJSON *end_json(const struct vp_call_end *e)
 		cJSON_AddNumberToObject(o, "pid", e->pid);
 		cJSON_AddNumberToObject(o, "tid", e->tid);
 		cJSON_AddStringToObject(o, "comm", e->comm);
+		cJSON_AddStringToObject(o, "process", e->proc);
 	} else {
 		cJSON_AddNullToObject(o, "host");
 		cJSON_AddNullToObject(o, "pid");
 		cJSON_AddNullToObject(o, "tid");
 		cJSON_AddNullToObject(o, "comm");
+		cJSON_AddNullToObject(o, "process");
 	}
 	cJSON_AddStringToObject(o, "addr", vp_endpoint__format(&e->addr, ad, sizeof(ad)));
 	return o;

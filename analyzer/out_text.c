@@ -35,32 +35,6 @@ char *vp_call_end__label(const struct vp_analysis *a, const struct vp_call_end *
 	return buf;
 }
 
-char *vp_call_end__node(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
-			size_t len)
-{
-	char ad[VP_ADDRSTRLEN];
-
-	const char *host, *comm = e->comm[0] ? e->comm : "?";
-	size_t hl, cl;
-
-	if (!e->recorded) {
-		snprintf(buf, len, "%s", vp_endpoint__format(&e->addr, ad, sizeof(ad)));
-		return buf;
-	}
-	/* Called for every call of every request by `patterns`: no printf. */
-	host = vp_analysis__host(a, (size_t)e->host)->name;
-	hl = strlen(host);
-	cl = strlen(comm);
-	if (hl + cl + 2 > len) {
-		snprintf(buf, len, "%s:%s", host, comm);
-		return buf;
-	}
-	memcpy(buf, host, hl);
-	buf[hl] = ':';
-	memcpy(buf + hl + 1, comm, cl + 1);
-	return buf;
-}
-
 /* A waterfall bar: where the call sits inside the request. */
 static void bar(char *out, int64_t t0, int64_t total, int64_t from, int64_t to)
 {

@@ -35,9 +35,6 @@ void vp_out_dot_request(struct vp_out_ctx *o, const struct vp_request *r);
 /* "web-1 nginx(4300)/4312" for a recorded end, the address for an external one. */
 char *vp_call_end__label(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
 			 size_t len);
-/* "web-1:nginx" or the address: the node name of an end in patterns. */
-char *vp_call_end__node(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
-			size_t len);
 /* "1.234ms": a duration in the unit that reads best. */
 char *vp_fmt_duration(int64_t ns, char *buf, size_t len);
 

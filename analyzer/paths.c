@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attribute.h"
 #include "paths.h"
 
 void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
@@ -86,6 +87,9 @@ static void fill_end(const struct vp_paths *p, struct vp_call_end *e, const stru
 	e->tid = vp_xchg__actor(x);
 	memcpy(e->comm, x->comm, VPR_COMM_LEN);
 	e->comm[VPR_COMM_LEN] = 0;
+	if (x->proc)
+		memcpy(e->proc, x->proc->comm, VPR_COMM_LEN);
+	e->proc[VPR_COMM_LEN] = 0;
 	e->addr = x->local;
 }
 

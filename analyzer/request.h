@@ -20,7 +20,8 @@ struct vp_call_end {
 	int host;      /* -1 when not recorded */
 	uint32_t pid;
 	uint32_t tid; /* client: the thread that sent the request; server: sent the reply */
-	char comm[VPR_COMM_LEN + 1];
+	char comm[VPR_COMM_LEN + 1]; /* that thread's name */
+	char proc[VPR_COMM_LEN + 1]; /* its process's name (the main thread's) */
 	struct vp_endpoint addr;
 };
 

@@ -35,6 +35,7 @@ enum vp_up_state {
 };
 
 struct vp_sock;
+struct vp_proc;
 
 struct vp_xchg {
 	uint64_t id; /* creation order, unique in one analysis */
@@ -49,6 +50,7 @@ struct vp_xchg {
 	bool in_match;	   /* waiting in the matcher */
 	bool dead;	   /* emitted; freed when refs drops to 0 */
 	uint32_t pid;
+	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
 	uint32_t conn_index; /* 0-based ordinal among this end's exchanges */
 	char comm[VPR_COMM_LEN];
 	struct vp_endpoint local, remote;

@@ -339,29 +339,97 @@ static void test_json_schema(void **state)
 	free(buf);
 }
 
-/* Same-shaped requests form one pattern, whatever the order of concurrent calls. */
-static void test_patterns(void **state)
+/* The patterns text of the requests collected. */
+static char *patterns_of(struct two_hosts *t)
 {
-	struct two_hosts *t = *state;
 	struct vp_patterns *p = vp_patterns__new();
 	struct vp_out_ctx o = {0};
 	char *buf;
 	size_t len;
 
-	traffic(t, 10, 0);
-	close_hosts(t);
-	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
 	for (size_t i = 0; i < t->c.n; i++)
 		assert_int_equal(vp_patterns__add(p, t->c.a, t->c.reqs[i]), 0);
 	o.f = capture(&buf, &len);
 	o.a = t->c.a;
 	vp_patterns__print(p, &o);
 	fclose(o.f);
+	vp_patterns__free(p);
+	return buf;
+}
+
+/* Same-shaped requests form one pattern, whatever the order of concurrent calls. */
+static void test_patterns(void **state)
+{
+	struct two_hosts *t = *state;
+	char *buf;
+
+	traffic(t, 10, 0);
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	buf = patterns_of(t);
 	assert_non_null(strstr(buf, "pattern 1: 10 requests"));
 	assert_null(strstr(buf, "pattern 2"));
-	assert_non_null(strstr(buf, "web:? -> db:?"));
+	assert_non_null(strstr(buf, "\n    db ? :5432 "));
 	free(buf);
-	vp_patterns__free(p);
+}
+
+/*
+ * A pattern is a path through services (host, process, port), not through
+ * threads: two load generator threads, each served by its own nginx worker
+ * and postgres backend, send requests of one shape; they are one pattern.
+ * Requests that skip the database are another.
+ */
+static void test_patterns_by_service(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *in[2], *wd[2];
+	struct synth_host *lg;
+	char pl[128], *files[3] = {t->pa, t->pb, pl};
+	char *buf;
+
+	lg = extra_host(t, pl, sizeof(pl), "lg", NULL, 3, "10.0.0.9");
+	synth_task(lg, 0, 90, 90, VPR_TASK_SNAPSHOT, "loadgen");
+	synth_task(t->a, 0, 30, 30, VPR_TASK_SNAPSHOT, "nginx");
+	synth_task(t->b, 0, 40, 40, VPR_TASK_SNAPSHOT, "postgres");
+	for (uint32_t j = 0; j < 2; j++) {
+		char name[16], cli[32], mid[32];
+
+		snprintf(name, sizeof(name), "lg-%u", j + 1);
+		synth_task(lg, 1, 90, 91 + j, VPR_TASK_SNAPSHOT, name);
+		snprintf(name, sizeof(name), "nginx-w%u", j + 1);
+		synth_task(t->a, 1, 30, 31 + j, VPR_TASK_SNAPSHOT, name);
+		snprintf(name, sizeof(name), "pg-conn-%u", j + 1);
+		synth_task(t->b, 1, 40, 41 + j, VPR_TASK_SNAPSHOT, name);
+		snprintf(cli, sizeof(cli), "10.0.0.9:4000%u", j);
+		snprintf(mid, sizeof(mid), "10.0.0.1:5000%u", j);
+		in[j] = synth_link__open(lg, 1 + j, 90, t->a, 11 + j, 30, cli, "10.0.0.1:80", 2);
+		wd[j] = synth_link__open(t->a, 21 + j, 30, t->b, 31 + j, 40, mid, "10.0.0.2:5432", 2);
+	}
+	for (uint32_t k = 0; k < 10; k++) {
+		uint64_t s = US(1000) * (k + 1);
+		uint32_t j = k % 2;
+
+		synth_req(in[j], 100, 91 + j, s, 31 + j);
+		if (k < 8) {
+			synth_req(wd[j], 10, 31 + j, s + US(10), 41 + j);
+			synth_rep(wd[j], 20, 41 + j, s + US(40), 31 + j);
+		}
+		synth_rep(in[j], 100, 31 + j, s + US(60), 91 + j);
+	}
+	for (int j = 0; j < 2; j++) {
+		synth_link__free(in[j]);
+		synth_link__free(wd[j]);
+	}
+	assert_int_equal(synth_host__close(lg), 0);
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, files, 3, NULL), 0);
+	assert_int_equal(t->c.n, 10);
+	buf = patterns_of(t);
+	if (!strstr(buf, "pattern 1: 8 requests") || !strstr(buf, "pattern 2: 2 requests") ||
+	    strstr(buf, "pattern 3") || !strstr(buf, "  from lg loadgen (8)\n") ||
+	    !strstr(buf, "\n  web nginx :80 ") || !strstr(buf, "\n    db postgres :5432 "))
+		fail_msg("patterns:\n%s", buf);
+	free(buf);
 }
 
 int main(void)
@@ -374,6 +442,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patterns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_patterns_by_service, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
