@@ -162,7 +162,7 @@ _rs_redis_start() {
 }
 
 _rs_app_start() {
-	head -c 24000 /dev/urandom | base64 -w 100 >"$E2E_DIR/static.txt"
+	head -c 65536 /dev/urandom | base64 -w 100 >"$E2E_DIR/static.txt"
 	_rs_spawn app app env VPATH_PG_DSN="host=${RS_DB%:*} port=${RS_DB#*:} dbname=vpath user=vpath password=$RS_PG_PASSWORD" \
 		VPATH_REDIS="$RS_CACHE" VPATH_FILE="$E2E_DIR/static.txt" \
 		VPATH_PG_POOL="${RS_PG_POOL:-8}" VPATH_REDIS_POOL="${RS_REDIS_POOL:-4}" \
