@@ -9,7 +9,7 @@ static void dot_call(struct vp_out_ctx *o, const struct vp_call *c, const struct
 	size_t id = (*next)++;
 	char label[128], dur[32], off[32];
 
-	vp_call_end__label(o->a, &c->server, label, sizeof(label));
+	vp_call_end__name(o->a, &c->server, VP_NAME_THREAD, label, sizeof(label));
 	vp_fmt_duration(c->end_ns - c->start_ns, dur, sizeof(dur));
 	fprintf(o->f, "  n%zu [label=\"%s\\n%s\"%s];\n", id, label, dur,
 		c->complete ? "" : ", style=dashed");
@@ -26,7 +26,7 @@ void vp_out_dot_request(struct vp_out_ctx *o, const struct vp_request *r)
 	char client[128];
 	size_t next = 1;
 
-	vp_call_end__label(o->a, &r->root->client, client, sizeof(client));
+	vp_call_end__name(o->a, &r->root->client, VP_NAME_THREAD, client, sizeof(client));
 	fprintf(o->f, "digraph request%" PRIu64 " {\n  rankdir=TB;\n  node [shape=box];\n", r->id);
 	fprintf(o->f, "  n0 [label=\"%s\", shape=ellipse];\n", client);
 	fprintf(o->f, "  n0 -> n1;\n");

@@ -81,32 +81,6 @@ static double hist_quantile(const struct hist *h, double q)
 	return 0;
 }
 
-/* A service: "host process :port", or the address of a server not recorded. */
-static char *server_node(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
-			 size_t len)
-{
-	char ad[VP_ADDRSTRLEN];
-
-	if (!e->recorded)
-		snprintf(buf, len, "%s", vp_endpoint__format(&e->addr, ad, sizeof(ad)));
-	else
-		snprintf(buf, len, "%s %s :%u", vp_analysis__host(a, (size_t)e->host)->name,
-			 e->proc[0] ? e->proc : "?", e->addr.port);
-	return buf;
-}
-
-/* Who sent a request: "host process", or "external". */
-static char *client_node(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
-			 size_t len)
-{
-	if (!e->recorded)
-		snprintf(buf, len, "external");
-	else
-		snprintf(buf, len, "%s %s", vp_analysis__host(a, (size_t)e->host)->name,
-			 e->proc[0] ? e->proc : "?");
-	return buf;
-}
-
 /* Children in canonical order: by their own shape key, so concurrency does not split patterns. */
 struct keyed {
 	const struct vp_call *c;
@@ -153,7 +127,7 @@ static char *shape_key(const struct vp_analysis *a, const struct vp_call *c)
 	struct keyed *k = sorted_children(a, c);
 	size_t len;
 
-	server_node(a, &c->server, node, sizeof(node));
+	vp_call_end__name(a, &c->server, VP_NAME_SERVICE, node, sizeof(node));
 	len = strlen(node) + 3;
 	for (size_t i = 0; i < c->ncalls; i++)
 		len += strlen(k[i].key) + 1;
@@ -190,7 +164,7 @@ static void add_nodes(const struct vp_analysis *a, struct pattern *p, size_t *id
 	struct keyed *k;
 
 	if (init) {
-		server_node(a, &c->server, nd->name, sizeof(nd->name));
+		vp_call_end__name(a, &c->server, VP_NAME_SERVICE, nd->name, sizeof(nd->name));
 		nd->depth = depth;
 	}
 	hist_add(&nd->dur, c->end_ns - c->start_ns);
@@ -206,7 +180,7 @@ static void count_client(const struct vp_analysis *a, struct pattern *p,
 {
 	char name[NODE_LEN];
 
-	client_node(a, e, name, sizeof(name));
+	vp_call_end__name(a, e, VP_NAME_PROCESS, name, sizeof(name));
 	for (size_t i = 0; i < p->nclients; i++) {
 		if (!strcmp(p->clients[i].name, name)) {
 			p->clients[i].count++;

@@ -1,39 +1,23 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The text tree of `paths` and `show`: one block per request, one line per
+ * call.  Numbers come first in fixed columns (start after the request's
+ * start, duration, a waterfall bar); names, which can be long, come after,
+ * each column as wide as its longest entry in this request, so the block
+ * stays aligned whatever the host, process or thread names.
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "output.h"
 
-#define BAR 32
+#define BAR 24
+#define TREE_MAX 192 /* deeper trees are cut in the drawing, not in the data */
 
-char *vp_fmt_duration(int64_t ns, char *buf, size_t len)
-{
-	int64_t a = ns < 0 ? -ns : ns;
-
-	if (a < 1000)
-		snprintf(buf, len, "%" PRId64 "ns", ns);
-	else if (a < 1000000)
-		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
-	else if (a < 1000000000)
-		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
-	return buf;
-}
-
-char *vp_call_end__label(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
-			 size_t len)
-{
-	char ad[VP_ADDRSTRLEN];
-
-	if (!e->recorded)
-		snprintf(buf, len, "%s (not recorded)", vp_endpoint__format(&e->addr, ad, sizeof(ad)));
-	else
-		snprintf(buf, len, "%s %s(%u)/%u", vp_analysis__host(a, (size_t)e->host)->name,
-			 e->comm[0] ? e->comm : "?", e->pid, e->tid);
-	return buf;
-}
+struct widths {
+	int name, addr;
+};
 
 /* A waterfall bar: where the call sits inside the request. */
 static void bar(char *out, int64_t t0, int64_t total, int64_t from, int64_t to)
@@ -46,50 +30,86 @@ static void bar(char *out, int64_t t0, int64_t total, int64_t from, int64_t to)
 	b = (int)((to - t0) * BAR / total);
 	if (a < 0)
 		a = 0;
+	if (a >= BAR)
+		a = BAR - 1;
 	if (b > BAR)
 		b = BAR;
 	if (b <= a)
-		b = a + 1 <= BAR ? a + 1 : BAR;
+		b = a + 1;
 	for (int i = 0; i < BAR; i++)
 		out[i] = i >= a && i < b ? '=' : ' ';
 	out[BAR] = 0;
 }
 
-static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0, int64_t total,
-		      int depth, const char *prefix)
+/* The server of a call as the tree names it. */
+static char *server_name(const struct vp_out_ctx *o, const struct vp_call *c, char *buf, size_t len)
 {
-	char off[32], dur[32], srv[96], ad[VP_ADDRSTRLEN], b[BAR + 1], pre[256];
-	char where[VP_ADDRSTRLEN + 8];
+	if (!c->server.recorded)
+		snprintf(buf, len, "(not recorded)");
+	else
+		vp_call_end__name(o->a, &c->server, VP_NAME_THREAD, buf, len);
+	return buf;
+}
+
+static void measure(const struct vp_out_ctx *o, const struct vp_call *c, int indent, struct widths *w)
+{
+	char name[160], ad[VP_ADDRSTRLEN];
+	int n = indent + (int)strlen(server_name(o, c, name, sizeof(name)));
+	int d = (int)strlen(vp_endpoint__format(&c->server.addr, ad, sizeof(ad)));
+
+	if (n > w->name)
+		w->name = n;
+	if (d > w->addr)
+		w->addr = d;
+	for (size_t i = 0; i < c->ncalls; i++)
+		measure(o, c->calls[i], indent + 3, w);
+}
+
+/* prefix: the tree drawing of the ancestors ("|  " where more siblings follow). */
+static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0, int64_t total,
+		      const struct widths *w, const char *prefix, const char *branch)
+{
+	char off[32], dur[32], name[160], ad[VP_ADDRSTRLEN], b[BAR + 1], rq[32], rp[32];
+	char sizes[72], tree[TREE_MAX + 160], next[TREE_MAX];
 
 	bar(b, t0, total, c->start_ns, c->end_ns);
-	vp_fmt_duration(c->start_ns - t0, off, sizeof(off));
+	/* Negative only within one machine: a receive stamped before its send returned. */
+	off[0] = c->start_ns >= t0 ? '+' : '-';
+	vp_fmt_duration(c->start_ns >= t0 ? c->start_ns - t0 : t0 - c->start_ns, off + 1,
+			sizeof(off) - 1);
 	vp_fmt_duration(c->end_ns - c->start_ns, dur, sizeof(dur));
-	vp_call_end__label(o->a, &c->server, srv, sizeof(srv));
-	if (c->server.recorded)
-		snprintf(where, sizeof(where), "at %s ", vp_endpoint__format(&c->server.addr, ad, sizeof(ad)));
-	else
-		where[0] = 0;
-	fprintf(o->f, "  |%s| +%-9s %9s  %s%s%s  %sconn#%u %" PRIu64 "B/%" PRIu64 "B%s\n", b, off, dur,
-		prefix, depth ? "`- " : "", srv, where, c->conn_index, c->request_bytes, c->reply_bytes,
+	snprintf(tree, sizeof(tree), "%s%s%s", prefix, branch, server_name(o, c, name, sizeof(name)));
+	snprintf(sizes, sizeof(sizes), "%s/%s", vp_fmt_bytes(c->request_bytes, rq, sizeof(rq)),
+		 vp_fmt_bytes(c->reply_bytes, rp, sizeof(rp)));
+	fprintf(o->f, "  %10s %10s  [%s]  %-*s  %-*s  %s%s\n", off, dur, b, w->name, tree, w->addr,
+		vp_endpoint__format(&c->server.addr, ad, sizeof(ad)), sizes,
 		c->complete ? "" : "  [incomplete]");
-	snprintf(pre, sizeof(pre), "%s%s", prefix, depth ? "   " : "");
+	snprintf(next, sizeof(next), "%s%s", prefix,
+		 !branch[0] ? "" : strcmp(branch, "|- ") ? "   " : "|  ");
 	for (size_t i = 0; i < c->ncalls; i++)
-		text_call(o, c->calls[i], t0, total, depth + 1, pre);
+		text_call(o, c->calls[i], t0, total, w, next, i + 1 < c->ncalls ? "|- " : "`- ");
 }
 
 void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
 {
 	const struct vp_call *c = r->root;
-	char cli[96], srv[96], dur[32], start[32];
+	struct widths w = {(int)strlen("server"), (int)strlen("address")};
+	char cli[160], ad[VP_ADDRSTRLEN], dur[32];
 	int64_t total = c->end_ns - c->start_ns;
 
-	vp_call_end__label(o->a, &c->client, cli, sizeof(cli));
-	vp_call_end__label(o->a, &c->server, srv, sizeof(srv));
 	vp_fmt_duration(total, dur, sizeof(dur));
-	snprintf(start, sizeof(start), "%.6fs", (double)(c->start_ns - o->t0) / 1e9);
-	fprintf(o->f, "request %" PRIu64 "  %s  at +%s  %zu calls on %zu hosts%s\n", r->id, dur, start,
-		r->ncalls, r->nhosts, r->complete ? "" : "  INCOMPLETE (events lost or recording cut)");
-	fprintf(o->f, "  client %s\n", cli);
-	text_call(o, c, c->start_ns, total, 0, "");
+	fprintf(o->f, "request %" PRIu64 "  %s  at +%.6fs  %zu calls on %zu hosts%s\n", r->id, dur,
+		(double)(c->start_ns - o->t0) / 1e9, r->ncalls, r->nhosts,
+		r->complete ? "" : "  INCOMPLETE (events lost or recording cut)");
+	vp_endpoint__format(&c->client.addr, ad, sizeof(ad));
+	if (c->client.recorded)
+		fprintf(o->f, "  from %s  %s\n",
+			vp_call_end__name(o->a, &c->client, VP_NAME_THREAD, cli, sizeof(cli)), ad);
+	else
+		fprintf(o->f, "  from %s (not recorded)\n", ad);
+	measure(o, c, 0, &w);
+	fprintf(o->f, "  %10s %10s  %-*s  %-*s  %-*s  %s\n", "start", "duration", BAR + 2, "waterfall", w.name,
+		"server", w.addr, "address", "request/reply");
+	text_call(o, c, c->start_ns, total, &w, "", "");
 	fputc('\n', o->f);
 }

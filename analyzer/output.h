@@ -32,11 +32,19 @@ void vp_out_json_end(struct vp_out_ctx *o);
 /* DOT: one request as a graph. */
 void vp_out_dot_request(struct vp_out_ctx *o, const struct vp_request *r);
 
-/* "web-1 nginx(4300)/4312" for a recorded end, the address for an external one. */
-char *vp_call_end__label(const struct vp_analysis *a, const struct vp_call_end *e, char *buf,
-			 size_t len);
+enum vp_name_style {
+	VP_NAME_THREAD,	 /* "web-1 nginx(4300)/worker-2(4312)": who did it, to the thread */
+	VP_NAME_SERVICE, /* "web-1 nginx :80": a server as patterns group it */
+	VP_NAME_PROCESS, /* "web-1 nginx": a client as patterns count it ("external") */
+};
+
+/* The name of a recorded end in this style; an external end is its address. */
+char *vp_call_end__name(const struct vp_analysis *a, const struct vp_call_end *e,
+			enum vp_name_style style, char *buf, size_t len);
 /* "1.234ms": a duration in the unit that reads best. */
 char *vp_fmt_duration(int64_t ns, char *buf, size_t len);
+/* "620B", "195.4kB": a size, exact below 10000 bytes. */
+char *vp_fmt_bytes(uint64_t n, char *buf, size_t len);
 
 /* Patterns: requests with the same shape of calls, aggregated (Project 5 style). */
 struct vp_patterns;

@@ -44,7 +44,7 @@ check "dump of a corrupt file says where" grep -q 'error: .*bad.vpr: corrupt at 
 # paths: one tree per request, every request with its full depth
 out=$("$A" paths "${files[@]}")
 check "paths finds every request ($requests)" [ "$(grep -c '^request ' <<<"$out")" -eq "$requests" ]
-check "paths shows the database calls" [ "$(grep -c '`- db db(400)' <<<"$out")" -eq $((calls - 2 * requests)) ]
+check "paths shows the database calls" [ "$(grep -cE '[|`]- db db\(400\)' <<<"$out")" -eq $((calls - 2 * requests)) ]
 check "paths marks nothing incomplete" [ "$(grep -c INCOMPLETE <<<"$out")" -eq 0 ]
 
 # table: a header and one row per request, each through 4 hosts

@@ -374,20 +374,17 @@ static void test_patterns(void **state)
 }
 
 /*
- * A pattern is a path through services (host, process, port), not through
- * threads: two load generator threads, each served by its own nginx worker
- * and postgres backend, send requests of one shape; they are one pattern.
- * Requests that skip the database are another.
+ * Two load generator threads (lg-1, lg-2 of process loadgen on host lg),
+ * each served by its own nginx worker on web and postgres backend on db
+ * (named pg-connection-N, as long as thread names go): ten requests, 1 ms
+ * apart, alternating; the first eight call db, the last two do not.
  */
-static void test_patterns_by_service(void **state)
+static void two_workers(struct two_hosts *t, char *pl, size_t len)
 {
-	struct two_hosts *t = *state;
 	struct synth_link *in[2], *wd[2];
 	struct synth_host *lg;
-	char pl[128], *files[3] = {t->pa, t->pb, pl};
-	char *buf;
 
-	lg = extra_host(t, pl, sizeof(pl), "lg", NULL, 3, "10.0.0.9");
+	lg = extra_host(t, pl, len, "lg", NULL, 3, "10.0.0.9");
 	synth_task(lg, 0, 90, 90, VPR_TASK_SNAPSHOT, "loadgen");
 	synth_task(t->a, 0, 30, 30, VPR_TASK_SNAPSHOT, "nginx");
 	synth_task(t->b, 0, 40, 40, VPR_TASK_SNAPSHOT, "postgres");
@@ -398,7 +395,7 @@ static void test_patterns_by_service(void **state)
 		synth_task(lg, 1, 90, 91 + j, VPR_TASK_SNAPSHOT, name);
 		snprintf(name, sizeof(name), "nginx-w%u", j + 1);
 		synth_task(t->a, 1, 30, 31 + j, VPR_TASK_SNAPSHOT, name);
-		snprintf(name, sizeof(name), "pg-conn-%u", j + 1);
+		snprintf(name, sizeof(name), "pg-connection-%u", j + 1);
 		synth_task(t->b, 1, 40, 41 + j, VPR_TASK_SNAPSHOT, name);
 		snprintf(cli, sizeof(cli), "10.0.0.9:4000%u", j);
 		snprintf(mid, sizeof(mid), "10.0.0.1:5000%u", j);
@@ -422,6 +419,21 @@ static void test_patterns_by_service(void **state)
 	}
 	assert_int_equal(synth_host__close(lg), 0);
 	close_hosts(t);
+}
+
+/*
+ * A pattern is a path through services (host, process, port), not through
+ * threads: two load generator threads, each served by its own nginx worker
+ * and postgres backend, send requests of one shape; they are one pattern.
+ * Requests that skip the database are another.
+ */
+static void test_patterns_by_service(void **state)
+{
+	struct two_hosts *t = *state;
+	char pl[128], *files[3] = {t->pa, t->pb, pl};
+	char *buf;
+
+	two_workers(t, pl, sizeof(pl));
 	assert_int_equal(collect_run(&t->c, files, 3, NULL), 0);
 	assert_int_equal(t->c.n, 10);
 	buf = patterns_of(t);
@@ -429,6 +441,51 @@ static void test_patterns_by_service(void **state)
 	    strstr(buf, "pattern 3") || !strstr(buf, "  from lg loadgen (8)\n") ||
 	    !strstr(buf, "\n  web nginx :80 ") || !strstr(buf, "\n    db postgres :5432 "))
 		fail_msg("patterns:\n%s", buf);
+	free(buf);
+}
+
+/*
+ * The text tree names who served each call (host, process(pid), thread(tid)),
+ * with its address and sizes, and its columns stay aligned when names
+ * differ in length.
+ */
+static void test_text_tree(void **state)
+{
+	struct two_hosts *t = *state;
+	char pl[128], *files[3] = {t->pa, t->pb, pl};
+	struct vp_out_ctx o = {0};
+	char *buf, *line, *save;
+	size_t len;
+	long addr_col = -1;
+	int calls = 0;
+
+	two_workers(t, pl, sizeof(pl));
+	assert_int_equal(collect_run(&t->c, files, 3, NULL), 0);
+	o.f = capture(&buf, &len);
+	o.a = t->c.a;
+	vp_out_text(&o, t->c.reqs[1]);
+	fclose(o.f);
+	if (!strstr(buf, "request 2  65.0us  at +0.002000s  2 calls on 3 hosts\n") ||
+	    !strstr(buf, "\n  from lg loadgen(90)/lg-2(92)  10.0.0.9:40001\n") ||
+	    !strstr(buf, "  web nginx(30)/nginx-w2(32)  ") ||
+	    !strstr(buf, "  `- db postgres(40)/pg-connection-2(42)  10.0.0.2:5432  10B/20B\n") ||
+	    !strstr(buf, "\n        +0ns     65.0us  [========================]  web ") ||
+	    !strstr(buf, "\n     +10.0us     35.0us  [   =============        ]  `- db ") ||
+	    strstr(buf, "conn#"))
+		fail_msg("text:\n%s", buf);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *at = strstr(line, "  10.0.0.");
+
+		if (!strchr(line, '['))
+			continue;
+		calls++;
+		assert_non_null(at);
+		if (addr_col < 0)
+			addr_col = at - line;
+		if (at - line != addr_col)
+			fail_msg("address column moved: %s", line);
+	}
+	assert_int_equal(calls, 2);
 	free(buf);
 }
 
@@ -443,6 +500,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patterns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patterns_by_service, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_tree, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
