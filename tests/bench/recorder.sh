@@ -134,18 +134,19 @@ run_on() {
 		"bytes_per_record=$(calc "$size / ($recs > 0 ? $recs : 1)")" \
 		"records_per_s=$(calc "$(kv pid_ops "$st") / ($(kv seconds "$line") + $WARMUP_S)")" \
 		"rec_cpu_pct=$(calc "($c1 - $c0) * 100 / $CLK_TCK / ($t1 - $t0)")" \
-		"wakeups_per_s=$(calc "($w1 - $w0) / ($t1 - $t0)")"
+		"wakeups_per_s=$(calc "($w1 - $w0) / ($t1 - $t0)")" \
+		"rec_cpu_us_per_rt=$(calc "($c1 - $c0) * 1e6 / $CLK_TCK / ($(kv pid_ops "$st") / 4 + 1)")"
 	rm -f "$dir/$name.vpr"
 }
 
 # pairs LABEL N RECORDER_ARGS...: N interleaved off/on pairs, alternating
-# which side runs first; prints one table row per pair and fills ratios[]
-# and on_lines[].
-ratios=() on_lines=() off_rts=()
+# which side runs first; prints one table row per pair and fills ratios[],
+# cpu_ratios[] and on_lines[].
+ratios=() cpu_ratios=() on_lines=() off_rts=()
 pairs() {
-	local label=$1 n=$2 i off on r
+	local label=$1 n=$2 i off on r cr
 	shift 2
-	ratios=() on_lines=() off_rts=()
+	ratios=() cpu_ratios=() on_lines=() off_rts=()
 	for i in $(seq "$n"); do
 		if [ $((i % 2)) -eq 1 ]; then
 			off=$(run_off) || return 1
@@ -155,9 +156,11 @@ pairs() {
 			off=$(run_off) || return 1
 		fi
 		r=$(calc "$(kv rt_per_s "$on") / $(kv rt_per_s "$off")")
-		ratios+=("$r") on_lines+=("$on") off_rts+=("$(kv rt_per_s "$off")")
-		printf '%-4s %-9s %10.0f %10.0f %6.3f %10.0f %6s %6s %7.1f %9.0f\n' \
-			"$i" "$label" "$(kv rt_per_s "$off")" "$(kv rt_per_s "$on")" "$r" \
+		# CPU per round trip, the recorder's own included, off over on.
+		cr=$(calc "$(kv cpu_us_per_rt "$off") / ($(kv cpu_us_per_rt "$on") + $(kv rec_cpu_us_per_rt "$on"))")
+		ratios+=("$r") cpu_ratios+=("$cr") on_lines+=("$on") off_rts+=("$(kv rt_per_s "$off")")
+		printf '%-4s %-9s %10.0f %10.0f %6.3f %6.3f %10.0f %6s %6s %7.1f %9.0f\n' \
+			"$i" "$label" "$(kv rt_per_s "$off")" "$(kv rt_per_s "$on")" "$r" "$cr" \
 			"$(kv records_per_s "$on")" "$(kv lost "$on")" "$(kv seq_gap_bytes "$on")" \
 			"$(kv rec_cpu_pct "$on")" "$(kv wakeups_per_s "$on")"
 	done
@@ -189,16 +192,16 @@ echo "$(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r), $PAIRS pairs of $
 [ "${foreign:-0}" -gt 0 ] &&
 	echo "warning: $foreign other BPF programs are attached to the socket tracepoints: figures are noisy"
 echo
-printf '%-4s %-9s %10s %10s %6s %10s %6s %6s %7s %9s\n' pair mode "off rt/s" "on rt/s" ratio \
-	"records/s" lost gaps "rec CPU%" "wakeups/s"
+printf '%-4s %-9s %10s %10s %6s %6s %10s %6s %6s %7s %9s\n' pair mode "off rt/s" "on rt/s" ratio \
+	"cpu" "records/s" lost gaps "rec CPU%" "wakeups/s"
 pairs ringbuf "$PAIRS" || exit 1
-main_ratios=("${ratios[@]}") main_lines=("${on_lines[@]}") main_off=("${off_rts[@]}")
+main_ratios=("${ratios[@]}") main_cpu_ratios=("${cpu_ratios[@]}") main_lines=("${on_lines[@]}") main_off=("${off_rts[@]}")
 
 fb_ratios=()
 # --force-fallback is a hidden option: argp accepts it before --usage only if it exists.
 if [ "$FALLBACK_PAIRS" -gt 0 ] && "$VPATH_RECORD" --force-fallback --usage >/dev/null 2>&1; then
 	if pairs fallback "$FALLBACK_PAIRS" --force-fallback; then
-		fb_ratios=("${ratios[@]}")
+		fb_ratios=("${ratios[@]}") fb_cpu_ratios=("${cpu_ratios[@]}")
 		fb_lines=("${on_lines[@]}")
 	else
 		echo "(the fallback runs failed; see above)"
@@ -254,9 +257,14 @@ echo "summary"
 printf '  throughput ratio on/off (ring buffer):  median %s  (min %s, max %s)  target >= %s: %s\n' \
 	"$med" "$min" "$max" "$TARGET_RATIO" \
 	"$(awk -v m="$med" -v t="$TARGET_RATIO" 'BEGIN { print (m >= t ? "met" : "NOT met") }')"
+read -r cmed cmin cmax <<<"$(stats "${main_cpu_ratios[@]}")"
+printf '  CPU-cost ratio off/on (ring buffer):    median %s  (min %s, max %s)\n' "$cmed" "$cmin" "$cmax"
 if [ ${#fb_ratios[@]} -gt 0 ]; then
 	read -r fmed fmin fmax <<<"$(stats "${fb_ratios[@]}")"
 	printf '  throughput ratio on/off (fallback):     median %s  (min %s, max %s)\n' \
+		"$fmed" "$fmin" "$fmax"
+	read -r fmed fmin fmax <<<"$(stats "${fb_cpu_ratios[@]}")"
+	printf '  CPU-cost ratio off/on (fallback):       median %s  (min %s, max %s)\n' \
 		"$fmed" "$fmin" "$fmax"
 	printf '  fallback lost / gaps:                   %s / %s\n' \
 		"$(sum_key lost "${fb_lines[@]}")" "$(sum_key seq_gap_bytes "${fb_lines[@]}")"

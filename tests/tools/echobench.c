@@ -15,9 +15,14 @@
  * Prints one line of key=value pairs on stdout, e.g.
  *   echobench threads=50 size=1 rate=0 seconds=5.000 roundtrips=812345
  *     rt_per_s=162469.0 ops_per_s=649876.0 thread_min=3001.2 thread_max=3500.4
- *     thread_cv=0.041 pid=1234 port=40000
+ *     thread_cv=0.041 cpu_us_per_rt=12.310 pid=1234 port=40000
  * (one line).  thread_min/max are per-thread round trips per second and
  * thread_cv their coefficient of variation: fairness between the threads.
+ * cpu_us_per_rt is the process's CPU time (user + system, all threads) per
+ * round trip in the measured window: unlike throughput it hardly moves when
+ * other work shares the machine, so a tracer's cost per operation shows in
+ * it even on a busy machine.  Loopback delivery runs in the sender's system
+ * call, so nearly all the work of a round trip is charged here.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -325,8 +331,18 @@ static void snapshot(struct client *clients, int n, unsigned long long *out)
 		out[i] = atomic_load_explicit(&clients[i].roundtrips, memory_order_relaxed);
 }
 
+/* CPU seconds (user + system) of the whole process so far. */
+static double process_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
 static void report(const struct bench_opts *o, const unsigned long long *before,
-		   const unsigned long long *after, double seconds, int port)
+		   const unsigned long long *after, double seconds, double cpu_s, int port)
 {
 	double total = 0, min = INFINITY, max = 0, sum_sq = 0, mean, cv;
 
@@ -342,9 +358,9 @@ static void report(const struct bench_opts *o, const unsigned long long *before,
 	cv = mean > 0 ? sqrt(fmax(sum_sq / o->threads - mean * mean, 0)) / mean : 0;
 	printf("echobench threads=%d size=%d rate=%.0f seconds=%.3f roundtrips=%.0f "
 	       "rt_per_s=%.1f ops_per_s=%.1f thread_min=%.1f thread_max=%.1f thread_cv=%.3f "
-	       "pid=%d port=%d\n",
+	       "cpu_us_per_rt=%.3f pid=%d port=%d\n",
 	       o->threads, o->size, o->rate, seconds, total, total / seconds, 4 * total / seconds,
-	       min, max, cv, (int)getpid(), port);
+	       min, max, cv, total > 0 ? cpu_s * 1e6 / total : 0, (int)getpid(), port);
 	fflush(stdout);
 }
 
@@ -357,7 +373,7 @@ int main(int argc, char **argv)
 	pthread_t acceptor;
 	bool acceptor_started = false, barrier_ready = false;
 	int started = 0, port = 0, err = 0, ret = 1;
-	double t0, t1;
+	double t0, t1, cpu0, cpu1;
 
 	if (parse_opts(argc, argv, &opts))
 		return 2;
@@ -415,9 +431,11 @@ int main(int argc, char **argv)
 	if (opts.warmup > 0)
 		usleep((useconds_t)(opts.warmup * 1e6));
 	snapshot(clients, opts.threads, before);
+	cpu0 = process_cpu_s();
 	t0 = now_s();
 	usleep((useconds_t)(opts.seconds * 1e6));
 	snapshot(clients, opts.threads, after);
+	cpu1 = process_cpu_s();
 	t1 = now_s();
 	atomic_store(&stop, true);
 
@@ -433,7 +451,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "echobench: a client failed: %s\n", strerror(err));
 		goto cleanup;
 	}
-	report(&opts, before, after, t1 - t0, port);
+	report(&opts, before, after, t1 - t0, cpu1 - cpu0, port);
 	ret = 0;
 
 cleanup:
