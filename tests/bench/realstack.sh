@@ -39,7 +39,7 @@ EOF
 # One wrk run from the client host; prints its requests/s.
 run_wrk() {
 	local out
-	out=$(ip netns exec "$(e2e_ns client)" wrk -t 2 -c "$CONNS" -d "${RUN_S}s" \
+	out=$(ip netns exec "$(e2e_ns client)" wrk -t 2 -c "$CONNS" -d "${RUN_S}s" --timeout 10s \
 		-s "$E2E_DIR/seeds.lua" "http://$RS_WEB/" 2>&1) || { echo "$out" >&2; return 1; }
 	if grep -q "Non-2xx\|Socket errors" <<<"$out"; then
 		echo "# wrk saw errors:" >&2

@@ -5,7 +5,8 @@
 # gunicorn threads (app.py) -> PostgreSQL (pool opened before the recording,
 # some connections opened with SCRAM authentication inside requests) and
 # Redis (one event loop), each on its own network-namespace host and
-# recorder.  3000 requests; every path vpath-analyze finds must be exactly
+# recorder; a background thread of the app queries both every 20 ms outside
+# every request.  3000 requests; every path vpath-analyze finds must be exactly
 # the truth that the client, the app and the servers' own logs give.  Then
 # the checker must fail on results broken in one place each.  A second run
 # starts the recorders on a running stack: 1000 requests first, on the same
@@ -24,7 +25,7 @@ fi
 seed=${VPATH_SEED:-7}
 echo "# seed $seed (set VPATH_SEED to change it)"
 keep=$(scratch_dir)/run
-tests/realstack/run.sh --requests 3000 --conns 16 --seed "$seed" --keep "$keep"
+RS_BACKGROUND=0.02 tests/realstack/run.sh --requests 3000 --conns 16 --seed "$seed" --keep "$keep"
 rc=$?
 if [ $rc -eq 2 ]; then
 	not_ok "realstack: the run itself failed (see the lines above)"

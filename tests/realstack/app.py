@@ -22,7 +22,9 @@ the ground truth in headers, so that nothing is taken from vpath:
 Configuration from the environment: VPATH_PG_DSN, VPATH_REDIS (ip:port),
 VPATH_PG_POOL, VPATH_REDIS_POOL, VPATH_RECONNECT (per-request probability of a
 fresh PostgreSQL connection), VPATH_PG_MAX (at most this many PostgreSQL
-connections in all), VPATH_FILE (a file sent with sendfile).
+connections in all), VPATH_FILE (a file sent with sendfile), VPATH_BACKGROUND
+(seconds between the calls of a background thread, 0 for none) with
+VPATH_BACKGROUND_GO and VPATH_BACKGROUND_STOP (files that start and stop it).
 """
 import os
 import queue
@@ -113,6 +115,36 @@ for _ in range(REDIS_POOL):
 # The requests seen on each connection from nginx, keyed by gunicorn's socket.
 hop_counts = weakref.WeakKeyDictionary()
 hop_lock = threading.Lock()
+
+def background(interval, go, stop):
+    """A thread of the app's own, outside every request (a cache refresher, a
+    health check): a query and a command every INTERVAL seconds on its own
+    connections, from when file GO exists until file STOP does (the
+    recording's window).  Its calls are roots of their own, never part of a
+    request."""
+    pg, r = pg_connect(), redis_connect()
+    print("vpath-app: background calls from %s and %s" % (pg.addr, r.addr),
+          file=sys.stderr, flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.01)
+    rounds = 0
+    while not os.path.exists(stop):
+        with pg.conn.cursor() as cur:
+            cur.execute("SELECT count(*) FROM items /* background */")
+        r.conn.send_command("INCR", "background")
+        r.conn.read_response()
+        rounds += 1
+        time.sleep(interval)
+    # Closing sends PostgreSQL's Terminate message: one more call, without reply.
+    pg.conn.close()
+    print("vpath-app: background stopped after %d rounds and a close" % rounds,
+          file=sys.stderr, flush=True)
+
+
+if float(os.environ.get("VPATH_BACKGROUND", "0")) > 0:
+    threading.Thread(target=background, args=(float(os.environ["VPATH_BACKGROUND"]),
+                     os.environ["VPATH_BACKGROUND_GO"], os.environ["VPATH_BACKGROUND_STOP"]),
+                     daemon=True).start()
 print("vpath-app: ready, %d PostgreSQL and %d Redis connections" % (PG_POOL, REDIS_POOL),
       file=sys.stderr, flush=True)
 

@@ -56,12 +56,15 @@ if [ "$warmup" -gt 0 ]; then
 	rs_client_wait_warm || exit 2
 	rs_log "$warmup requests before the recording"
 	rs_redis_log_reset && e2e_recorders_start || exit 2
+	rs_background_start
 	touch "$E2E_DIR/go"
 else
 	rs_redis_log_reset && e2e_recorders_start || exit 2
+	rs_background_start
 	rs_client_start "${client_args[@]}"
 fi
 rs_client_wait || exit 2
+rs_background_stop || exit 2
 e2e_recorders_stop || { rs_log "a recorder failed"; exit 2; }
 rs_log "client: $(cat "$E2E_DIR/client.json")"
 rs_logs_collect || { rs_log "cannot read Redis's slowlog"; exit 2; }

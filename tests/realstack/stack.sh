@@ -13,6 +13,7 @@
 #   rs_setup                  hosts; scratch dir in $E2E_DIR
 #   rs_servers_start          PostgreSQL, Redis, the app (pools open), nginx
 #   rs_redis_log_reset        right before the recorders start
+#   rs_background_start/stop  the app's background calls (RS_BACKGROUND)
 #   rs_client_start ARGS...   client.py; its record in $E2E_DIR/client.jsonl
 #   rs_client_wait_warm       (--warmup) until the client has warmed the stack up
 #   rs_client_wait            until the client is done
@@ -20,7 +21,8 @@
 #   rs_servers_stop
 #   rs_check ARGS...          check.py: ground truth vs. $E2E_DIR/found.json
 # Knobs (environment): RS_THREADS (gunicorn threads, 8), RS_PG_POOL (8),
-# RS_REDIS_POOL (4), RS_RECONNECT (0.02), RS_NGINX_WORKERS (2).
+# RS_REDIS_POOL (4), RS_RECONNECT (0.02), RS_NGINX_WORKERS (2), RS_BACKGROUND
+# (seconds between the app's background calls, 0: no background thread).
 # Servers' config, data and logs live in the scratch dir; nothing under /etc
 # is touched, and everything is stopped and removed on any exit.
 
@@ -166,7 +168,8 @@ _rs_app_start() {
 	_rs_spawn app app env VPATH_PG_DSN="host=${RS_DB%:*} port=${RS_DB#*:} dbname=vpath user=vpath password=$RS_PG_PASSWORD" \
 		VPATH_REDIS="$RS_CACHE" VPATH_FILE="$E2E_DIR/static.txt" \
 		VPATH_PG_POOL="${RS_PG_POOL:-8}" VPATH_REDIS_POOL="${RS_REDIS_POOL:-4}" \
-		VPATH_RECONNECT="${RS_RECONNECT:-0.02}" \
+		VPATH_RECONNECT="${RS_RECONNECT:-0.02}" VPATH_BACKGROUND="${RS_BACKGROUND:-0}" \
+		VPATH_BACKGROUND_GO="$E2E_DIR/background.go" VPATH_BACKGROUND_STOP="$E2E_DIR/background.stop" \
 		/usr/bin/gunicorn --chdir "$RS_SRC" --workers 1 --worker-class gthread \
 		--threads "${RS_THREADS:-8}" \
 		--keep-alive 300 --bind "$RS_APP" --error-logfile - app:application
@@ -210,6 +213,17 @@ rs_servers_stop() {
 	_rs_stop app TERM
 	_rs_stop redis TERM
 	_rs_stop postgres INT
+}
+
+# The app's background thread calls only while the recorders run.
+rs_background_start() {
+	touch "$E2E_DIR/background.go"
+}
+
+rs_background_stop() {
+	touch "$E2E_DIR/background.stop"
+	[ "${RS_BACKGROUND:-0}" = 0 ] ||
+		_e2e_wait_line "$E2E_DIR/app.log" "background stopped" "${RS_PID[app]}" 10 "the app"
 }
 
 rs_client_start() { # client.py options...
