@@ -23,71 +23,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "recfile.h"
 
 #define MAX_CPUS 4096
 
 /* Stream coverage of one (socket, direction), positions relative to the first seen. */
 struct stream_span {
-	uint64_t cookie; /* 0 = empty slot */
-	uint8_t dir;
 	uint32_t origin; /* start position of the first recorded operation */
 	int64_t lo, hi;	 /* covered range, relative to origin */
 	uint64_t bytes;	 /* sum of the recorded operations' bytes */
 };
 
-struct span_table {
-	struct stream_span *slots;
-	size_t cap, used;
-};
-
-static uint64_t span_hash(uint64_t cookie, uint8_t dir)
+/* spans: one map per direction, by socket cookie. */
+static int spans__add(struct u64map spans[2], const struct vpr_sock_op *op)
 {
-	uint64_t h = (cookie ^ dir) * 0x9e3779b97f4a7c15ull;
-
-	return h ^ (h >> 29);
-}
-
-static struct stream_span *span_table__slot(struct stream_span *slots, size_t cap,
-					    uint64_t cookie, uint8_t dir)
-{
-	size_t i = span_hash(cookie, dir) & (cap - 1);
-
-	while (slots[i].cookie && !(slots[i].cookie == cookie && slots[i].dir == dir))
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
-
-/* Grows at half full, so probing always ends at an empty slot.  -ENOMEM. */
-static int span_table__grow(struct span_table *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	struct stream_span *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i].cookie)
-			*span_table__slot(slots, cap, t->slots[i].cookie, t->slots[i].dir) =
-				t->slots[i];
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
-}
-
-static int span_table__add(struct span_table *t, const struct vpr_sock_op *op)
-{
-	struct stream_span *s;
+	struct u64map *m = &spans[op->dir == VPR_DIR_RECV];
+	struct stream_span *s = u64map__get(m, op->cookie);
 	int64_t end;
 
-	if (2 * (t->used + 1) > t->cap && span_table__grow(t))
-		return -ENOMEM;
-	s = span_table__slot(t->slots, t->cap, op->cookie, op->dir);
-	if (!s->cookie) {
-		*s = (struct stream_span){ .cookie = op->cookie, .dir = op->dir,
-					   .origin = op->seq_end - op->bytes };
-		t->used++;
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s || u64map__put(m, op->cookie, s)) {
+			free(s);
+			return -ENOMEM;
+		}
+		s->origin = op->seq_end - op->bytes;
 	}
 	/* Positions wrap at 2^32; relative to the origin they fit an int32 for any sane run. */
 	end = (int32_t)(op->seq_end - s->origin);
@@ -99,17 +60,32 @@ static int span_table__add(struct span_table *t, const struct vpr_sock_op *op)
 	return 0;
 }
 
-static uint64_t span_table__gap_bytes(const struct span_table *t)
+static uint64_t spans__gap_bytes(const struct u64map spans[2])
 {
-	uint64_t gaps = 0;
+	uint64_t gaps = 0, key;
+	void *val;
 
-	for (size_t i = 0; i < t->cap; i++) {
-		const struct stream_span *s = &t->slots[i];
+	for (int dir = 0; dir < 2; dir++) {
+		for (size_t i = 0; u64map__next(&spans[dir], &i, &key, &val);) {
+			const struct stream_span *s = val;
 
-		if (s->cookie && (uint64_t)(s->hi - s->lo) > s->bytes)
-			gaps += (uint64_t)(s->hi - s->lo) - s->bytes;
+			if ((uint64_t)(s->hi - s->lo) > s->bytes)
+				gaps += (uint64_t)(s->hi - s->lo) - s->bytes;
+		}
 	}
 	return gaps;
+}
+
+static void spans__free(struct u64map spans[2])
+{
+	uint64_t key;
+	void *val;
+
+	for (int dir = 0; dir < 2; dir++) {
+		for (size_t i = 0; u64map__next(&spans[dir], &i, &key, &val);)
+			free(val);
+		u64map__free(&spans[dir]);
+	}
 }
 
 int main(int argc, char **argv)
@@ -123,7 +99,7 @@ int main(int argc, char **argv)
 	uint64_t by_type[VPR_TYPE_MAX] = { 0 }, records = 0, pid_ops = 0, lost = 0;
 	uint64_t first_ts = 0, last_ts = 0;
 	static uint64_t lost_by_cpu[MAX_CPUS];
-	struct span_table spans = { 0 };
+	struct u64map spans[2] = { 0 };
 	struct vpr_reader *r = NULL;
 	const struct vpr_hdr *rec;
 	char err[256];
@@ -178,7 +154,7 @@ int main(int argc, char **argv)
 			if (pid && op->pid != (uint32_t)pid)
 				continue;
 			pid_ops++;
-			if (span_table__add(&spans, op)) {
+			if (spans__add(spans, op)) {
 				fprintf(stderr, "vprstat: out of memory\n");
 				goto cleanup;
 			}
@@ -197,12 +173,12 @@ int main(int argc, char **argv)
 	       (unsigned long long)by_type[VPR_CONN], (unsigned long long)by_type[VPR_TASK],
 	       (unsigned long long)by_type[VPR_CLOCK], (unsigned long long)by_type[VPR_DROPS],
 	       (unsigned long long)lost, (unsigned long long)pid_ops,
-	       (unsigned long long)span_table__gap_bytes(&spans), (last_ts - first_ts) / 1e9);
+	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9);
 	/* A damaged middle is a failure; a torn tail is what an interrupted recorder leaves. */
 	ret = vpr_reader__status(r) == VPR_READ_CORRUPT;
 
 cleanup:
-	free(spans.slots);
+	spans__free(spans);
 	vpr_reader__close(r);
 	return ret;
 }
