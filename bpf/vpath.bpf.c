@@ -194,6 +194,22 @@ static __always_inline bool sk_wanted(const struct sock *sk)
 	return true;
 }
 
+/*
+ * The end of a read's byte range in the stream.  tcp_recvmsg() counts the
+ * peer's FIN as one more sequence number when the read that returns the
+ * last data also consumes the FIN, but the peer's write_seq for that data
+ * does not include its FIN: without this the last message before a close
+ * would be one byte off and its two ends would not pair.  The FIN was
+ * consumed by this read iff one arrived (SOCK_DONE, set only by tcp_fin())
+ * and nothing is left unread, not even the FIN (copied_seq == rcv_nxt).
+ */
+static __always_inline __u32 recv_seq_end(__u32 copied_seq, __u32 rcv_nxt, unsigned long sk_flags)
+{
+	unsigned long done = 1UL << bpf_core_enum_value(enum sock_flags, SOCK_DONE);
+
+	return (sk_flags & done) && copied_seq == rcv_nxt ? copied_seq - 1 : copied_seq;
+}
+
 /* ---- socket operations: the fast path (kernel 6.2+) ---- */
 
 static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
@@ -218,7 +234,9 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	op->cookie = bpf_get_socket_cookie(sk);
 	op->pid = pid_tgid >> 32;
 	op->bytes = ret;
-	op->seq_end = dir == VPR_DIR_SEND ? tp->write_seq : tp->copied_seq;
+	op->seq_end = dir == VPR_DIR_SEND
+			      ? tp->write_seq
+			      : recv_seq_end(tp->copied_seq, tp->rcv_nxt, sk->__sk_common.skc_flags);
 	op->dir = dir;
 	op->flags = 0;
 	op->pad = 0;
@@ -481,8 +499,10 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	op->cookie = cookie;
 	op->pid = pid_tgid >> 32;
 	op->bytes = ret;
-	op->seq_end = dir == VPR_DIR_SEND ? BPF_CORE_READ(tp, write_seq)
-					  : BPF_CORE_READ(tp, copied_seq);
+	op->seq_end = dir == VPR_DIR_SEND
+			      ? BPF_CORE_READ(tp, write_seq)
+			      : recv_seq_end(BPF_CORE_READ(tp, copied_seq), BPF_CORE_READ(tp, rcv_nxt),
+					     BPF_CORE_READ(sk, __sk_common.skc_flags));
 	op->dir = dir;
 	op->flags = VPR_OP_FALLBACK;
 	op->pad = 0;

@@ -49,7 +49,8 @@ enum vpr_dir {
 /*
  * One successful TCP send or receive.  The byte range of the operation in
  * the connection's stream is [seq_end - bytes, seq_end) (mod 2^32): seq_end
- * is write_seq after a send and copied_seq after a receive, which are equal
+ * is write_seq after a send and copied_seq after a receive (less the peer's
+ * FIN when the read consumed it), which are equal
  * at the two ends of a connection for the same bytes.
  */
 struct vpr_sock_op {
