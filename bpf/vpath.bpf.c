@@ -88,14 +88,30 @@ static __always_inline void *reserve(__u32 size)
 	return rec;
 }
 
-/* A wake-up per event would cost more than the event; poll picks them up. */
+/*
+ * A wake-up per event would cost more than the event; the recorder's timed
+ * poll picks records up.  Only when the ring fills faster than that is the
+ * reader woken early.  The fill level is looked at for about one record in
+ * 64 (the low bits of the nanosecond timestamp serve as the dice): that is
+ * often enough at any rate that could fill the ring, and spares the query
+ * on the hot path.
+ */
 static __always_inline void submit(void *rec)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+	if ((((struct vpr_hdr *)rec)->ts_ns & 63) == 0 &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(rec, flags);
+}
+
+/* The socket's cookie: generated once per socket, so the helper is needed only the first time. */
+static __always_inline __u64 sk_cookie(struct sock *sk)
+{
+	__u64 cookie = sk->__sk_common.skc_cookie.counter;
+
+	return cookie ? cookie : bpf_get_socket_cookie(sk);
 }
 
 static __always_inline void fill_hdr(struct vpr_hdr *h, __u16 type, __u16 size, __u32 tid)
@@ -231,7 +247,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	if (!op)
 		return 0;
 	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), (__u32)pid_tgid);
-	op->cookie = bpf_get_socket_cookie(sk);
+	op->cookie = sk_cookie(sk);
 	op->pid = pid_tgid >> 32;
 	op->bytes = ret;
 	op->seq_end = dir == VPR_DIR_SEND
