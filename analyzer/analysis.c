@@ -120,11 +120,29 @@ static int owner_of(const struct vp_analysis *a, const struct vp_endpoint *addr)
 	return -1;
 }
 
+/* Which recorded host owns x's remote address; remembered per socket (a scan of every address). */
+static int remote_host(const struct vp_analysis *a, const struct vp_xchg *x)
+{
+	struct vp_sock *s = x->sock;
+	int owner;
+
+	if (!x->have_tuple)
+		return -1;
+	if (s && s->have_tuple && s->remote_host_known)
+		return s->remote_host;
+	owner = owner_of(a, &x->remote);
+	if (s && s->have_tuple) {
+		s->remote_host = (int16_t)owner;
+		s->remote_host_known = true;
+	}
+	return owner;
+}
+
 static enum peer_where where_is_peer(const struct vp_analysis *a, const struct vp_xchg *x)
 {
 	if (!x->have_tuple)
 		return PEER_UNKNOWN;
-	if (vp_endpoint__is_loopback(&x->remote) || owner_of(a, &x->remote) >= 0)
+	if (x->remote_host >= 0 || vp_endpoint__is_loopback(&x->remote))
 		return PEER_RECORDED;
 	return a->addrs_complete ? PEER_EXTERNAL : PEER_UNKNOWN;
 }
@@ -154,9 +172,11 @@ static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
 static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp_xchg *x,
 			 const struct vpr_sock_op *op)
 {
-	enum peer_where where = where_is_peer(a, x);
+	enum peer_where where;
 	struct vp_xchg *y;
 
+	x->remote_host = (int16_t)remote_host(a, x);
+	where = where_is_peer(a, x);
 	a->exchanges++;
 	if (x->side == VP_SERVER)
 		vp_attr__server_request(&hs->attr, x, op, true);
@@ -175,7 +195,7 @@ static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp
 static int64_t give_up_at(struct vp_analysis *a, const struct vp_xchg *x)
 {
 	int64_t at = vp_paths__aligned(&a->paths, x->host, vp_xchg__end_ts(x)) + (int64_t)a->window_ns;
-	int owner = x->have_tuple ? owner_of(a, &x->remote) : -1;
+	int owner = x->remote_host; /* still right: x waits for its peer, so learned no tuple */
 	bool aligned = a->clocks.aligned[x->host];
 
 	if (owner >= 0) {

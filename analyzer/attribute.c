@@ -75,6 +75,20 @@ static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
 	return p;
 }
 
+/* The process of thread t (remembered: processes live to the end of the analysis). */
+static struct vp_proc *thread_proc(struct vp_attr *a, struct vp_thread *t, uint32_t pid)
+{
+	if (!t->proc || t->proc->pid != pid)
+		t->proc = proc_get(a, pid);
+	return t->proc;
+}
+
+/* The process of an exchange that attribution has seen (take_comm). */
+static struct vp_proc *xchg_proc(struct vp_attr *a, struct vp_xchg *x)
+{
+	return x->proc ? x->proc : proc_get(a, x->pid);
+}
+
 static struct vp_thread *thread_get(struct vp_attr *a, uint32_t tid, uint32_t pid)
 {
 	struct vp_thread *t = u64map__get(&a->threads, tid);
@@ -127,7 +141,7 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 			/* It will send no reply: its pending calls were its own. */
 			while ((c = t->pending.tlist_next) != &t->pending) {
 				pending_del(c);
-				root_call(a, proc_get(a, c->pid), c);
+				root_call(a, xchg_proc(a, c), c);
 			}
 			set_cur(a, t, NULL);
 			free(t);
@@ -160,7 +174,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
 	if (first) {
-		struct vp_proc *p = proc_get(a, op->pid);
+		struct vp_proc *p = thread_proc(a, t, op->pid);
 
 		list_add_tail(&p->open, s);
 		take_comm(s, t, p);
@@ -181,7 +195,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			   bool first)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
-	struct vp_proc *p = proc_get(a, s->pid);
+	struct vp_proc *p = xchg_proc(a, s);
 	struct vp_xchg *c, *next;
 
 	if (first) {
@@ -210,7 +224,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 
 void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 {
-	struct vp_proc *p = proc_get(a, s->pid);
+	struct vp_proc *p = xchg_proc(a, s);
 	uint64_t oldest;
 	struct vp_xchg *c;
 
@@ -256,7 +270,7 @@ void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
-	struct vp_proc *p = proc_get(a, op->pid);
+	struct vp_proc *p = thread_proc(a, t, op->pid);
 	struct vp_xchg *opened_for = c->sock && c->conn_index == 0 ? c->sock->open_cause : NULL;
 
 	take_comm(c, t, p);

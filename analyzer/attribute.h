@@ -32,6 +32,7 @@
 
 struct vp_thread {
 	uint32_t tid, pid;
+	struct vp_proc *proc; /* cache of its process, see thread_proc */
 	char comm[VPR_COMM_LEN];
 	struct vp_xchg *cur; /* current cause (holds a reference) */
 	bool reads_requests; /* it reads requests itself: not a worker fed by a dispatcher */

@@ -35,7 +35,6 @@ struct stream {
 	union vp_rec *ring; /* reorder window, sorted by ts, head..head+len */
 	size_t cap, head, len;
 	uint64_t max_ts, last_out_ts;
-	union vp_rec cur;
 	struct cpu_drops *cpus;
 	size_t ncpus;
 };
@@ -353,9 +352,15 @@ static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 	return 0;
 }
 
-static void fill(struct vp_input *in, struct stream *s)
+/* Whether the oldest record in the window may go out: one reorder window is behind it. */
+static inline bool window_full(const struct vp_input *in, struct stream *s)
 {
-	while (!s->eof && (!s->len || s->max_ts - slot(s, 0)->h.ts_ns < in->reorder_ns)) {
+	return s->eof || (s->len && s->max_ts - slot(s, 0)->h.ts_ns >= in->reorder_ns);
+}
+
+static void fill_slow(struct vp_input *in, struct stream *s)
+{
+	while (!window_full(in, s)) {
 		const struct vpr_hdr *rec = read_raw(s);
 
 		if (!rec || ring_insert(s, rec)) {
@@ -363,6 +368,13 @@ static void fill(struct vp_input *in, struct stream *s)
 			break;
 		}
 	}
+}
+
+/* Called twice per record (peek, next): the common case, nothing to read, stays inline. */
+static inline void fill(struct vp_input *in, struct stream *s)
+{
+	if (!window_full(in, s))
+		fill_slow(in, s);
 }
 
 uint64_t vp_input__peek_ts(struct vp_input *in, size_t host)
@@ -422,31 +434,33 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 {
 	struct stream *s = &in->streams[host];
 	struct vp_host *h = s->host;
+	const union vp_rec *cur;
 
 	fill(in, s);
 	if (!s->len)
 		return NULL;
-	copy_rec(&s->cur, slot(s, 0), slot(s, 0)->h.size);
+	/* Handed out in place: the slot is written again only by a later fill. */
+	cur = slot(s, 0);
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
-	if (s->cur.h.ts_ns < s->last_out_ts)
+	if (cur->h.ts_ns < s->last_out_ts)
 		h->late++;
 	else
-		s->last_out_ts = s->cur.h.ts_ns;
+		s->last_out_ts = cur->h.ts_ns;
 	if (!h->records++)
-		h->first_ts = s->cur.h.ts_ns;
-	if (s->cur.h.ts_ns > h->last_ts)
-		h->last_ts = s->cur.h.ts_ns;
-	if (h->has_clock && s->cur.h.ts_ns >= h->last_tick_ns + TICK_SPREAD_NS)
+		h->first_ts = cur->h.ts_ns;
+	if (cur->h.ts_ns > h->last_ts)
+		h->last_ts = cur->h.ts_ns;
+	if (h->has_clock && cur->h.ts_ns >= h->last_tick_ns + TICK_SPREAD_NS)
 		h->loss_known_ns = h->last_tick_ns;
-	if (s->cur.h.type == VPR_DROPS)
-		note_drops(s, &s->cur.drops);
-	if (s->cur.h.type == VPR_CLOCK) {
+	if (cur->h.type == VPR_DROPS)
+		note_drops(s, &cur->drops);
+	if (cur->h.type == VPR_CLOCK) {
 		h->has_clock = true;
 		h->prev_tick_ns = h->last_tick_ns;
-		h->last_tick_ns = s->cur.h.ts_ns;
+		h->last_tick_ns = cur->h.ts_ns;
 	}
-	return &s->cur.h;
+	return &cur->h;
 }
 
 bool vp_host__lost_between(const struct vp_host *h, uint64_t from, uint64_t to)

@@ -10,6 +10,13 @@
  * requests, their total time; per node: mean, p50 and p99 of its duration
  * and of its start after its parent's start.  Distributions are log-scale
  * histograms, so memory is per pattern, not per request.
+ *
+ * This runs once per request, so it formats nothing on the way: services
+ * and clients are interned (a name is made once per distinct service), a
+ * tree is flattened into a scratch array in canonical order with a hash of
+ * its shape (children ordered by their own shape, so the order of
+ * concurrent calls does not split patterns), and patterns are found by that
+ * hash, then compared node by node.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,9 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "output.h"
 
 #define HBUCKETS 1024 /* 16 per power of two: about 4.4% resolution */
+#define NODE_LEN (VPR_HOSTNAME_LEN + VPR_COMM_LEN + 40)
+#define MAX_CLIENTS 4 /* named per pattern; more are counted as others */
 
 struct hist {
 	uint64_t n;
@@ -27,22 +37,39 @@ struct hist {
 	uint32_t b[HBUCKETS];
 };
 
-#define NODE_LEN (VPR_HOSTNAME_LEN + VPR_COMM_LEN + 40)
-#define MAX_CLIENTS 4 /* named per pattern; more are counted as others */
+/* What makes a service (or a client) the same; zero-filled, compared whole. */
+struct name_key {
+	int32_t host; /* -1: not recorded */
+	uint16_t port;
+	uint8_t family;
+	uint8_t client; /* a client (host process), not a service */
+	uint8_t addr[16]; /* only for an end not recorded */
+	char proc[VPR_COMM_LEN];
+};
+
+_Static_assert(sizeof(struct name_key) % 8 == 0, "hash_key reads whole words");
+
+struct name {
+	struct name_key k;
+	uint32_t id; /* index in vp_patterns.names */
+	struct name *same_hash;
+	char text[NODE_LEN];
+};
 
 struct pnode {
-	char name[NODE_LEN];
-	int depth;
+	uint32_t name; /* service */
+	uint32_t depth;
 	struct hist dur, offset;
 };
 
 struct pclient {
-	char name[NODE_LEN];
+	uint32_t name;
 	uint64_t count;
 };
 
 struct pattern {
-	char *key;
+	uint64_t hash;
+	size_t same_hash; /* next pattern with this hash, index + 1 (0: none) */
 	uint64_t count;
 	double total_ns;
 	struct pnode *nodes; /* preorder in canonical order */
@@ -53,9 +80,30 @@ struct pattern {
 	uint64_t other_clients;
 };
 
+/* One call of the request being added, in canonical preorder. */
+struct flat {
+	const struct vp_call *c, *parent;
+	uint32_t name, depth;
+};
+
+/* A child being ordered: its shape hash, and where its subtree lies in the flat array. */
+struct kid {
+	uint64_t hash;
+	int64_t start_ns;
+	size_t at, size;
+};
+
 struct vp_patterns {
 	struct pattern *v;
 	size_t n, cap;
+	struct u64map by_hash; /* shape hash -> pattern index + 1 */
+	struct name **names;
+	size_t nnames, names_cap;
+	struct u64map names_by_hash;
+	struct flat *flat, *tmp; /* scratch, reused by every request */
+	size_t nflat, flat_cap;
+	struct kid *kids; /* scratch: a stack of children being ordered */
+	size_t nkids, kids_cap;
 };
 
 static void hist_add(struct hist *h, int64_t ns)
@@ -81,108 +129,171 @@ static double hist_quantile(const struct hist *h, double q)
 	return 0;
 }
 
-/* Children in canonical order: by their own shape key, so concurrency does not split patterns. */
-struct keyed {
-	const struct vp_call *c;
-	char *key;
-};
-
-static char *shape_key(const struct vp_analysis *a, const struct vp_call *c);
-
-static int cmp_keyed(const void *x, const void *y)
+static double mean(const struct hist *h)
 {
-	const struct keyed *a = x, *b = y;
-	int d = strcmp(a->key, b->key);
+	return h->n ? h->sum / (double)h->n : 0;
+}
 
+/* Grow *v (of *cap elements of size sz) to hold at least want; aborts on ENOMEM. */
+static void *grow(void *v, size_t *cap, size_t want, size_t sz)
+{
+	size_t c = *cap ? *cap : 16;
+
+	if (want <= *cap)
+		return v;
+	while (c < want)
+		c *= 2;
+	v = realloc(v, c * sz);
+	if (!v)
+		abort(); /* a pattern table without some requests would mislead */
+	*cap = c;
+	return v;
+}
+
+static uint64_t hash_key(const struct name_key *k)
+{
+	uint64_t w[sizeof(*k) / 8], h = 0;
+
+	memcpy(w, k, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull + (h >> 29);
+	return hash64(h);
+}
+
+/* The id of a service (client false) or a client (client true), made on first sight. */
+static uint32_t intern(struct vp_patterns *ps, const struct vp_analysis *a,
+		       const struct vp_call_end *e, bool client)
+{
+	struct name_key k;
+	struct name *n;
+	uint64_t h;
+
+	memset(&k, 0, sizeof(k));
+	k.client = client;
+	k.host = e->recorded ? e->host : -1;
+	if (e->recorded) {
+		memcpy(k.proc, e->proc, sizeof(k.proc));
+		if (!client)
+			k.port = e->addr.port;
+	} else if (!client) {
+		k.port = e->addr.port;
+		k.family = e->addr.family;
+		memcpy(k.addr, e->addr.addr, sizeof(k.addr));
+	}
+	h = hash_key(&k);
+	for (n = u64map__get(&ps->names_by_hash, h); n; n = n->same_hash) {
+		if (!memcmp(&n->k, &k, sizeof(k)))
+			return n->id;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		abort();
+	n->k = k;
+	n->id = (uint32_t)ps->nnames;
+	vp_call_end__name(a, e, client ? VP_NAME_PROCESS : VP_NAME_SERVICE, n->text, sizeof(n->text));
+	n->same_hash = u64map__get(&ps->names_by_hash, h);
+	if (u64map__put(&ps->names_by_hash, h, n))
+		abort();
+	ps->names = grow(ps->names, &ps->names_cap, ps->nnames + 1, sizeof(*ps->names));
+	ps->names[ps->nnames] = n;
+	return (uint32_t)ps->nnames++;
+}
+
+static int by_shape(const void *x, const void *y)
+{
+	const struct kid *a = x, *b = y;
+
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
 	/* Calls of one shape keep their order: the first call to a service stays the first. */
-	if (d)
-		return d;
-	return a->c->start_ns < b->c->start_ns ? -1 : a->c->start_ns > b->c->start_ns;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
 }
 
-static struct keyed *sorted_children(const struct vp_analysis *a, const struct vp_call *c)
+/*
+ * Append c's subtree to ps->flat in canonical order (children by shape
+ * hash, then start) and return the hash of its shape.
+ */
+static uint64_t flatten(struct vp_patterns *ps, const struct vp_analysis *a, const struct vp_call *c,
+			const struct vp_call *parent, uint32_t depth)
 {
-	struct keyed *k = calloc(c->ncalls + 1, sizeof(*k));
+	size_t self = ps->nflat, base = ps->nkids;
+	uint32_t name = intern(ps, a, &c->server, false);
+	uint64_t h = hash64(((uint64_t)name << 20) ^ c->ncalls);
+	bool sorted = true;
 
-	if (!k)
-		abort();
+	ps->flat = grow(ps->flat, &ps->flat_cap, self + 1, sizeof(*ps->flat));
+	ps->flat[ps->nflat++] = (struct flat){c, parent, name, depth};
+	if (!c->ncalls)
+		return h;
+	ps->kids = grow(ps->kids, &ps->kids_cap, base + c->ncalls, sizeof(*ps->kids));
+	ps->nkids = base + c->ncalls;
 	for (size_t i = 0; i < c->ncalls; i++) {
-		k[i].c = c->calls[i];
-		k[i].key = shape_key(a, c->calls[i]);
+		size_t at = ps->nflat;
+		uint64_t kh = flatten(ps, a, c->calls[i], c, depth + 1);
+
+		ps->kids[base + i] = (struct kid){kh, c->calls[i]->start_ns, at, ps->nflat - at};
+		if (i && by_shape(&ps->kids[base + i - 1], &ps->kids[base + i]) > 0)
+			sorted = false;
 	}
-	qsort(k, c->ncalls, sizeof(*k), cmp_keyed);
-	return k;
-}
+	if (!sorted) {
+		size_t from = self + 1, n = ps->nflat - from, to = from;
 
-static void free_keyed(struct keyed *k, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(k[i].key);
-	free(k);
-}
-
-static char *shape_key(const struct vp_analysis *a, const struct vp_call *c)
-{
-	char node[NODE_LEN], *s;
-	struct keyed *k = sorted_children(a, c);
-	size_t len;
-
-	vp_call_end__name(a, &c->server, VP_NAME_SERVICE, node, sizeof(node));
-	len = strlen(node) + 3;
-	for (size_t i = 0; i < c->ncalls; i++)
-		len += strlen(k[i].key) + 1;
-	s = malloc(len);
-	if (!s)
-		abort();
-	strcpy(s, node);
-	if (c->ncalls) {
-		strcat(s, "(");
+		qsort(ps->kids + base, c->ncalls, sizeof(*ps->kids), by_shape);
+		ps->tmp = realloc(ps->tmp, ps->flat_cap * sizeof(*ps->tmp));
+		if (!ps->tmp)
+			abort();
+		memcpy(ps->tmp + from, ps->flat + from, n * sizeof(*ps->flat));
 		for (size_t i = 0; i < c->ncalls; i++) {
-			if (i)
-				strcat(s, ",");
-			strcat(s, k[i].key);
+			const struct kid *k = &ps->kids[base + i];
+
+			memcpy(ps->flat + to, ps->tmp + k->at, k->size * sizeof(*ps->flat));
+			to += k->size;
 		}
-		strcat(s, ")");
 	}
-	free_keyed(k, c->ncalls);
-	return s;
-}
-
-static size_t count_nodes(const struct vp_call *c)
-{
-	size_t n = 1;
-
 	for (size_t i = 0; i < c->ncalls; i++)
-		n += count_nodes(c->calls[i]);
-	return n;
+		h = hash64(h ^ (ps->kids[base + i].hash + 0x9e3779b97f4a7c15ull * (i + 1)));
+	ps->nkids = base;
+	return h;
 }
 
-static void add_nodes(const struct vp_analysis *a, struct pattern *p, size_t *idx,
-		      const struct vp_call *c, const struct vp_call *parent, int depth, bool init)
+static bool same_shape(const struct pattern *p, const struct flat *f, size_t n)
 {
-	struct pnode *nd = &p->nodes[(*idx)++];
-	struct keyed *k;
+	if (p->nnodes != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p->nodes[i].name != f[i].name || p->nodes[i].depth != f[i].depth)
+			return false;
+	return true;
+}
 
-	if (init) {
-		vp_call_end__name(a, &c->server, VP_NAME_SERVICE, nd->name, sizeof(nd->name));
-		nd->depth = depth;
+static struct pattern *new_pattern(struct vp_patterns *ps, uint64_t hash, uint64_t example_id)
+{
+	struct pattern *p;
+
+	ps->v = grow(ps->v, &ps->cap, ps->n + 1, sizeof(*ps->v));
+	p = &ps->v[ps->n];
+	memset(p, 0, sizeof(*p));
+	p->hash = hash;
+	p->example_id = example_id;
+	p->nnodes = ps->nflat;
+	p->nodes = calloc(p->nnodes, sizeof(*p->nodes));
+	if (!p->nodes)
+		abort();
+	for (size_t i = 0; i < p->nnodes; i++) {
+		p->nodes[i].name = ps->flat[i].name;
+		p->nodes[i].depth = ps->flat[i].depth;
 	}
-	hist_add(&nd->dur, c->end_ns - c->start_ns);
-	hist_add(&nd->offset, parent ? c->start_ns - parent->start_ns : 0);
-	k = sorted_children(a, c);
-	for (size_t i = 0; i < c->ncalls; i++)
-		add_nodes(a, p, idx, k[i].c, c, depth + 1, init);
-	free_keyed(k, c->ncalls);
+	p->same_hash = (size_t)(uintptr_t)u64map__get(&ps->by_hash, hash);
+	if (u64map__put(&ps->by_hash, hash, (void *)(uintptr_t)(ps->n + 1)))
+		abort();
+	ps->n++;
+	return p;
 }
 
-static void count_client(const struct vp_analysis *a, struct pattern *p,
-			 const struct vp_call_end *e)
+static void count_client(struct pattern *p, uint32_t name)
 {
-	char name[NODE_LEN];
-
-	vp_call_end__name(a, e, VP_NAME_PROCESS, name, sizeof(name));
 	for (size_t i = 0; i < p->nclients; i++) {
-		if (!strcmp(p->clients[i].name, name)) {
+		if (p->clients[i].name == name) {
 			p->clients[i].count++;
 			return;
 		}
@@ -191,8 +302,7 @@ static void count_client(const struct vp_analysis *a, struct pattern *p,
 		p->other_clients++;
 		return;
 	}
-	memcpy(p->clients[p->nclients].name, name, sizeof(name));
-	p->clients[p->nclients++].count = 1;
+	p->clients[p->nclients++] = (struct pclient){name, 1};
 }
 
 struct vp_patterns *vp_patterns__new(void)
@@ -202,50 +312,51 @@ struct vp_patterns *vp_patterns__new(void)
 
 int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a, const struct vp_request *r)
 {
-	char *key = shape_key(a, r->root);
 	struct pattern *p = NULL;
-	size_t idx = 0;
-	bool init = false;
+	uint64_t hash;
+	size_t i;
 
-	for (size_t i = 0; i < ps->n && !p; i++)
-		if (!strcmp(ps->v[i].key, key))
-			p = &ps->v[i];
-	if (p) {
-		free(key);
-	} else {
-		if (ps->n == ps->cap) {
-			size_t cap = ps->cap ? ps->cap * 2 : 16;
-			struct pattern *v = realloc(ps->v, cap * sizeof(*v));
-
-			if (!v) {
-				free(key);
-				return -ENOMEM;
-			}
-			ps->v = v;
-			ps->cap = cap;
+	ps->nflat = 0;
+	hash = flatten(ps, a, r->root, NULL, 0);
+	for (i = (size_t)(uintptr_t)u64map__get(&ps->by_hash, hash); i; i = ps->v[i - 1].same_hash) {
+		if (same_shape(&ps->v[i - 1], ps->flat, ps->nflat)) {
+			p = &ps->v[i - 1];
+			break;
 		}
-		p = &ps->v[ps->n++];
-		memset(p, 0, sizeof(*p));
-		p->key = key;
-		p->nnodes = count_nodes(r->root);
-		p->nodes = calloc(p->nnodes, sizeof(*p->nodes));
-		if (!p->nodes)
-			abort();
-		p->example_id = r->id;
-		init = true;
 	}
+	if (!p)
+		p = new_pattern(ps, hash, r->id);
 	p->count++;
 	p->total_ns += (double)(r->root->end_ns - r->root->start_ns);
-	count_client(a, p, &r->root->client);
-	add_nodes(a, p, &idx, r->root, NULL, 0, init);
+	count_client(p, intern(ps, a, &r->root->client, true));
+	for (i = 0; i < ps->nflat; i++) {
+		const struct flat *f = &ps->flat[i];
+
+		hist_add(&p->nodes[i].dur, f->c->end_ns - f->c->start_ns);
+		hist_add(&p->nodes[i].offset, f->parent ? f->c->start_ns - f->parent->start_ns : 0);
+	}
 	return 0;
 }
 
 static int by_total(const void *x, const void *y)
 {
-	const struct pattern *a = x, *b = y;
+	const struct pattern *a = *(const struct pattern *const *)x;
+	const struct pattern *b = *(const struct pattern *const *)y;
 
 	return a->total_ns > b->total_ns ? -1 : a->total_ns < b->total_ns;
+}
+
+/* Patterns by total time, most first (Project 5's ranking); free the array. */
+static struct pattern **ranked(struct vp_patterns *ps)
+{
+	struct pattern **v = calloc(ps->n + 1, sizeof(*v));
+
+	if (!v)
+		abort();
+	for (size_t i = 0; i < ps->n; i++)
+		v[i] = &ps->v[i];
+	qsort(v, ps->n, sizeof(*v), by_total);
+	return v;
 }
 
 static int by_count(const void *x, const void *y)
@@ -255,20 +366,16 @@ static int by_count(const void *x, const void *y)
 	return a->count > b->count ? -1 : a->count < b->count;
 }
 
-static void print_clients(struct pattern *p, FILE *f)
+static void print_clients(const struct vp_patterns *ps, struct pattern *p, FILE *f)
 {
 	qsort(p->clients, p->nclients, sizeof(*p->clients), by_count);
 	fprintf(f, "  from ");
 	for (size_t i = 0; i < p->nclients; i++)
-		fprintf(f, "%s%s (%" PRIu64 ")", i ? ", " : "", p->clients[i].name, p->clients[i].count);
+		fprintf(f, "%s%s (%" PRIu64 ")", i ? ", " : "", ps->names[p->clients[i].name]->text,
+			p->clients[i].count);
 	if (p->other_clients)
 		fprintf(f, ", others (%" PRIu64 ")", p->other_clients);
 	fputc('\n', f);
-}
-
-static double mean(const struct hist *h)
-{
-	return h->n ? h->sum / (double)h->n : 0;
 }
 
 struct print_order {
@@ -287,10 +394,12 @@ static int by_mean_start(const void *x, const void *y)
 }
 
 /* Node k, then its children in the order they start on average. */
-static void print_node(FILE *f, const struct pattern *p, size_t k, int width)
+static void print_node(const struct vp_patterns *ps, FILE *f, const struct pattern *p, size_t k,
+		       int width)
 {
 	const struct pnode *nd = &p->nodes[k];
 	char m[32], p50[32], p99[32], off[32];
+	int indent = (int)nd->depth * 2;
 	struct print_order *kids;
 	size_t n = 0;
 
@@ -298,8 +407,8 @@ static void print_node(FILE *f, const struct pattern *p, size_t k, int width)
 	vp_fmt_duration((int64_t)mean(&nd->dur), m, sizeof(m));
 	vp_fmt_duration((int64_t)hist_quantile(&nd->dur, 0.5), p50, sizeof(p50));
 	vp_fmt_duration((int64_t)hist_quantile(&nd->dur, 0.99), p99, sizeof(p99));
-	fprintf(f, "  %*s%-*s %9s %9s %9s %9s\n", nd->depth * 2, "", width - nd->depth * 2, nd->name,
-		off, m, p50, p99);
+	fprintf(f, "  %*s%-*s %9s %9s %9s %9s\n", indent, "", width - indent,
+		ps->names[nd->name]->text, off, m, p50, p99);
 	kids = calloc(p->nnodes - k, sizeof(*kids));
 	if (!kids)
 		abort();
@@ -308,57 +417,59 @@ static void print_node(FILE *f, const struct pattern *p, size_t k, int width)
 			kids[n++] = (struct print_order){p->nodes, j};
 	qsort(kids, n, sizeof(*kids), by_mean_start);
 	for (size_t i = 0; i < n; i++)
-		print_node(f, p, kids[i].i, width);
+		print_node(ps, f, p, kids[i].i, width);
 	free(kids);
 }
 
 void vp_patterns__print(struct vp_patterns *ps, struct vp_out_ctx *o)
 {
+	struct pattern **v = ranked(ps);
 	char t[32], m[32];
 
-	qsort(ps->v, ps->n, sizeof(*ps->v), by_total);
 	for (size_t i = 0; i < ps->n; i++) {
-		struct pattern *p = &ps->v[i];
+		struct pattern *p = v[i];
 		int width = (int)strlen("service");
 
 		vp_fmt_duration((int64_t)p->total_ns, t, sizeof(t));
 		vp_fmt_duration((int64_t)(p->total_ns / (double)p->count), m, sizeof(m));
 		fprintf(o->f, "pattern %zu: %" PRIu64 " requests, total %s, mean %s (e.g. request %" PRIu64 ")\n",
 			i + 1, p->count, t, m, p->example_id);
-		print_clients(p, o->f);
+		print_clients(ps, p, o->f);
 		/* The name column fits the longest name of this pattern. */
 		for (size_t k = 0; k < p->nnodes; k++) {
-			int w = p->nodes[k].depth * 2 + (int)strlen(p->nodes[k].name);
+			int w = (int)p->nodes[k].depth * 2 + (int)strlen(ps->names[p->nodes[k].name]->text);
 
 			if (w > width)
 				width = w;
 		}
 		fprintf(o->f, "  %-*s %9s %9s %9s %9s\n", width, "service", "start+", "mean", "p50", "p99");
-		print_node(o->f, p, 0, width);
+		print_node(ps, o->f, p, 0, width);
 		fputc('\n', o->f);
 	}
+	free(v);
 }
 
 int vp_patterns__dot(struct vp_patterns *ps, struct vp_out_ctx *o, size_t rank)
 {
-	struct pattern *p;
+	struct pattern **v, *p;
 	int parent[64] = {0};
 	char m[32], off[32], t[32];
 
-	qsort(ps->v, ps->n, sizeof(*ps->v), by_total);
 	if (rank < 1 || rank > ps->n)
 		return -ENOENT;
-	p = &ps->v[rank - 1];
+	v = ranked(ps);
+	p = v[rank - 1];
+	free(v);
 	vp_fmt_duration((int64_t)p->total_ns, t, sizeof(t));
 	fprintf(o->f, "digraph pattern%zu {\n  rankdir=TB;\n  node [shape=ellipse];\n", rank);
 	fprintf(o->f, "  label=\"pattern %zu: %" PRIu64 " requests, total %s\";\n", rank, p->count, t);
 	for (size_t k = 0; k < p->nnodes; k++) {
 		struct pnode *nd = &p->nodes[k];
 
-		vp_fmt_duration((int64_t)(nd->dur.sum / (double)nd->dur.n), m, sizeof(m));
-		fprintf(o->f, "  n%zu [label=\"%s\\nmean %s\"];\n", k, nd->name, m);
+		vp_fmt_duration((int64_t)mean(&nd->dur), m, sizeof(m));
+		fprintf(o->f, "  n%zu [label=\"%s\\nmean %s\"];\n", k, ps->names[nd->name]->text, m);
 		if (nd->depth > 0 && nd->depth < 64) {
-			vp_fmt_duration((int64_t)(nd->offset.sum / (double)nd->offset.n), off, sizeof(off));
+			vp_fmt_duration((int64_t)mean(&nd->offset), off, sizeof(off));
 			fprintf(o->f, "  n%d -> n%zu [label=\"+%s\"];\n", parent[nd->depth - 1], k, off);
 		}
 		if (nd->depth < 64)
@@ -372,10 +483,16 @@ void vp_patterns__free(struct vp_patterns *ps)
 {
 	if (!ps)
 		return;
-	for (size_t i = 0; i < ps->n; i++) {
-		free(ps->v[i].key);
+	for (size_t i = 0; i < ps->n; i++)
 		free(ps->v[i].nodes);
-	}
+	for (size_t i = 0; i < ps->nnames; i++)
+		free(ps->names[i]);
 	free(ps->v);
+	free(ps->names);
+	u64map__free(&ps->by_hash);
+	u64map__free(&ps->names_by_hash);
+	free(ps->flat);
+	free(ps->tmp);
+	free(ps->kids);
 	free(ps);
 }

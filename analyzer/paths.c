@@ -111,24 +111,45 @@ static bool end_complete(const struct vp_paths *p, int host, uint64_t first, uin
 	return !vp_host__lost_between(h, first, last);
 }
 
-static int cmp_start(const void *a, const void *b)
+/* Calls by start; a server makes few calls, so insertion sort (stable, no qsort call). */
+static void sort_by_start(struct vp_call **v, size_t n)
 {
-	const struct vp_call *x = *(const struct vp_call *const *)a;
-	const struct vp_call *y = *(const struct vp_call *const *)b;
+	for (size_t i = 1; i < n; i++) {
+		struct vp_call *x = v[i];
+		size_t j = i;
 
-	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+		for (; j > 0 && v[j - 1]->start_ns > x->start_ns; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/*
+ * A request is one allocation: the request, then its calls, then the
+ * arrays of child pointers; `build` takes them in turn.
+ */
+struct arena {
+	struct vp_call *calls;
+	struct vp_call **ptrs;
+};
+
+static size_t count_calls(const struct vp_xchg *s)
+{
+	size_t n = 1;
+
+	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
+		n += count_calls(k->peer);
+	return n;
 }
 
 /* The call of client end c and server end s (either may be NULL), recursively. */
-static struct vp_call *build(struct vp_paths *p, struct vp_request *r, const struct vp_xchg *c,
-			     const struct vp_xchg *s, uint64_t *hosts_seen)
+static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct arena *m,
+			     const struct vp_xchg *c, const struct vp_xchg *s, uint64_t *hosts_seen)
 {
 	const struct vp_xchg *main = c ? c : s;
-	struct vp_call *call = calloc(1, sizeof(*call));
+	struct vp_call *call = m->calls++;
 	size_t n = 0;
 
-	if (!call)
-		abort();
 	r->ncalls++;
 	if (c) {
 		fill_end(p, &call->client, c);
@@ -164,12 +185,11 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, const str
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
 		n++;
 	if (n) {
-		call->calls = calloc(n, sizeof(*call->calls));
-		if (!call->calls)
-			abort();
+		call->calls = m->ptrs;
+		m->ptrs += n;
 		for (const struct vp_xchg *k = s->child_head; k; k = k->sibling)
-			call->calls[call->ncalls++] = build(p, r, k, k->peer, hosts_seen);
-		qsort(call->calls, call->ncalls, sizeof(*call->calls), cmp_start);
+			call->calls[call->ncalls++] = build(p, r, m, k, k->peer, hosts_seen);
+		sort_by_start(call->calls, call->ncalls);
 	}
 	return call;
 }
@@ -207,13 +227,18 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 {
 	struct vp_xchg *c = root->side == VP_CLIENT ? root : NULL;
 	struct vp_xchg *s = c ? c->peer : root;
-	struct vp_request *r = calloc(1, sizeof(*r));
+	size_t n = count_calls(s);
+	struct vp_request *r = calloc(1, sizeof(*r) + n * sizeof(struct vp_call) +
+					     n * sizeof(struct vp_call *));
+	struct arena m;
 	uint64_t hosts_seen = 0;
 
 	if (!r)
-		abort();
+		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+	m.calls = (struct vp_call *)(r + 1);
+	m.ptrs = (struct vp_call **)(m.calls + n);
 	r->id = ++p->next_request_id;
-	r->root = build(p, r, c, s, &hosts_seen);
+	r->root = build(p, r, &m, c, s, &hosts_seen);
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
 	release_tree(p, c, s);
 	if (p->rlen == p->rcap) {
@@ -295,19 +320,7 @@ void vp_paths__free(struct vp_paths *p)
 	vp_xpool__free(&p->pool);
 }
 
-static void call_free(struct vp_call *c)
-{
-	for (size_t i = 0; i < c->ncalls; i++)
-		call_free(c->calls[i]);
-	free(c->calls);
-	free(c);
-}
-
 void vp_request__free(struct vp_request *r)
 {
-	if (!r)
-		return;
-	if (r->root)
-		call_free(r->root);
-	free(r);
+	free(r); /* one block with its calls (build_request) */
 }

@@ -53,6 +53,7 @@ struct vp_sock *vp_socktab__conn(struct vp_socktab *t, const struct vpr_conn *c)
 		memcpy(s->local.addr, c->saddr, 16);
 		memcpy(s->remote.addr, c->daddr, 16);
 		s->have_tuple = true;
+		s->remote_host_known = false;
 	}
 	/* The role of a socket with operations already analyzed cannot change any more. */
 	if (c->role != VPR_ROLE_UNKNOWN && (s->role == VPR_ROLE_UNKNOWN || s->dir < 0)) {

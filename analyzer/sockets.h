@@ -39,6 +39,8 @@ struct vp_sock {
 	struct vp_xchg *x; /* exchange in progress */
 	struct vp_xchg *open_cause; /* request its opener was serving at connect() (a reference) */
 	uint32_t nexch;	   /* exchanges begun: conn_index of the next one */
+	int16_t remote_host; /* recorded host that owns remote (-1: none), when remote_host_known */
+	bool remote_host_known;
 	uint32_t nsetup;   /* messages that were connection setup (greetings) */
 };
 

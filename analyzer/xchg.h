@@ -55,6 +55,7 @@ struct vp_xchg {
 	char comm[VPR_COMM_LEN];
 	struct vp_endpoint local, remote;
 	bool have_tuple;
+	int16_t remote_host; /* recorded host owning remote when the exchange began, -1: none */
 	struct vp_msg req, rep;
 	struct vp_xchg *up;   /* see above */
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
