@@ -432,6 +432,20 @@ int64_t vp_analysis__offset(const struct vp_analysis *a, size_t host)
 	return a->clocks.offset[host];
 }
 
+const char *vp_analysis__clock_source(const struct vp_analysis *a, size_t host, char *buf,
+				      size_t len)
+{
+	for (size_t h = 0; h < host; h++) {
+		if (vp_clocks__same_machine(&a->clocks, (int)h, (int)host)) {
+			snprintf(buf, len, "same clock as host %zu", h);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%s", host == 0 ? "the common timeline" :
+				 a->clocks.aligned[host] ? "from messages" : "wall clock");
+	return buf;
+}
+
 static int cmp_proc(const void *x, const void *y)
 {
 	const struct vp_proc *p = *(const struct vp_proc *const *)x;

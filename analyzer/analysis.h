@@ -46,6 +46,13 @@ int vp_analysis__run(struct vp_analysis *a);
 size_t vp_analysis__nhosts(const struct vp_analysis *a);
 const struct vp_host *vp_analysis__host(const struct vp_analysis *a, size_t i);
 int64_t vp_analysis__offset(const struct vp_analysis *a, size_t host);
+/*
+ * How the host's offset is known: "same clock as host N" (same machine,
+ * exact), "from messages" (estimated between machines), or "wall clock"
+ * (no messages linked it to the first host).  Writes into buf, returns it.
+ */
+const char *vp_analysis__clock_source(const struct vp_analysis *a, size_t host, char *buf,
+				      size_t len);
 /* Processes seen, sorted by host then pid; *n set.  Free the array (not the entries). */
 const struct vp_proc **vp_analysis__procs(const struct vp_analysis *a, size_t *n);
 void vp_analysis__stats(const struct vp_analysis *a, struct vp_analysis_stats *st);

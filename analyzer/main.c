@@ -27,7 +27,7 @@ static const char usage[] =
 	"  paths      every request as a waterfall tree (--json: docs/json.md)\n"
 	"  show       one request (--request ID) as a tree\n"
 	"  table      one row per request (TSV, --csv for CSV)\n"
-	"  patterns   requests grouped by the shape of their path, with latency statistics\n"
+	"  patterns   requests grouped by the services they visit, with latencies\n"
 	"  dot        Graphviz DOT of a request (--request ID) or a pattern (--pattern N)\n"
 	"  dump       a recording's header and records as text, then whether it is intact\n"
 	"\n"
@@ -312,9 +312,13 @@ static void report(struct cli *c)
 			fprintf(stderr, "warning: %s: %s; used everything before it\n", ho->name, ho->damage);
 		if (ho->corrupt)
 			fprintf(stderr, "error: %s; used everything before it\n", ho->damage);
-		if (c->verbose)
-			fprintf(stderr, "host %zu %s: %" PRIu64 " records, offset %" PRId64 " ns, %" PRIu64
-				" late\n", h, ho->name, ho->records, vp_analysis__offset(c->a, h), ho->late);
+		if (c->verbose) {
+			char how[64];
+
+			fprintf(stderr, "host %zu %s: %" PRIu64 " records, offset %" PRId64 " ns (%s), %" PRIu64
+				" late\n", h, ho->name, ho->records, vp_analysis__offset(c->a, h),
+				vp_analysis__clock_source(c->a, h, how, sizeof(how)), ho->late);
+		}
 	}
 	if (c->verbose) {
 		size_t np;
