@@ -327,7 +327,12 @@ def break_results(args):
     if drop is None:
         with open(path) as f:
             entries = json.load(f)
-        entries.pop(len(entries) // 2)
+        # A command of a request (item:/sess:/hits: keys): the check does not
+        # hold the background thread's commands, or the PINGs that open pool
+        # connections, against the requests, so dropping one of those proves nothing.
+        requests = [i for i, e in enumerate(entries)
+                    if len(e["args"]) > 1 and e["args"][1].split(":")[0] in ("item", "sess", "hits")]
+        entries.pop(requests[len(requests) // 2])
         with open(path, "w") as f:
             json.dump(entries, f)
         return 0
