@@ -261,13 +261,14 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 	uint32_t crc;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		fail(err, errlen, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fail(err, errlen, "%s", "not a regular file");
+		fail(err, errlen, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
 		close(fd);
 		return NULL;
 	}
@@ -280,6 +281,10 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 	}
 	r->fd = fd;
 	r->file_size = (uint64_t)st.st_size;
+	if (!r->file_size) {
+		fail(err, errlen, "%s", "empty file (not a vpath recording)");
+		goto fail_free;
+	}
 	if (r->file_size < 8 || read_at(fd, r->hdr.magic, 8, 0) ||
 	    memcmp(r->hdr.magic, VPR_MAGIC, 8)) {
 		fail(err, errlen, "%s", "not a vpath recording (bad magic)");
@@ -345,7 +350,9 @@ static int load_block(struct vpr_reader *r)
 		return stop(r, zero_tail ? VPR_READ_TORN_TAIL : VPR_READ_CORRUPT,
 			    "bad block magic");
 	}
-	if (bh.len > VPR_BLOCK_MAX || bh.len % 8 || bh.count > bh.len / sizeof(struct vpr_hdr))
+	/* The writer never writes an empty block: one would also stall the reader on it. */
+	if (!bh.len || bh.len > VPR_BLOCK_MAX || bh.len % 8 || !bh.count ||
+	    bh.count > bh.len / sizeof(struct vpr_hdr))
 		return stop(r, VPR_READ_CORRUPT, "impossible block length");
 	if (left - sizeof(bh) < bh.len)
 		return stop(r, VPR_READ_TORN_TAIL, "incomplete block");
