@@ -21,6 +21,8 @@
  */
 #define MERGE_QUANTUM_NS (2ull * 1000 * 1000)
 #define ADVANCE_EVERY 1024
+/* Finished exchanges waiting for their peer: a second of a busy system is far less. */
+#define MATCH_MAX (1u << 20)
 
 enum peer_where {
 	PEER_EXTERNAL,
@@ -325,8 +327,17 @@ static void advance(struct vp_analysis *a, bool all)
 	struct vp_xchg *x;
 
 	vp_clocks__solve(&a->clocks);
-	while ((x = vp_matcher__due(&a->matcher, a->horizon, all))) {
-		if (!all) {
+	for (;;) {
+		/*
+		 * Deadlines pass as time advances.  In a damaged recording whose
+		 * times stand still none would: past MATCH_MAX waiting ends the
+		 * oldest are given up anyway, so that memory stays bounded.
+		 */
+		bool crowded = a->matcher.nheap > MATCH_MAX;
+
+		if (!(x = vp_matcher__due(&a->matcher, a->horizon, all || crowded)))
+			break;
+		if (!all && !crowded) {
 			int64_t at = give_up_at(a, x);
 
 			if (at > a->horizon) { /* the clocks moved: not yet */

@@ -150,6 +150,7 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 	}
 	t = thread_get(a, tk->h.tid, tk->pid);
 	memcpy(t->comm, tk->comm, VPR_COMM_LEN);
+	t->comm[VPR_COMM_LEN - 1] = 0; /* the kernel's names have 15 characters; a damaged one is cut */
 	if (tk->pid)
 		name_proc(proc_get(a, tk->pid), t);
 }

@@ -7,6 +7,27 @@
 
 #define UNKNOWN INT64_MAX
 
+/* Bounds combine by addition; saturate below UNKNOWN instead of overflowing. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return a > 0 ? UNKNOWN - 1 : INT64_MIN;
+	return r == UNKNOWN ? UNKNOWN - 1 : r;
+}
+
+static int64_t clamp_offset(int64_t v)
+{
+	return v > VP_OFFSET_MAX ? VP_OFFSET_MAX : v < -VP_OFFSET_MAX ? -VP_OFFSET_MAX : v;
+}
+
+/* The middle of a and b, in either order, without overflow. */
+static int64_t middle(int64_t a, int64_t b)
+{
+	return a / 2 + b / 2 + (a % 2 + b % 2) / 2;
+}
+
 int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
 		    const int64_t *wall)
 {
@@ -37,8 +58,8 @@ int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
 			}
 		}
 		c->machine[h] = m;
-		if (m == nm)
-			c->wall[nm++] = wall[h] - wall[0];
+		if (m == nm) /* a damaged header can say anything about wall clocks */
+			c->wall[nm++] = clamp_offset(sat_add(wall[h], wall[0] == INT64_MIN ? INT64_MAX : -wall[0]));
 	}
 	c->nm = nm;
 	for (size_t k = 0; k < nm * nm; k++)
@@ -80,8 +101,8 @@ static void tighten(struct vp_clocks *c)
 			for (size_t j = 0; j < nm; j++) {
 				int64_t kj = t[k * nm + j];
 
-				if (kj != UNKNOWN && ik + kj < t[i * nm + j])
-					t[i * nm + j] = ik + kj;
+				if (kj != UNKNOWN && sat_add(ik, kj) < t[i * nm + j])
+					t[i * nm + j] = sat_add(ik, kj);
 			}
 		}
 	}
@@ -102,10 +123,10 @@ static bool interval(const struct vp_clocks *c, size_t g, int64_t *lo, int64_t *
 
 		if (!c->fixed[f])
 			continue;
-		if (fg != UNKNOWN && c->moff[f] + fg < *hi)
-			*hi = c->moff[f] + fg;
-		if (gf != UNKNOWN && c->moff[f] - gf > *lo)
-			*lo = c->moff[f] - gf;
+		if (fg != UNKNOWN && sat_add(c->moff[f], fg) < *hi)
+			*hi = sat_add(c->moff[f], fg);
+		if (gf != UNKNOWN && sat_add(c->moff[f], gf == INT64_MIN ? INT64_MAX : -gf) > *lo)
+			*lo = sat_add(c->moff[f], gf == INT64_MIN ? INT64_MAX : -gf);
 	}
 	return *lo != INT64_MIN || *hi != INT64_MAX;
 }
@@ -127,7 +148,7 @@ static bool fix_next(struct vp_clocks *c)
 		if (lo == INT64_MIN || hi == INT64_MAX)
 			width = UINT64_MAX - 1;
 		else
-			width = hi >= lo ? (uint64_t)(hi - lo) : (uint64_t)(lo - hi);
+			width = hi >= lo ? (uint64_t)hi - (uint64_t)lo : (uint64_t)lo - (uint64_t)hi;
 		if (width < best_width) {
 			best = g;
 			best_width = width;
@@ -143,7 +164,8 @@ static bool fix_next(struct vp_clocks *c)
 	else if (best_hi == INT64_MAX)
 		c->moff[best] = best_lo; /* only requests seen: assume the smallest delay is 0 */
 	else
-		c->moff[best] = best_lo + (best_hi - best_lo) / 2;
+		c->moff[best] = middle(best_lo, best_hi);
+	c->moff[best] = clamp_offset(c->moff[best]);
 	return true;
 }
 

@@ -30,6 +30,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Offsets are kept within +-VP_OFFSET_MAX (36 years): with timestamps below
+ * VP_TS_MAX (input.h) every time on the common timeline, and every
+ * difference of two, fits in int64_t whatever a damaged header or
+ * contradicting messages suggest.
+ */
+#define VP_OFFSET_MAX ((int64_t)1 << 60)
+
 struct vp_clocks {
 	size_t n;	  /* hosts */
 	size_t nm;	  /* machines: distinct boot_ids */

@@ -9,6 +9,9 @@
 
 #define DEFAULT_REORDER_NS (10ull * 1000 * 1000)
 #define ADDR_PRESCAN_RECORDS 4096
+/* The reorder window's limits in records (see ring_insert, window_full). */
+#define RING_MAX 65536
+#define WALK_MAX 4096
 /* Drop records follow their tick's clock record within this. */
 #define TICK_SPREAD_NS (1000ull * 1000)
 
@@ -275,6 +278,19 @@ static void note_damage(struct stream *s)
 		 s->host->files[s->next_file - 1], vpr_reader__error(s->r));
 }
 
+/*
+ * A block's CRC only says the bytes are what was written.  Values that no
+ * recorder writes are not passed on: the stages after this one trust them.
+ */
+static bool plausible(const struct vpr_hdr *rec)
+{
+	if (rec->ts_ns >= VP_TS_MAX)
+		return false;
+	if (rec->type == VPR_SOCK_OP && ((const struct vpr_sock_op *)rec)->dir > VPR_DIR_RECV)
+		return false;
+	return true;
+}
+
 /* Next raw record of the host's files, NULL at the end of the last one. */
 static const struct vpr_hdr *read_raw(struct stream *s)
 {
@@ -293,9 +309,13 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 				continue;
 			}
 		}
-		while (vpr_reader__next(s->r, &rec) == 1)
-			if (vpr_record_min_size(rec->type))
+		while (vpr_reader__next(s->r, &rec) == 1) {
+			if (!vpr_record_min_size(rec->type))
+				continue;
+			if (plausible(rec))
 				return rec;
+			s->host->skipped++;
+		}
 		note_damage(s);
 		vpr_reader__close(s->r);
 		s->r = NULL;
@@ -332,18 +352,29 @@ static int ring_grow(struct stream *s)
 	return 0;
 }
 
-/* Insert keeping the window sorted: records are nearly in order, so walk from the back. */
+/*
+ * Insert keeping the window sorted: records are nearly in order, so walk from
+ * the back.  A record older than the whole window goes in front at once (a
+ * file in reverse order stays linear), and one that would move more than
+ * WALK_MAX records stops there and goes out late: real recordings are never
+ * that far out of order, damaged ones must not make the read quadratic.
+ */
 static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 {
 	size_t n = rec->size < sizeof(union vp_rec) ? rec->size : sizeof(union vp_rec);
-	size_t i;
+	size_t i, walked = 0;
 
 	if (s->len == s->cap && ring_grow(s))
 		return -ENOMEM;
-	i = s->len;
-	while (i > 0 && slot(s, i - 1)->h.ts_ns > rec->ts_ns) {
-		copy_rec(slot(s, i), slot(s, i - 1), slot(s, i - 1)->h.size);
-		i--;
+	if (s->len && rec->ts_ns < slot(s, 0)->h.ts_ns) {
+		s->head = (s->head - 1) & (s->cap - 1);
+		i = 0;
+	} else {
+		i = s->len;
+		while (i > 0 && walked++ < WALK_MAX && slot(s, i - 1)->h.ts_ns > rec->ts_ns) {
+			copy_rec(slot(s, i), slot(s, i - 1), slot(s, i - 1)->h.size);
+			i--;
+		}
 	}
 	copy_rec(slot(s, i), rec, n);
 	s->len++;
@@ -352,10 +383,15 @@ static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 	return 0;
 }
 
-/* Whether the oldest record in the window may go out: one reorder window is behind it. */
+/*
+ * Whether the oldest record in the window may go out: one reorder window is
+ * behind it, or the window holds RING_MAX records (a damaged file whose
+ * records all have one time must not be read into memory whole).
+ */
 static inline bool window_full(const struct vp_input *in, struct stream *s)
 {
-	return s->eof || (s->len && s->max_ts - slot(s, 0)->h.ts_ns >= in->reorder_ns);
+	return s->eof || (s->len && (s->max_ts - slot(s, 0)->h.ts_ns >= in->reorder_ns ||
+				     s->len >= RING_MAX));
 }
 
 static void fill_slow(struct vp_input *in, struct stream *s)

@@ -20,6 +20,14 @@
 #include "endpoint.h"
 #include "vpath/record.h"
 
+/*
+ * Timestamps at or beyond this (73 years of uptime) cannot come from a
+ * recorder: such records are skipped, so that every later stage may add
+ * clock offsets (clock.h, VP_OFFSET_MAX) and take differences of times in
+ * int64_t without overflow.
+ */
+#define VP_TS_MAX (1ull << 61)
+
 struct vp_loss {
 	uint64_t from_ns, to_ns; /* host clock: records were lost somewhere in here */
 	uint64_t lost;
@@ -36,6 +44,7 @@ struct vp_host {
 	uint64_t records;	/* records given out so far */
 	uint64_t lost;		/* records the recorder reported lost */
 	uint64_t late;		/* records older than the reorder window allowed */
+	uint64_t skipped;	/* records with impossible values (time, direction), not used */
 	uint64_t first_ts, last_ts;
 	bool truncated;		/* a torn tail or corruption ended a file early */
 	bool corrupt;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "clock.h"
 #include "dump.h"
 #include "output.h"
 #include "parse.h"
@@ -197,6 +198,17 @@ static int parse_command(const char *s, enum command *cmd)
 	return -EINVAL;
 }
 
+/*
+ * A duration option: at most VP_OFFSET_MAX (36 years), so that adding it to
+ * a time of the common timeline cannot overflow.
+ */
+static int parse_span(const char *s, uint64_t *ns)
+{
+	int err = parse_duration(s, ns);
+
+	return err ? err : *ns > (uint64_t)VP_OFFSET_MAX ? -ERANGE : 0;
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER };
@@ -237,11 +249,11 @@ static int parse_args(struct cli *c, int argc, char **argv)
 				err = -EINVAL;
 			break;
 		case OPT_FROM:
-			err = parse_duration(optarg, &c->from_ns);
+			err = parse_span(optarg, &c->from_ns);
 			c->have_from = true;
 			break;
 		case OPT_TO:
-			err = parse_duration(optarg, &c->to_ns);
+			err = parse_span(optarg, &c->to_ns);
 			c->have_to = true;
 			break;
 		case 'e':
@@ -249,10 +261,10 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			c->have_entry = true;
 			break;
 		case 'w':
-			err = parse_duration(optarg, &c->opts.window_ns);
+			err = parse_span(optarg, &c->opts.window_ns);
 			break;
 		case OPT_REORDER:
-			err = parse_duration(optarg, &c->opts.reorder_ns);
+			err = parse_span(optarg, &c->opts.reorder_ns);
 			break;
 		case 'v':
 			c->verbose = true;
@@ -265,9 +277,12 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			return -EINVAL;
 		}
 		if (err) {
-			fprintf(stderr, "error: invalid value '%s' for option -%c/--%s\n", optarg,
-				opt < 256 ? opt : '-',
-				opt == OPT_FROM ? "from" : opt == OPT_TO ? "to" : opt == OPT_REORDER ? "reorder" : "...");
+			const char *name = "?";
+
+			for (const struct option *o = longs; o->name; o++)
+				if (o->val == opt)
+					name = o->name;
+			fprintf(stderr, "error: invalid value '%s' for option --%s\n", optarg, name);
 			return -EINVAL;
 		}
 	}
@@ -308,6 +323,9 @@ static void report(struct cli *c)
 			fprintf(stderr, "warning: %s: the recorder lost %" PRIu64
 				" records; requests overlapping the loss are marked incomplete\n",
 				ho->name, ho->lost);
+		if (ho->skipped)
+			fprintf(stderr, "warning: %s: %" PRIu64 " records with impossible values"
+				" (time, direction) were skipped\n", ho->name, ho->skipped);
 		if (ho->truncated && !ho->corrupt)
 			fprintf(stderr, "warning: %s: %s; used everything before it\n", ho->name, ho->damage);
 		if (ho->corrupt)

@@ -22,18 +22,16 @@ struct widths {
 /* A waterfall bar: where the call sits inside the request. */
 static void bar(char *out, int64_t t0, int64_t total, int64_t from, int64_t to)
 {
+	double fa, fb;
 	int a, b;
 
 	if (total <= 0)
 		total = 1;
-	a = (int)((from - t0) * BAR / total);
-	b = (int)((to - t0) * BAR / total);
-	if (a < 0)
-		a = 0;
-	if (a >= BAR)
-		a = BAR - 1;
-	if (b > BAR)
-		b = BAR;
+	/* In double: a call far outside its request (damaged times) must not overflow. */
+	fa = (double)(from - t0) * BAR / (double)total;
+	fb = (double)(to - t0) * BAR / (double)total;
+	a = fa < 0 ? 0 : fa >= BAR ? BAR - 1 : (int)fa;
+	b = fb < 0 ? 0 : fb > BAR ? BAR : (int)fb;
 	if (b <= a)
 		b = a + 1;
 	for (int i = 0; i < BAR; i++)

@@ -17,6 +17,9 @@ void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
 	p->ctx = ctx;
 }
 
+/* Finished requests held for loss reports; a real recording holds a tick's worth. */
+#define READY_MAX 65536
+
 static void build_request(struct vp_paths *p, struct vp_xchg *root);
 
 static void make_ready(struct vp_paths *p, struct vp_xchg *x)
@@ -296,8 +299,13 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 		const struct vp_call *c = r->root;
 		int host = c->client.recorded ? c->client.host : c->server.host;
 
-		if (!all && vp_paths__aligned(p, host, (uint64_t)c->end_ns) + (int64_t)p->window_ns >
-				    loss_known)
+		/*
+		 * Wait until loss is known past its end, unless time stands still
+		 * (a damaged recording whose records share one time): memory must
+		 * stay bounded, the loss marks of those requests may then miss.
+		 */
+		if (!all && p->rlen <= READY_MAX &&
+		    vp_paths__aligned(p, host, (uint64_t)c->end_ns) + (int64_t)p->window_ns > loss_known)
 			return;
 		p->rhead = (p->rhead + 1) % p->rcap;
 		p->rlen--;

@@ -56,7 +56,8 @@ struct vp_sock *vp_socktab__conn(struct vp_socktab *t, const struct vpr_conn *c)
 		s->remote_host_known = false;
 	}
 	/* The role of a socket with operations already analyzed cannot change any more. */
-	if (c->role != VPR_ROLE_UNKNOWN && (s->role == VPR_ROLE_UNKNOWN || s->dir < 0)) {
+	if ((c->role == VPR_ROLE_CONNECTED || c->role == VPR_ROLE_ACCEPTED) &&
+	    (s->role == VPR_ROLE_UNKNOWN || s->dir < 0)) {
 		s->role = c->role;
 		s->role_source = VP_ROLE_RECORDED;
 	}
