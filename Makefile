@@ -118,9 +118,11 @@ tests-build: $(PROGS) $(UNIT_TESTS) $(TOOLS)
 unit-tests: $(UNIT_TESTS)
 
 # Unit tests run under AddressSanitizer and UBSan from a separate output dir;
-# the integration tests use the normal build.
+# the integration tests use the normal build (test_analyze_damaged.sh also
+# the sanitized vpath-analyze built here).
 test: tests-build
-	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan SANITIZE=1 unit-tests
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan SANITIZE=1 unit-tests \
+		$(OUTPUT)/asan/vpath-analyze
 	$(Q)OUTPUT=$(OUTPUT) tests/run.sh
 
 bench: tests-build
