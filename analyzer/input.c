@@ -421,6 +421,35 @@ uint64_t vp_input__peek_ts(struct vp_input *in, size_t host)
 	return s->len ? slot(s, 0)->h.ts_ns : UINT64_MAX;
 }
 
+/*
+ * Loss windows are kept sorted and disjoint, so that a lookup is a binary
+ * search however long (or lossy, or damaged) the recording: a window that
+ * overlaps the last ones (other CPUs' loss of the same tick, a late drop
+ * record) is merged with them.
+ */
+static void add_loss(struct vp_host *h, uint64_t from, uint64_t to, uint64_t lost)
+{
+	if (from > to) /* a drop record older than its tick (damage): a point */
+		from = to;
+	while (h->nlosses && h->losses[h->nlosses - 1].to_ns >= from) {
+		const struct vp_loss *l = &h->losses[--h->nlosses];
+
+		from = l->from_ns < from ? l->from_ns : from;
+		to = l->to_ns > to ? l->to_ns : to;
+		lost += l->lost;
+	}
+	if (h->nlosses == h->losses_cap) {
+		size_t cap = h->losses_cap ? h->losses_cap * 2 : 16;
+		struct vp_loss *nl = realloc(h->losses, cap * sizeof(*nl));
+
+		if (!nl)
+			return;
+		h->losses = nl;
+		h->losses_cap = cap;
+	}
+	h->losses[h->nlosses++] = (struct vp_loss){.from_ns = from, .to_ns = to, .lost = lost};
+}
+
 static void note_drops(struct stream *s, const struct vpr_drops *d)
 {
 	uint32_t cpu = d->h.tid;
@@ -441,25 +470,16 @@ static void note_drops(struct stream *s, const struct vpr_drops *d)
 	c = &s->cpus[cpu];
 	if (d->lost > c->lost) {
 		struct vp_host *h = s->host;
-		struct vp_loss *nl = realloc(h->losses, (h->nlosses + 1) * sizeof(*nl));
+		/*
+		 * Nothing earlier than the previous count of this CPU was
+		 * lost, nor before the previous tick (the recorder writes a
+		 * CPU's count at each tick where it changed).
+		 */
+		uint64_t tick = d->h.ts_ns - h->last_tick_ns < TICK_SPREAD_NS ? h->prev_tick_ns
+									     : h->last_tick_ns;
+		uint64_t from = c->ts ? c->ts : h->first_ts;
 
-		if (nl) {
-			/*
-			 * Nothing earlier than the previous count of this CPU was
-			 * lost, nor before the previous tick (the recorder writes a
-			 * CPU's count at each tick where it changed).
-			 */
-			uint64_t tick = d->h.ts_ns - h->last_tick_ns < TICK_SPREAD_NS ? h->prev_tick_ns
-										     : h->last_tick_ns;
-
-			nl[h->nlosses].from_ns = c->ts ? c->ts : h->first_ts;
-			if (tick > nl[h->nlosses].from_ns)
-				nl[h->nlosses].from_ns = tick;
-			nl[h->nlosses].to_ns = d->h.ts_ns;
-			nl[h->nlosses].lost = d->lost - c->lost;
-			h->losses = nl;
-			h->nlosses++;
-		}
+		add_loss(h, tick > from ? tick : from, d->h.ts_ns, d->lost - c->lost);
 		h->lost += d->lost - c->lost;
 		c->lost = d->lost;
 	}
@@ -501,10 +521,18 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 
 bool vp_host__lost_between(const struct vp_host *h, uint64_t from, uint64_t to)
 {
-	for (size_t i = h->nlosses; i-- > 0;)
-		if (h->losses[i].from_ns <= to && h->losses[i].to_ns >= from)
-			return true;
-	return false;
+	size_t lo = 0, hi = h->nlosses;
+
+	/* The first window that ends at or after from (add_loss keeps them sorted). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->losses[mid].to_ns < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nlosses && h->losses[lo].from_ns <= to;
 }
 
 static void free_host(struct vp_host *h)

@@ -51,8 +51,8 @@ struct vp_host {
 	char damage[320];	/* what the reader said about the damage */
 	struct vp_endpoint *addrs; /* the host's own addresses (VPR_ADDR) */
 	size_t naddrs;
-	struct vp_loss *losses;
-	size_t nlosses;
+	struct vp_loss *losses; /* sorted by time, disjoint */
+	size_t nlosses, losses_cap;
 	/*
 	 * The recorder writes a clock record each tick and, right after it,
 	 * drop records of the CPUs that lost records since the last tick.  Once

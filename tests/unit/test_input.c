@@ -154,6 +154,51 @@ static void test_loss_windows(void **state)
 }
 
 /*
+ * Loss windows stay sorted and disjoint however many there are: the CPUs
+ * that lost records in one tick overlap and become one window, a drop
+ * record that comes late merges with the windows it overlaps, and a lookup
+ * finds exactly the windows a brute-force scan would.
+ */
+static void test_loss_windows_many(void **state)
+{
+	char *files[] = {path_of("many.vpr")};
+	struct synth_host *h = synth_host__new(files[0], "many", NULL, 1);
+	const uint64_t n = 20000;
+	struct vp_input *in;
+	struct vp_host *ho;
+	char err[256];
+
+	/* Window k: cpus 0 and 1 lose a record in (10k+1, 10k+5] and (10k+2, 10k+6]. */
+	for (uint64_t k = 1; k <= n; k++) {
+		synth_drops(h, 10 * k + 1, 0, k - 1);
+		synth_drops(h, 10 * k + 2, 1, k - 1);
+		synth_drops(h, 10 * k + 5, 0, k);
+		synth_drops(h, 10 * k + 6, 1, k);
+	}
+	synth_drops(h, 10 * n + 3, 2, 0);
+	synth_drops(h, 10 * n + 8, 2, 1); /* cpu 2: (10n+3, 10n+8], overlaps the last window */
+	assert_int_equal(synth_host__close(h), 0);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	while (vp_input__next(in, 0))
+		;
+	ho = vp_input__host(in, 0);
+	assert_int_equal(ho->lost, 2 * n + 1);
+	assert_int_equal(ho->nlosses, n);
+	for (size_t i = 1; i < ho->nlosses; i++)
+		assert_true(ho->losses[i - 1].to_ns < ho->losses[i].from_ns);
+	for (uint64_t t = 0; t < 10 * n + 20; t++) {
+		bool brute = false;
+
+		if (t < 10 * n - 40 && t % 997) /* the brute force is slow: its end and a sample */
+			continue;
+		for (uint64_t k = 1; k <= n && !brute; k++)
+			brute = 10 * k + 1 <= t + 2 && (k == n ? 10 * n + 8 : 10 * k + 6) >= t;
+		assert_int_equal(vp_host__lost_between(ho, t, t + 2), brute);
+	}
+	vp_input__free(in);
+}
+
+/*
  * The recorder writes a clock record each tick and then the counts of the
  * CPUs whose count changed: loss lies between the previous tick and this
  * one, even when the CPU's previous count is much older.  Loss is known
@@ -266,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_time_order),
 		cmocka_unit_test(test_segments_form_one_host),
 		cmocka_unit_test(test_loss_windows),
+		cmocka_unit_test(test_loss_windows_many),
 		cmocka_unit_test(test_loss_between_ticks),
 		cmocka_unit_test(test_torn_tail),
 		cmocka_unit_test(test_bad_inputs),

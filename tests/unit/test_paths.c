@@ -142,8 +142,9 @@ static void test_clock_chain_of_machines(void **state)
 	int64_t off;
 
 	cache = extra_host(t, pc, sizeof(pc), "cache", NULL, 3, "10.0.0.3");
-	synth_host__set_clock(t->b, (int64_t)SEC(5));
-	synth_host__set_clock(cache, -(int64_t)SEC(4));
+	/* db 5 s ahead of web, cache 4 s behind: shifted so that no clock reads below 0. */
+	synth_host__set_clock(t->a, (int64_t)SEC(4));
+	synth_host__set_clock(t->b, (int64_t)SEC(9));
 	in = synth_link__open(NULL, 0, 0, t->a, 1, 10, "192.168.1.1:50000", "10.0.0.1:80", 0);
 	wd = synth_link__open(t->a, 2, 10, t->b, 3, 20, "10.0.0.1:50001", "10.0.0.2:5432", 0);
 	dc = synth_link__open(t->b, 4, 20, cache, 5, 30, "10.0.0.2:50002", "10.0.0.3:6379", 0);
