@@ -228,6 +228,15 @@ static __always_inline __u32 recv_seq_end(__u32 copied_seq, __u32 rcv_nxt, unsig
 
 /* ---- socket operations: the fast path (kernel 6.2+) ---- */
 
+/*
+ * A cast the verifier turns into a register move (kernel 6.2+, like the
+ * tracepoints that use it), where bpf_skc_to_tcp_sock() is a helper call
+ * repeating checks sk_is_tcp() makes anyway.  Weak: the fallback programs
+ * must still load on kernels without it, and libbpf resolves the externs
+ * of every program, loaded or not.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
 static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
 {
 	struct vpr_sock_op *op;
@@ -236,10 +245,13 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 
 	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)) || !sk)
 		return 0;
-	/* NULL unless a full TCP stream socket (it checks protocol and type). */
-	tp = bpf_skc_to_tcp_sock(sk);
-	if (!tp || !sk_is_inet(sk))
+	/*
+	 * The sock of a socket call is a full socket (never a request or
+	 * time-wait sock), so TCP over IPv4/IPv6 makes it a tcp_sock.
+	 */
+	if (!sk_is_tcp(sk))
 		return 0;
+	tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (!current_wanted(pid_tgid) || !sk_wanted(sk))
 		return 0;

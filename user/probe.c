@@ -25,8 +25,10 @@ bool probe_sock_length_tracepoints(void)
 
 	if (!btf)
 		return false;
+	/* The fast path also needs the bpf_rdonly_cast kfunc (mainline has both since 6.2). */
 	found = btf__find_by_name_kind(btf, "btf_trace_sock_send_length", BTF_KIND_TYPEDEF) > 0 &&
-		btf__find_by_name_kind(btf, "btf_trace_sock_recv_length", BTF_KIND_TYPEDEF) > 0;
+		btf__find_by_name_kind(btf, "btf_trace_sock_recv_length", BTF_KIND_TYPEDEF) > 0 &&
+		btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 	btf__free(btf);
 	return found;
 }

@@ -7,7 +7,7 @@
 
 /* 0 when /sys/kernel/btf/vmlinux is readable, else prints why and -ENOENT. */
 int probe_btf(void);
-/* The sock_send_length/sock_recv_length tracepoints exist (kernel 6.2+). */
+/* The fast path can load: sock_{send,recv}_length tracepoints and bpf_rdonly_cast (6.2+). */
 bool probe_sock_length_tracepoints(void);
 /* Classic tracepoints need tracefs; mount it at /sys/kernel/tracing if absent.  -errno. */
 int probe_tracefs(void);
