@@ -186,14 +186,27 @@ e2e_client_run() { # client options...
 		--out "$E2E_DIR/truth.jsonl" "$@" >"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" \
 		</dev/null &
 	E2E_CLIENT_PID=$!
+	e2e_client_wait "vapp client"
+}
+
+# Waits for the client started in the background ($E2E_CLIENT_PID); on
+# failure shows the end of its log.  Returns the client's exit status.
+e2e_client_wait() { # what to call it in the message
 	wait "$E2E_CLIENT_PID"
 	local rc=$?
 	E2E_CLIENT_PID=
 	if [ $rc -ne 0 ]; then
-		e2e_log "vapp client failed ($rc):"
-		head -5 "$E2E_DIR/client.log" | sed 's/^/#   /' >&2
+		e2e_log "$1 failed ($rc):"
+		tail -5 "$E2E_DIR/client.log" | sed 's/^/#   /' >&2
 	fi
 	return $rc
+}
+
+# Copies everything the run made ($E2E_DIR) to DIR before cleanup removes it;
+# nothing when DIR is empty.  Register with on_exit.
+e2e_keep_results() { # DIR
+	[ -n "$1" ] || return 0
+	mkdir -p "$1" && cp -r "$E2E_DIR"/. "$1"/ && e2e_log "results kept in $1"
 }
 
 # A field of the client's summary line.

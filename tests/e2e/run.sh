@@ -41,13 +41,8 @@ if [ -n "$why" ]; then
 	echo "run.sh: $why" >&2
 	exit 2
 fi
-keep_results() {
-	[ -n "$keep" ] || return 0
-	mkdir -p "$keep" && cp -r "$E2E_DIR"/. "$keep"/ && e2e_log "results kept in $keep"
-}
-
 e2e_setup "$config" || exit 2
-on_exit keep_results
+on_exit 'e2e_keep_results "$keep"'
 e2e_log "seed $seed, ${#E2E_HOSTS[@]} hosts, ${#E2E_SERVERS[@]} servers, client: ${client_args[*]}"
 e2e_recorders_start || exit 2
 e2e_servers_start || exit 2

@@ -40,21 +40,16 @@ if [ -n "$why" ]; then
 	echo "run.sh: $why" >&2
 	exit 2
 fi
-keep_results() {
-	[ -n "$keep" ] || return 0
-	mkdir -p "$keep" && cp -r "$E2E_DIR"/. "$keep"/ && rs_log "results kept in $keep"
-}
-
 rs_setup || exit 2
-on_exit keep_results
+on_exit 'e2e_keep_results "$keep"'
 t0=$SECONDS
 rs_servers_start || exit 2
-rs_log "servers up in $((SECONDS - t0)) s; seed $seed, $requests requests on $conns connections"
+e2e_log "servers up in $((SECONDS - t0)) s; seed $seed, $requests requests on $conns connections"
 client_args=(--conns "$conns" --requests "$requests" --seed "$seed")
 if [ "$warmup" -gt 0 ]; then
 	rs_client_start "${client_args[@]}" --warmup "$warmup" --go "$E2E_DIR/go"
 	rs_client_wait_warm || exit 2
-	rs_log "$warmup requests before the recording"
+	e2e_log "$warmup requests before the recording"
 	rs_redis_log_reset && e2e_recorders_start || exit 2
 	rs_background_start
 	touch "$E2E_DIR/go"
@@ -65,9 +60,9 @@ else
 fi
 rs_client_wait || exit 2
 rs_background_stop || exit 2
-e2e_recorders_stop || { rs_log "a recorder failed"; exit 2; }
-rs_log "client: $(cat "$E2E_DIR/client.json")"
-rs_logs_collect || { rs_log "cannot read Redis's slowlog"; exit 2; }
+e2e_recorders_stop || { e2e_log "a recorder failed"; exit 2; }
+e2e_log "client: $(cat "$E2E_DIR/client.json")"
+rs_logs_collect || { e2e_log "cannot read Redis's slowlog"; exit 2; }
 rs_servers_stop
 e2e_analyze || exit 2
 rs_check --label "$label"

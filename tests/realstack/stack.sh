@@ -39,8 +39,6 @@ RS_PG_DIR=
 RS_PG_BIN=
 declare -A RS_PID=()
 
-rs_log() { echo "# $*" >&2; }
-
 _rs_pg_bin() {
 	ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
 }
@@ -70,7 +68,7 @@ rs_unavailable() {
 	fi
 	missing=$(_rs_missing)
 	if [ -n "$missing" ]; then
-		rs_log "installing the servers: $(echo $missing)"
+		e2e_log "installing the servers: $(echo $missing)"
 		scripts/install-deps.sh >&2 || true
 		missing=$(_rs_missing)
 	fi
@@ -120,7 +118,7 @@ _rs_wait_listen() { # name host addr
 		fi
 		sleep 0.1
 	done
-	rs_log "$1 is not listening on $3:"
+	e2e_log "$1 is not listening on $3:"
 	tail -20 "$E2E_DIR/$1.log" | sed 's/^/#   /' >&2
 	return 1
 }
@@ -140,7 +138,7 @@ _rs_postgres_start() {
 	echo "$RS_PG_PASSWORD" >"$RS_PG_DIR/pw"
 	_rs_as_postgres "$RS_PG_BIN/initdb" -D "$RS_PG_DIR/data" -U vpath --pwfile="$RS_PG_DIR/pw" \
 		--auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync \
-		>"$E2E_DIR/initdb.log" 2>&1 || { rs_log "initdb failed"; tail -5 "$E2E_DIR/initdb.log" >&2; return 1; }
+		>"$E2E_DIR/initdb.log" 2>&1 || { e2e_log "initdb failed"; tail -5 "$E2E_DIR/initdb.log" >&2; return 1; }
 	echo "host all all $RS_NET.0/24 scram-sha-256" >>"$RS_PG_DIR/data/pg_hba.conf"
 	_rs_spawn postgres db setpriv --reuid=postgres --regid=postgres --init-groups \
 		"$RS_PG_BIN/postgres" -D "$RS_PG_DIR/data" -c "listen_addresses=${RS_DB%:*}" \
@@ -151,7 +149,7 @@ _rs_postgres_start() {
 	_rs_psql postgres "CREATE DATABASE vpath" &&
 		_rs_psql vpath "CREATE TABLE items (id int PRIMARY KEY, val text, hits int DEFAULT 0);
 			INSERT INTO items (id, val) SELECT i, md5(i::text) FROM generate_series(0, 999) i" ||
-		{ rs_log "database setup failed"; tail -5 "$E2E_DIR/psql.log" >&2; return 1; }
+		{ e2e_log "database setup failed"; tail -5 "$E2E_DIR/psql.log" >&2; return 1; }
 }
 
 _rs_redis_start() {
@@ -239,14 +237,7 @@ rs_client_wait_warm() {
 }
 
 rs_client_wait() {
-	wait "$E2E_CLIENT_PID"
-	local rc=$?
-	E2E_CLIENT_PID=
-	if [ $rc -ne 0 ]; then
-		rs_log "client failed ($rc):"
-		tail -5 "$E2E_DIR/client.log" | sed 's/^/#   /' >&2
-	fi
-	return $rc
+	e2e_client_wait client
 }
 
 rs_logs_collect() {
