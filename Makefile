@@ -12,7 +12,6 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
 $(error no vmlinux/$(ARCH)/vmlinux.h: run vmlinux/gen-vmlinux.sh on a kernel with BTF)
 endif
-BPF_ARCH := $(subst x86,x86,$(ARCH))
 
 ifeq ($(V),1)
 Q =
@@ -51,10 +50,7 @@ LIBCOMMON := $(OUTPUT)/libvpathcommon.a
 LIBANALYZE := $(OUTPUT)/libvpathanalyze.a
 LIBTEST := $(OUTPUT)/libvpathtest.a
 
-PROGS := $(OUTPUT)/vpath-record $(if $(wildcard $(ANALYZER_MAIN)),$(OUTPUT)/vpath-analyze)
-ifneq ($(VAPP_SRCS),)
-PROGS += $(OUTPUT)/vapp
-endif
+PROGS := $(OUTPUT)/vpath-record $(OUTPUT)/vpath-analyze $(OUTPUT)/vapp
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -67,7 +63,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/vpath/record.h $(wildcard bpf/*.h) | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Iinclude -Ivmlinux/$(ARCH) \
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) \
 		-Wall -Wno-unused-function -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
