@@ -63,7 +63,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/vpath/record.h $(wildcard bpf/*.h) | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) \
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) \
 		-Wall -Wno-unused-function -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
@@ -76,8 +76,8 @@ $(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h user/*.h
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-# The recorder's objects need the skeletons first.
-$(USER_OBJS): $(SKELS)
+# The recorder's BPF side is reached through the skeleton.
+$(OUTPUT)/user/recorder.o: $(SKELS)
 
 $(LIBCOMMON): $(COMMON_OBJS)
 	$(call msg,AR,$@)
@@ -100,6 +100,9 @@ $(OUTPUT)/vpath-analyze: $(OUTPUT)/analyzer/main.o $(LIBANALYZE) $(LIBCOMMON)
 $(OUTPUT)/vapp: $(patsubst %.c,$(OUTPUT)/%.o,$(VAPP_SRCS)) $(LIBCOMMON)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Unit tests of the recorder's modules link the module they test.
+$(OUTPUT)/tests/test_reorder: $(OUTPUT)/user/reorder.o
 
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/unit/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMON) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)

@@ -15,17 +15,6 @@
 /* Drop records follow their tick's clock record within this. */
 #define TICK_SPREAD_NS (1000ull * 1000)
 
-/* Big enough for any known record; unknown types never enter the window. */
-union vp_rec {
-	struct vpr_hdr h;
-	struct vpr_sock_op op;
-	struct vpr_conn conn;
-	struct vpr_task task;
-	struct vpr_clock clock;
-	struct vpr_drops drops;
-	struct vpr_addr addr;
-};
-
 struct cpu_drops {
 	uint64_t ts, lost;
 };
@@ -35,7 +24,7 @@ struct stream {
 	struct vpr_reader *r;
 	int next_file;
 	bool eof;
-	union vp_rec *ring; /* reorder window, sorted by ts, head..head+len */
+	union vpr_any *ring; /* reorder window, sorted by ts, head..head+len */
 	size_t cap, head, len;
 	uint64_t max_ts, last_out_ts;
 	struct cpu_drops *cpus;
@@ -323,7 +312,7 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 }
 
 /* Most records are socket operations: copy those with a fixed size. */
-static void copy_rec(union vp_rec *dst, const void *src, size_t size)
+static void copy_rec(union vpr_any *dst, const void *src, size_t size)
 {
 	if (size == sizeof(struct vpr_sock_op))
 		dst->op = *(const struct vpr_sock_op *)src;
@@ -331,7 +320,7 @@ static void copy_rec(union vp_rec *dst, const void *src, size_t size)
 		memcpy(dst, src, size < sizeof(*dst) ? size : sizeof(*dst));
 }
 
-static union vp_rec *slot(struct stream *s, size_t i)
+static union vpr_any *slot(struct stream *s, size_t i)
 {
 	return &s->ring[(s->head + i) & (s->cap - 1)];
 }
@@ -339,7 +328,7 @@ static union vp_rec *slot(struct stream *s, size_t i)
 static int ring_grow(struct stream *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 1024;
-	union vp_rec *r = malloc(cap * sizeof(*r));
+	union vpr_any *r = malloc(cap * sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
@@ -361,7 +350,7 @@ static int ring_grow(struct stream *s)
  */
 static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 {
-	size_t n = rec->size < sizeof(union vp_rec) ? rec->size : sizeof(union vp_rec);
+	size_t n = rec->size < sizeof(union vpr_any) ? rec->size : sizeof(union vpr_any);
 	size_t i, walked = 0;
 
 	if (s->len == s->cap && ring_grow(s))
@@ -490,7 +479,7 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 {
 	struct stream *s = &in->streams[host];
 	struct vp_host *h = s->host;
-	const union vp_rec *cur;
+	const union vpr_any *cur;
 
 	fill(in, s);
 	if (!s->len)

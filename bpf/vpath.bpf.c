@@ -3,8 +3,9 @@
  * vpath kernel side: which thread sent or received how many bytes on which
  * TCP connection, when; plus connection state changes and thread lifecycles.
  *
- * Records go to one ring buffer as the structs of include/vpath/record.h.
- * The per-operation path is kept short: filters configured in .rodata are
+ * Records go to one ring buffer as the structs of include/vpath/record.h;
+ * socket operations, the bulk, go in per-CPU batches (bpf/vpath.h).  The
+ * per-operation path is kept short: filters configured in .rodata are
  * resolved by the verifier at load time, so an unused filter costs nothing.
  *
  * Two ways to see socket operations, chosen by the recorder at load time:
@@ -45,6 +46,21 @@ struct {
 	__uint(max_entries, VPATH_RINGBUF_DEFAULT);
 } events SEC(".maps");
 
+/*
+ * Each CPU's batch of socket operations (bpf/vpath.h).  A program that
+ * finds its CPU's batch held (it interrupted or preempted the holder)
+ * reserves its record in the ring directly.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vpath_stage);
+} stages SEC(".maps");
+
+/* Set by the recorder when it cannot have CPUs flush their batches: then no batching. */
+__u32 batches_off = 0;
+
 /* Records that did not fit into the ring, per CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -69,14 +85,14 @@ struct {
 	__type(value, __u8);
 } fallback_announced SEC(".maps");
 
-static __always_inline void count_lost(void)
+static __always_inline void count_lost(__u32 n)
 {
 	__u32 zero = 0;
 	__u64 *count = bpf_map_lookup_elem(&lost, &zero);
 
 	/* Atomic: a softirq program may interrupt us on this CPU. */
 	if (count)
-		__sync_fetch_and_add(count, 1);
+		__sync_fetch_and_add(count, n);
 }
 
 static __always_inline void *reserve(__u32 size)
@@ -84,7 +100,7 @@ static __always_inline void *reserve(__u32 size)
 	void *rec = bpf_ringbuf_reserve(&events, size, 0);
 
 	if (!rec)
-		count_lost();
+		count_lost(1);
 	return rec;
 }
 
@@ -104,6 +120,90 @@ static __always_inline void submit(void *rec)
 	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(rec, flags);
+}
+
+/* ---- per-CPU batches of socket operations ---- */
+
+/*
+ * Sends this CPU's batch; the caller holds it.  The ring's fill level is
+ * checked once per batch, which is cheap at this rate.
+ */
+static __always_inline void stage_send(struct vpath_stage *s)
+{
+	__u32 n = s->batch.count;
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	s->flush_req = 0;
+	if (n == 0)
+		return;
+	if (n > VPATH_BATCH_OPS)
+		n = VPATH_BATCH_OPS;
+	s->batch.type = VPATH_RING_BATCH;
+	s->batch.cpu = bpf_get_smp_processor_id();
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, &s->batch, VPATH_BATCH_SIZE(n), flags))
+		count_lost(n);
+	s->batch.count = 0;
+}
+
+/* This CPU's batch with a free slot, held; NULL if another program on this CPU holds it. */
+static __always_inline struct vpath_stage *stage_acquire(void)
+{
+	__u32 zero = 0;
+	struct vpath_stage *s;
+
+	if (batches_off)
+		return NULL;
+	s = bpf_map_lookup_elem(&stages, &zero);
+	if (!s || __sync_lock_test_and_set(&s->busy, 1))
+		return NULL;
+	if (s->batch.count >= VPATH_BATCH_OPS)
+		stage_send(s);
+	return s;
+}
+
+/*
+ * Lets go of the batch, sending it when full or when a flush came while it
+ * was held.  flush_req is looked at after letting go: a flush arriving
+ * before that is seen here, one arriving after finds the batch free.
+ */
+static __always_inline void stage_release(struct vpath_stage *s)
+{
+	if (s->batch.count >= VPATH_BATCH_OPS)
+		stage_send(s);
+	asm volatile("" ::: "memory");
+	s->busy = 0;
+	asm volatile("" ::: "memory");
+	if (s->flush_req && !__sync_lock_test_and_set(&s->busy, 1)) {
+		stage_send(s);
+		asm volatile("" ::: "memory");
+		s->busy = 0;
+	}
+}
+
+/*
+ * Run by the recorder on each CPU in turn (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU) before it drains the ring, so that operations of
+ * a CPU that has gone quiet do not wait in its batch: after it, every
+ * operation stamped before it was started is in the ring.
+ */
+SEC("raw_tp")
+int flush_stage(void *ctx)
+{
+	__u32 zero = 0;
+	struct vpath_stage *s = bpf_map_lookup_elem(&stages, &zero);
+
+	if (!s)
+		return 0;
+	if (__sync_lock_test_and_set(&s->busy, 1)) {
+		s->flush_req = 1;
+		return 0;
+	}
+	stage_send(s);
+	asm volatile("" ::: "memory");
+	s->busy = 0;
+	return 0;
 }
 
 /* The socket's cookie: generated once per socket, so the helper is needed only the first time. */
@@ -237,11 +337,52 @@ static __always_inline __u32 recv_seq_end(__u32 copied_seq, __u32 rcv_nxt, unsig
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
+/*
+ * One socket operation, in this CPU's batch or, when another program on
+ * this CPU holds the batch, alone in the ring.  The timestamp is taken
+ * while the batch is held, so each CPU's operations are in time order.
+ */
+static __always_inline void fill_op(struct vpr_sock_op *op, __u64 pid_tgid, __u64 cookie,
+				    __u32 bytes, __u32 seq_end, __u8 dir, __u8 flags)
+{
+	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), (__u32)pid_tgid);
+	op->cookie = cookie;
+	op->pid = pid_tgid >> 32;
+	op->bytes = bytes;
+	op->seq_end = seq_end;
+	op->dir = dir;
+	op->flags = flags;
+	op->pad = 0;
+}
+
+static __always_inline void emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, __u32 seq_end,
+				    __u8 dir, __u8 flags)
+{
+	struct vpath_stage *s = stage_acquire();
+	struct vpr_sock_op *op;
+
+	if (s) {
+		__u32 n = s->batch.count;
+
+		if (n < VPATH_BATCH_OPS) {
+			fill_op(&s->batch.ops[n], pid_tgid, cookie, bytes, seq_end, dir, flags);
+			s->batch.count = n + 1;
+		}
+		stage_release(s);
+		return;
+	}
+	op = reserve(sizeof(*op));
+	if (!op)
+		return;
+	fill_op(op, pid_tgid, cookie, bytes, seq_end, dir, flags);
+	submit(op);
+}
+
 static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
 {
-	struct vpr_sock_op *op;
 	struct tcp_sock *tp;
 	__u64 pid_tgid;
+	__u32 seq_end;
 
 	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)) || !sk)
 		return 0;
@@ -255,20 +396,10 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (!current_wanted(pid_tgid) || !sk_wanted(sk))
 		return 0;
-	op = reserve(sizeof(*op));
-	if (!op)
-		return 0;
-	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), (__u32)pid_tgid);
-	op->cookie = sk_cookie(sk);
-	op->pid = pid_tgid >> 32;
-	op->bytes = ret;
-	op->seq_end = dir == VPR_DIR_SEND
-			      ? tp->write_seq
-			      : recv_seq_end(tp->copied_seq, tp->rcv_nxt, sk->__sk_common.skc_flags);
-	op->dir = dir;
-	op->flags = 0;
-	op->pad = 0;
-	submit(op);
+	seq_end = dir == VPR_DIR_SEND
+			  ? tp->write_seq
+			  : recv_seq_end(tp->copied_seq, tp->rcv_nxt, sk->__sk_common.skc_flags);
+	emit_op(pid_tgid, sk_cookie(sk), ret, seq_end, dir, 0);
 	return 0;
 }
 
@@ -439,7 +570,7 @@ static __always_inline int fallback_enter(__u64 fd, __u64 flags)
 		return 0;
 	/* A full table loses this operation's record: count it like one. */
 	if (bpf_map_update_elem(&fallback_fds, &tid, &fd32, BPF_ANY))
-		count_lost();
+		count_lost(1);
 	return 0;
 }
 
@@ -501,10 +632,9 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct vpr_sock_op *op;
 	struct tcp_sock *tp;
 	struct sock *sk;
-	__u32 *fdp, fd;
+	__u32 *fdp, fd, seq_end;
 	__u64 cookie;
 
 	fdp = bpf_map_lookup_elem(&fallback_fds, &tid);
@@ -520,21 +650,11 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	tp = (struct tcp_sock *)sk;
 	/* First: it may write the socket's VPR_CONN, which must precede this op. */
 	cookie = fallback_cookie(sk);
-	op = reserve(sizeof(*op));
-	if (!op)
-		return 0;
-	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), tid);
-	op->cookie = cookie;
-	op->pid = pid_tgid >> 32;
-	op->bytes = ret;
-	op->seq_end = dir == VPR_DIR_SEND
-			      ? BPF_CORE_READ(tp, write_seq)
-			      : recv_seq_end(BPF_CORE_READ(tp, copied_seq), BPF_CORE_READ(tp, rcv_nxt),
-					     BPF_CORE_READ(sk, __sk_common.skc_flags));
-	op->dir = dir;
-	op->flags = VPR_OP_FALLBACK;
-	op->pad = 0;
-	submit(op);
+	seq_end = dir == VPR_DIR_SEND
+			  ? BPF_CORE_READ(tp, write_seq)
+			  : recv_seq_end(BPF_CORE_READ(tp, copied_seq), BPF_CORE_READ(tp, rcv_nxt),
+					 BPF_CORE_READ(sk, __sk_common.skc_flags));
+	emit_op(pid_tgid, cookie, ret, seq_end, dir, VPR_OP_FALLBACK);
 	return 0;
 }
 

@@ -1,15 +1,51 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What the BPF side and the recorder agree on besides the records
- * (include/vpath/record.h): limits of the filters set in .rodata.
+ * (include/vpath/record.h): limits of the filters set in .rodata, and the
+ * batch that carries socket operations through the ring buffer.
  */
 #ifndef VPATH_BPF_H
 #define VPATH_BPF_H
+
+#include "vpath/record.h"
 
 #define VPATH_MAX_PIDS 16
 #define VPATH_MAX_PORTS 16
 
 /* Default ring buffer size; the recorder may change it before load. */
 #define VPATH_RINGBUF_DEFAULT (16u << 20)
+
+/*
+ * Socket operations are staged per CPU and cross the ring buffer
+ * VPATH_BATCH_OPS at a time: one ring reservation (a spinlock shared by
+ * all CPUs) per batch instead of per operation.  Within a batch, and
+ * between the batches of one CPU, operations are in timestamp order.  The
+ * recorder unpacks batches and merges the CPUs' streams by timestamp; a
+ * batch never reaches a file.  Other records cross the ring one by one.
+ */
+#define VPATH_BATCH_OPS 64
+#define VPATH_RING_BATCH 0x8000 /* in the place of vpr_hdr.type; no record type has it */
+
+struct vpath_batch {
+	__u16 type;  /* VPATH_RING_BATCH */
+	__u16 count; /* 1..VPATH_BATCH_OPS operations follow */
+	__u32 cpu;   /* the CPU whose operations these are */
+	struct vpr_sock_op ops[VPATH_BATCH_OPS];
+};
+
+/*
+ * A CPU's batch being filled, in a per-CPU array.  busy is held by the
+ * program filling or sending it; flush_req is left by a flush that found it
+ * held, for the holder to send the batch when it lets go.
+ */
+struct vpath_stage {
+	__u32 busy;
+	__u32 flush_req;
+	struct vpath_batch batch;
+};
+
+/* The bytes of a batch of n operations in the ring. */
+#define VPATH_BATCH_SIZE(n) \
+	(__builtin_offsetof(struct vpath_batch, ops) + (n) * sizeof(struct vpr_sock_op))
 
 #endif /* VPATH_BPF_H */

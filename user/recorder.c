@@ -6,6 +6,12 @@
  *
  * Attaching comes before enumerating so that nothing falls between the
  * snapshot and the live stream (at worst a thread or connection is in both).
+ *
+ * Draining: socket operations wait in per-CPU batches in the kernel, so
+ * each round first has every CPU send its batch (flush_stage, run on that
+ * CPU), then empties the ring into the reorder buffer, which hands the
+ * output everything stamped before the round began (less a margin for
+ * programs still running then), in time order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,12 +32,19 @@
 #include "privs.h"
 #include "probe.h"
 #include "recfile.h"
+#include "reorder.h"
 #include "tasks.h"
+#include "../bpf/vpath.h"
 #include "vpath.skel.h"
 
 #define POLL_MS 100
 #define TICK_NS 1000000000ull
 #define RECORDER_NICE -10
+/*
+ * A record stamped before a round's start may still be on its way into the
+ * ring (the program writing it runs on another CPU): it is held this long.
+ */
+#define HOLD_NS (20 * 1000000ull)
 
 volatile sig_atomic_t recorder_exiting;
 
@@ -39,11 +52,13 @@ struct recorder {
 	const struct record_opts *opts;
 	struct vpath_bpf *skel;
 	struct ring_buffer *rb;
+	struct reorder *ro;
 	struct output *out;
 	struct task_table *tasks;
 	uint32_t netns_filter; /* 0: every namespace */
 	uint32_t netns_here;   /* the namespace enumerated (where the recorder is) */
 	bool fallback;
+	bool batches; /* socket operations come in per-CPU batches */
 	int ncpus;
 	uint64_t *lost;	      /* per CPU, as last read */
 	uint64_t *lost_written; /* per CPU, as last written */
@@ -70,14 +85,30 @@ static void fill_hdr(struct vpr_hdr *h, uint16_t type, uint16_t size, uint32_t t
 	h->ts_ns = mono_ns();
 }
 
-static int write_clock(struct output *out)
+/*
+ * Where the recorder's own records go: straight into a file being started,
+ * or, while recording, into the reorder buffer with the kernel's records.
+ */
+typedef int (*sink_fn)(void *to, const void *rec);
+
+static int to_output(void *out, const void *rec)
+{
+	return output__append(out, rec);
+}
+
+static int to_reorder(void *ro, const void *rec)
+{
+	return reorder__add(ro, rec);
+}
+
+static int write_clock(sink_fn sink, void *to)
 {
 	struct vpr_clock c;
 
 	memset(&c, 0, sizeof(c));
 	fill_hdr(&c.h, VPR_CLOCK, sizeof(c), 0);
 	c.realtime_ns = real_ns();
-	return output__append(out, &c);
+	return sink(to, &c);
 }
 
 static void read_lost(struct recorder *r)
@@ -89,7 +120,7 @@ static void read_lost(struct recorder *r)
 }
 
 /* VPR_DROPS for every CPU whose count changed since last written (all: every CPU). */
-static int write_drops(struct recorder *r, struct output *out, bool all)
+static int write_drops(struct recorder *r, sink_fn sink, void *to, bool all)
 {
 	read_lost(r);
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
@@ -101,7 +132,7 @@ static int write_drops(struct recorder *r, struct output *out, bool all)
 		memset(&d, 0, sizeof(d));
 		fill_hdr(&d.h, VPR_DROPS, sizeof(d), (uint32_t)cpu);
 		d.lost = r->lost[cpu];
-		err = output__append(out, &d);
+		err = sink(to, &d);
 		if (err)
 			return err;
 		r->lost_written[cpu] = r->lost[cpu];
@@ -126,9 +157,9 @@ static int write_start(void *ctx, struct output *out)
 
 	err = host_write_addresses(out, r->netns_here);
 	if (!err)
-		err = write_clock(out);
+		err = write_clock(to_output, out);
 	if (!err)
-		err = write_drops(r, out, true);
+		err = write_drops(r, to_output, out, true);
 	if (!err)
 		err = task_table__write_snapshot(r->tasks, out);
 	if (!err)
@@ -136,32 +167,65 @@ static int write_start(void *ctx, struct output *out)
 	return err;
 }
 
+/*
+ * A batch of one CPU's socket operations, checked as closely as a lone
+ * record.  Read in place: a record in the ring does not change until it
+ * has been consumed.
+ */
+static int take_batch(struct recorder *r, const void *data, size_t size)
+{
+	const struct vpath_batch *b = data;
+
+	if (size < VPATH_BATCH_SIZE(1) || size > sizeof(*b) || b->count == 0 ||
+	    size != VPATH_BATCH_SIZE(b->count) || b->cpu >= (unsigned)r->ncpus) {
+		r->malformed++;
+		return 0;
+	}
+	for (unsigned i = 0; i < b->count; i++)
+		if (b->ops[i].h.type != VPR_SOCK_OP || b->ops[i].h.size != sizeof(b->ops[i])) {
+			r->malformed++;
+			return 0;
+		}
+	return reorder__add_ops(r->ro, b->cpu, b->ops, b->count);
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
-	union {
-		struct vpr_hdr h;
-		struct vpr_sock_op op;
-		struct vpr_conn conn;
-		struct vpr_task task;
-	} rec;
+	union vpr_any rec;
 	struct recorder *r = ctx;
 	int err;
 
-	if (size < sizeof(rec.h) || size > sizeof(rec)) {
+	if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPATH_RING_BATCH)
+		err = take_batch(r, data, size);
+	else if (size < sizeof(rec.h) || size > sizeof(rec)) {
 		r->malformed++;
 		return 0;
+	} else {
+		memcpy(&rec, data, size);
+		if (rec.h.size != size || size < vpr_record_min_size(rec.h.type)) {
+			r->malformed++;
+			return 0;
+		}
+		err = reorder__add(r->ro, &rec);
 	}
-	memcpy(&rec, data, size);
-	if (rec.h.size != size || size < vpr_record_min_size(rec.h.type)) {
-		r->malformed++;
-		return 0;
-	}
-	if (rec.h.type == VPR_TASK) {
-		err = task_table__update(r->tasks, &rec.task);
+	if (err)
+		r->write_err = err;
+	return err;
+}
+
+/* Records leave the reorder buffer for the output here, in time order. */
+static int emit_record(void *ctx, const void *rec)
+{
+	struct recorder *r = ctx;
+	const struct vpr_hdr *h = rec;
+	int err;
+
+	if (h->type == VPR_TASK) {
+		err = task_table__update(r->tasks, rec);
 		if (err)
 			return err;
 	}
-	err = output__append(r->out, &rec);
+	err = output__append(r->out, rec);
 	if (err)
 		r->write_err = err;
 	return err;
@@ -221,6 +285,72 @@ static int cgroup_id_of(const char *path, uint64_t *id)
 	return 0;
 }
 
+/* Has every online CPU send its batch of socket operations to the ring. */
+static int flush_batches(struct recorder *r)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
+	int fd = bpf_program__fd(r->skel->progs.flush_stage);
+
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		int err;
+
+		opts.cpu = (uint32_t)cpu;
+		err = bpf_prog_test_run_opts(fd, &opts);
+		/* An offline CPU: its batch is picked up at the end (take_leftovers). */
+		if (err && err != -ENXIO)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * After detaching: what is still in a batch (a CPU that was offline, a
+ * program that was still running when the CPUs flushed).
+ */
+static int take_leftovers(struct recorder *r)
+{
+	struct vpath_stage *stages = calloc((size_t)r->ncpus, sizeof(*stages));
+	uint32_t zero = 0;
+	int err = 0;
+
+	if (!stages)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stages), &zero, stages)) {
+		err = -errno;
+		fprintf(stderr, "vpath-record: cannot read the last batches: %s\n", strerror(errno));
+	}
+	for (int cpu = 0; !err && cpu < r->ncpus; cpu++) {
+		const struct vpath_batch *b = &stages[cpu].batch;
+
+		if (b->count > 0 && b->count <= VPATH_BATCH_OPS)
+			err = reorder__add_ops(r->ro, (unsigned)cpu, b->ops, b->count);
+	}
+	free(stages);
+	return err;
+}
+
+/*
+ * One round: flush the CPUs' batches, empty the ring.  Every record stamped
+ * before *upto is then in the reorder buffer.
+ */
+static int drain(struct recorder *r, uint64_t *upto)
+{
+	uint64_t start = mono_ns();
+	int err;
+
+	if (r->batches) {
+		err = flush_batches(r);
+		if (err) {
+			fprintf(stderr, "vpath-record: cannot flush the CPUs' batches: %s\n",
+				strerror(-err));
+			return err;
+		}
+	}
+	err = ring_buffer__consume(r->rb);
+	*upto = start > HOLD_NS ? start - HOLD_NS : 0;
+	return err < 0 ? err : 0;
+}
+
 static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 {
 	int err;
@@ -233,6 +363,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	}
 	set_filters(r, cgroup_id);
 	choose_programs(r);
+	/* Run on demand (flush_batches), never attached. */
+	bpf_program__set_autoattach(r->skel->progs.flush_stage, false);
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
 	if (!err && r->fallback)
 		err = probe_tracefs();
@@ -243,6 +375,20 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		fprintf(stderr, "vpath-record: the kernel refused the BPF programs: %s%s\n",
 			strerror(-err), verbosity < 2 ? " (run with -vv for libbpf's log)" : "");
 		return err;
+	}
+	/* Before attaching, while batches are empty: can each CPU be asked to flush? */
+	err = flush_batches(r);
+	r->batches = !err;
+	if (!err && verbosity)
+		fprintf(stderr, "vpath-record: socket operations in per-CPU batches of %d\n",
+			VPATH_BATCH_OPS);
+	if (err) {
+		r->skel->bss->batches_off = 1;
+		if (verbosity)
+			fprintf(stderr,
+				"vpath-record: cannot run the flush program on each CPU (%s): "
+				"socket operations cross the ring one by one\n",
+				strerror(-err));
 	}
 	err = vpath_bpf__attach(r->skel);
 	if (err) {
@@ -308,21 +454,23 @@ static int poll_loop(struct recorder *r)
 	int err = 0;
 
 	while (!recorder_exiting) {
-		uint64_t now;
+		uint64_t now, upto;
 
+		/* Records submitted without a wake-up are only seen by draining. */
 		err = ring_buffer__poll(r->rb, POLL_MS);
-		/* Records submitted without a wake-up are only seen by consuming. */
-		if (err >= 0)
-			err = ring_buffer__consume(r->rb);
 		if (err == -EINTR)
 			err = 0;
+		if (err >= 0)
+			err = drain(r, &upto);
+		if (!err)
+			err = reorder__emit(r->ro, upto, emit_record, r);
 		if (err < 0)
 			break;
 		now = mono_ns();
 		if (now >= next_tick) {
-			err = write_clock(r->out);
+			err = write_clock(to_reorder, r->ro);
 			if (!err)
-				err = write_drops(r, r->out, false);
+				err = write_drops(r, to_reorder, r->ro, false);
 			if (!err)
 				err = output__flush(r->out);
 			if (err)
@@ -338,14 +486,19 @@ static int poll_loop(struct recorder *r)
 /* Detach first, so that the last drain sees everything that was recorded. */
 static int finish(struct recorder *r)
 {
+	uint64_t upto;
 	int err;
 
 	vpath_bpf__detach(r->skel);
-	err = ring_buffer__consume(r->rb);
-	if (err >= 0)
-		err = write_drops(r, r->out, true);
+	err = drain(r, &upto);
 	if (!err)
-		err = write_clock(r->out);
+		err = take_leftovers(r);
+	if (!err)
+		err = write_drops(r, to_reorder, r->ro, true);
+	if (!err)
+		err = write_clock(to_reorder, r->ro);
+	if (!err)
+		err = reorder__emit(r->ro, UINT64_MAX, emit_record, r);
 	return err < 0 ? err : 0;
 }
 
@@ -371,7 +524,8 @@ int recorder_run(const struct record_opts *opts)
 	r.lost = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost));
 	r.lost_written = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost_written));
 	r.tasks = task_table__new();
-	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks) {
+	r.ro = reorder__new(r.ncpus > 0 ? (unsigned)r.ncpus : 1);
+	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks || !r.ro) {
 		err = -ENOMEM;
 		fprintf(stderr, "vpath-record: out of memory\n");
 		goto cleanup;
@@ -423,6 +577,7 @@ cleanup:
 	ring_buffer__free(r.rb);
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
+	reorder__free(r.ro);
 	free(r.lost);
 	free(r.lost_written);
 	return err;

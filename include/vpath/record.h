@@ -147,6 +147,17 @@ struct vpr_addr {
 	__u8 addr[16];
 };
 
+/* Any one record: room for the largest, for code that holds records of every type. */
+union vpr_any {
+	struct vpr_hdr h;
+	struct vpr_sock_op op;
+	struct vpr_conn conn;
+	struct vpr_task task;
+	struct vpr_clock clock;
+	struct vpr_drops drops;
+	struct vpr_addr addr;
+};
+
 #ifndef __VMLINUX_H__
 _Static_assert(sizeof(struct vpr_hdr) == 16, "vpr_hdr layout");
 _Static_assert(sizeof(struct vpr_sock_op) == 40, "vpr_sock_op layout");

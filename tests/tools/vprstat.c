@@ -5,6 +5,7 @@
  *   vprstat [--pid PID] FILE
  *   vprstat status=ok blocks=12 records=81234 sock_ops=80000 conn=100 task=60
  *     clock=5 drops_records=2 lost=0 pid_ops=80000 seq_gap_bytes=0 span_s=5.21
+ *     op_backwards=0 op_max_backwards_ns=0
  *
  * lost is the recorder's own count (the sum over CPUs of the last cumulative
  * VPR_DROPS record of each CPU).  seq_gap_bytes is an independent check that
@@ -14,7 +15,9 @@
  * or received without being recorded.  That holds when each socket is used
  * by one thread at a time, as in echobench.  With 1-byte messages a missing
  * byte is a missing operation.  --pid restricts pid_ops and the gap check to
- * one process.
+ * one process.  op_backwards counts socket operations stamped earlier than
+ * an operation before them in the file (the recorder writes them in time
+ * order), and op_max_backwards_ns is the largest such step back.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -97,7 +100,7 @@ int main(int argc, char **argv)
 	};
 	static const char *status_names[] = { "ok", "torn", "corrupt" };
 	uint64_t by_type[VPR_TYPE_MAX] = { 0 }, records = 0, pid_ops = 0, lost = 0;
-	uint64_t first_ts = 0, last_ts = 0;
+	uint64_t first_ts = 0, last_ts = 0, last_op_ts = 0, op_backwards = 0, op_max_backwards = 0;
 	static uint64_t lost_by_cpu[MAX_CPUS];
 	struct u64map spans[2] = { 0 };
 	struct vpr_reader *r = NULL;
@@ -141,6 +144,15 @@ int main(int argc, char **argv)
 			by_type[rec->type]++;
 		if (!first_ts || rec->ts_ns < first_ts)
 			first_ts = rec->ts_ns;
+		if (rec->type == VPR_SOCK_OP) {
+			if (rec->ts_ns < last_op_ts) {
+				op_backwards++;
+				if (last_op_ts - rec->ts_ns > op_max_backwards)
+					op_max_backwards = last_op_ts - rec->ts_ns;
+			} else {
+				last_op_ts = rec->ts_ns;
+			}
+		}
 		if (rec->ts_ns > last_ts)
 			last_ts = rec->ts_ns;
 		if (rec->type == VPR_DROPS && rec->tid < MAX_CPUS) {
@@ -167,13 +179,14 @@ int main(int argc, char **argv)
 
 	printf("vprstat status=%s blocks=%llu records=%llu sock_ops=%llu conn=%llu task=%llu "
 	       "clock=%llu drops_records=%llu lost=%llu pid_ops=%llu seq_gap_bytes=%llu "
-	       "span_s=%.3f\n",
+	       "span_s=%.3f op_backwards=%llu op_max_backwards_ns=%llu\n",
 	       status_names[vpr_reader__status(r)], (unsigned long long)vpr_reader__blocks(r),
 	       (unsigned long long)records, (unsigned long long)by_type[VPR_SOCK_OP],
 	       (unsigned long long)by_type[VPR_CONN], (unsigned long long)by_type[VPR_TASK],
 	       (unsigned long long)by_type[VPR_CLOCK], (unsigned long long)by_type[VPR_DROPS],
 	       (unsigned long long)lost, (unsigned long long)pid_ops,
-	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9);
+	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9, (unsigned long long)op_backwards,
+	       (unsigned long long)op_max_backwards);
 	/* A damaged middle is a failure; a torn tail is what an interrupted recorder leaves. */
 	ret = vpr_reader__status(r) == VPR_READ_CORRUPT;
 

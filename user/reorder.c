@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One queue per CPU for its socket operations (sorted as they arrive) and
+ * one for lone records (kept sorted by insertion from the tail, where
+ * nearly all of them land).  Handing out is a k-way merge of the queues'
+ * heads through a small binary heap, so the cost per record is a few
+ * comparisons, whatever the number of CPUs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reorder.h"
+
+struct op_queue {
+	struct vpr_sock_op *ops;
+	size_t head, len, cap;
+};
+
+struct lone_queue {
+	union vpr_any *recs;
+	size_t head, len, cap;
+};
+
+struct reorder {
+	unsigned ncpus;
+	struct op_queue *cpus;
+	struct lone_queue lone;
+	unsigned *heap; /* queue numbers; ncpus is the lone queue */
+	uint64_t *key;	/* while handing out: the stamp at the head of each queue in the heap */
+};
+
+struct reorder *reorder__new(unsigned ncpus)
+{
+	struct reorder *ro = calloc(1, sizeof(*ro));
+
+	if (!ro)
+		return NULL;
+	ro->ncpus = ncpus;
+	ro->cpus = calloc(ncpus ? ncpus : 1, sizeof(*ro->cpus));
+	ro->heap = calloc(ncpus + 1, sizeof(*ro->heap));
+	ro->key = calloc(ncpus + 1, sizeof(*ro->key));
+	if (!ro->cpus || !ro->heap || !ro->key) {
+		reorder__free(ro);
+		return NULL;
+	}
+	return ro;
+}
+
+void reorder__free(struct reorder *ro)
+{
+	if (!ro)
+		return;
+	for (unsigned i = 0; ro->cpus && i < ro->ncpus; i++)
+		free(ro->cpus[i].ops);
+	free(ro->cpus);
+	free(ro->lone.recs);
+	free(ro->heap);
+	free(ro->key);
+	free(ro);
+}
+
+/* Room for n more elements of size each behind len; handed-out ones are dropped first. */
+static int reserve_tail(void **buf, size_t *head, size_t *len, size_t *cap, size_t n, size_t size)
+{
+	size_t need;
+	void *grown;
+
+	if (*head && *len + n > *cap) {
+		memmove(*buf, (char *)*buf + *head * size, (*len - *head) * size);
+		*len -= *head;
+		*head = 0;
+	}
+	need = *len + n;
+	if (need <= *cap)
+		return 0;
+	if (need < *cap * 2)
+		need = *cap * 2;
+	if (need < 1024)
+		need = 1024;
+	grown = realloc(*buf, need * size);
+	if (!grown)
+		return -ENOMEM;
+	*buf = grown;
+	*cap = need;
+	return 0;
+}
+
+int reorder__add(struct reorder *ro, const void *rec)
+{
+	struct lone_queue *q = &ro->lone;
+	const struct vpr_hdr *h = rec;
+	size_t at;
+	int err;
+
+	if (h->size < sizeof(*h) || h->size > sizeof(union vpr_any))
+		return -EINVAL;
+	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs));
+	if (err)
+		return err;
+	/* After every held record stamped at the same time or earlier. */
+	for (at = q->len; at > q->head && q->recs[at - 1].h.ts_ns > h->ts_ns; at--)
+		;
+	memmove(&q->recs[at + 1], &q->recs[at], (q->len - at) * sizeof(*q->recs));
+	memset(&q->recs[at], 0, sizeof(q->recs[at]));
+	memcpy(&q->recs[at], rec, h->size);
+	q->len++;
+	return 0;
+}
+
+int reorder__add_ops(struct reorder *ro, unsigned cpu, const struct vpr_sock_op *ops, size_t n)
+{
+	struct op_queue *q;
+	int err;
+
+	if (cpu >= ro->ncpus)
+		return -EINVAL;
+	q = &ro->cpus[cpu];
+	err = reserve_tail((void **)&q->ops, &q->head, &q->len, &q->cap, n, sizeof(*q->ops));
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		if (q->len > q->head && ops[i].h.ts_ns < q->ops[q->len - 1].h.ts_ns) {
+			err = reorder__add(ro, &ops[i]);
+			if (err)
+				return err;
+			continue;
+		}
+		q->ops[q->len++] = ops[i];
+	}
+	return 0;
+}
+
+size_t reorder__held(const struct reorder *ro)
+{
+	size_t n = ro->lone.len - ro->lone.head;
+
+	for (unsigned i = 0; i < ro->ncpus; i++)
+		n += ro->cpus[i].len - ro->cpus[i].head;
+	return n;
+}
+
+/* The record at the head of queue qn, or NULL when it is empty. */
+static const struct vpr_hdr *head_of(const struct reorder *ro, unsigned qn)
+{
+	if (qn == ro->ncpus) {
+		const struct lone_queue *q = &ro->lone;
+
+		return q->head < q->len ? &q->recs[q->head].h : NULL;
+	}
+	const struct op_queue *q = &ro->cpus[qn];
+
+	return q->head < q->len ? &q->ops[q->head].h : NULL;
+}
+
+/* Earlier heads first; on a tie the lower queue number, so that hand-out is deterministic. */
+static int heap_less(const struct reorder *ro, unsigned a, unsigned b)
+{
+	uint64_t ta = ro->key[a], tb = ro->key[b];
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(struct reorder *ro, size_t n, size_t i)
+{
+	unsigned *heap = ro->heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		unsigned t;
+
+		if (l < n && heap_less(ro, heap[l], heap[m]))
+			m = l;
+		if (r < n && heap_less(ro, heap[r], heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = heap[i];
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
+int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *ctx)
+{
+	size_t n = 0;
+	int err = 0;
+
+	for (unsigned qn = 0; qn <= ro->ncpus; qn++) {
+		const struct vpr_hdr *h = head_of(ro, qn);
+
+		if (h && h->ts_ns <= upto) {
+			ro->key[qn] = h->ts_ns;
+			ro->heap[n++] = qn;
+		}
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(ro, n, i);
+	while (n > 0) {
+		unsigned qn = ro->heap[0];
+		const struct vpr_hdr *h = head_of(ro, qn);
+
+		err = fn(ctx, h);
+		if (err)
+			break;
+		if (qn == ro->ncpus)
+			ro->lone.head++;
+		else
+			ro->cpus[qn].head++;
+		h = head_of(ro, qn);
+		if (!h || h->ts_ns > upto)
+			ro->heap[0] = ro->heap[--n];
+		else
+			ro->key[qn] = h->ts_ns;
+		sift_down(ro, n, 0);
+	}
+	/* Emptied queues start again at the front of their buffers. */
+	for (unsigned i = 0; i < ro->ncpus; i++)
+		if (ro->cpus[i].head == ro->cpus[i].len)
+			ro->cpus[i].head = ro->cpus[i].len = 0;
+	if (ro->lone.head == ro->lone.len)
+		ro->lone.head = ro->lone.len = 0;
+	return err;
+}
