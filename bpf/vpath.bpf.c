@@ -364,9 +364,12 @@ static __always_inline void emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, _
 	if (s) {
 		__u32 n = s->batch.count;
 
+		/* Always true (a full batch is sent on release); the verifier wants the bound. */
 		if (n < VPATH_BATCH_OPS) {
 			fill_op(&s->batch.ops[n], pid_tgid, cookie, bytes, seq_end, dir, flags);
 			s->batch.count = n + 1;
+		} else {
+			count_lost(1);
 		}
 		stage_release(s);
 		return;
