@@ -15,7 +15,7 @@ fin_test() { # name, recorder args...
 	port=$(free_port)
 	must_start_recorder "$name" "$d/rec.vpr" "$d/rec.log" --port "$port" "$@"
 	check "$name: exchange ran (700 bytes, then EOF in a second read)" \
-		python3 tests/tools/fin_exchange.py "$port"
+		python3 tests/tools/edge_exchange.py fin "$port"
 	stop_recorder
 	"$VPATH_ANALYZE" dump "$d/rec.vpr" >"$d/dump.txt"
 	sends=$(grep '^sock_op' "$d/dump.txt" | grep ' send bytes=700 ' | sed 's/.*range=//')
