@@ -63,7 +63,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/vpath/record.h $(wildcard bpf/*.h) | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) \
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) \
 		-Wall -Wno-unused-function -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 

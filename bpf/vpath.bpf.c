@@ -48,8 +48,8 @@ struct {
 
 /*
  * Each CPU's batch of socket operations (bpf/vpath.h).  A program that
- * finds its CPU's batch held (it interrupted or preempted the holder)
- * reserves its record in the ring directly.
+ * finds its CPU's batch held (it interrupted the holder) reserves its
+ * record in the ring directly.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -147,6 +147,31 @@ static __always_inline void stage_send(struct vpath_stage *s)
 	s->batch.count = 0;
 }
 
+/*
+ * Takes this CPU's batch if no program on this CPU holds it.  A plain test
+ * and set, not an atomic exchange: these programs run with preemption off
+ * (tracepoint probes; the flush in an IPI or with preemption off), so only
+ * an interrupt can come between the test and the set, and a program run
+ * from it ends before the interrupted one goes on, leaving the flag as it
+ * found it.  (An atomic exchange costs a locked instruction per operation
+ * and needs kernel 5.12.)
+ */
+static __always_inline bool stage_hold(struct vpath_stage *s)
+{
+	if (*(volatile __u32 *)&s->busy)
+		return false;
+	*(volatile __u32 *)&s->busy = 1;
+	asm volatile("" ::: "memory");
+	return true;
+}
+
+static __always_inline void stage_let_go(struct vpath_stage *s)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&s->busy = 0;
+	asm volatile("" ::: "memory");
+}
+
 /* This CPU's batch with a free slot, held; NULL if another program on this CPU holds it. */
 static __always_inline struct vpath_stage *stage_acquire(void)
 {
@@ -156,7 +181,7 @@ static __always_inline struct vpath_stage *stage_acquire(void)
 	if (batches_off)
 		return NULL;
 	s = bpf_map_lookup_elem(&stages, &zero);
-	if (!s || __sync_lock_test_and_set(&s->busy, 1))
+	if (!s || !stage_hold(s))
 		return NULL;
 	if (s->batch.count >= VPATH_BATCH_OPS)
 		stage_send(s);
@@ -172,13 +197,10 @@ static __always_inline void stage_release(struct vpath_stage *s)
 {
 	if (s->batch.count >= VPATH_BATCH_OPS)
 		stage_send(s);
-	asm volatile("" ::: "memory");
-	s->busy = 0;
-	asm volatile("" ::: "memory");
-	if (s->flush_req && !__sync_lock_test_and_set(&s->busy, 1)) {
+	stage_let_go(s);
+	if (*(volatile __u32 *)&s->flush_req && stage_hold(s)) {
 		stage_send(s);
-		asm volatile("" ::: "memory");
-		s->busy = 0;
+		stage_let_go(s);
 	}
 }
 
@@ -196,13 +218,12 @@ int flush_stage(void *ctx)
 
 	if (!s)
 		return 0;
-	if (__sync_lock_test_and_set(&s->busy, 1)) {
-		s->flush_req = 1;
+	if (!stage_hold(s)) {
+		*(volatile __u32 *)&s->flush_req = 1;
 		return 0;
 	}
 	stage_send(s);
-	asm volatile("" ::: "memory");
-	s->busy = 0;
+	stage_let_go(s);
 	return 0;
 }
 
