@@ -16,6 +16,7 @@ enum {
 	OPT_SEGMENT_SIZE,
 	OPT_RINGBUF_SIZE,
 	OPT_FORCE_FALLBACK,
+	OPT_NO_BATCHES,
 };
 
 const char *argp_program_version = "vpath-record 0.1";
@@ -60,6 +61,8 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3 },
 	{ "force-fallback", OPT_FORCE_FALLBACK, NULL, OPTION_HIDDEN,
 	  "Use the syscall fallback even where sock_*_length exist", 3 },
+	{ "no-batches", OPT_NO_BATCHES, NULL, OPTION_HIDDEN,
+	  "Socket operations cross the ring one by one, as where CPUs cannot be flushed", 3 },
 	{},
 };
 
@@ -137,6 +140,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FORCE_FALLBACK:
 		o->force_fallback = true;
+		break;
+	case OPT_NO_BATCHES:
+		o->no_batches = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);

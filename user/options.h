@@ -22,6 +22,7 @@ struct record_opts {
 	uint64_t ringbuf_size;
 	int verbose;
 	bool force_fallback;
+	bool no_batches; /* as if the kernel refused to run the flush program (tests) */
 };
 
 /* Parse argv into opts; prints its own one-line error.  0 or -EINVAL. */

@@ -305,7 +305,8 @@ static int flush_batches(struct recorder *r)
 
 /*
  * After detaching: what is still in a batch (a CPU that was offline, a
- * program that was still running when the CPUs flushed).
+ * program that was still running when the CPUs flushed, batches that could
+ * not be flushed).
  */
 static int take_leftovers(struct recorder *r)
 {
@@ -315,9 +316,11 @@ static int take_leftovers(struct recorder *r)
 
 	if (!stages)
 		return -ENOMEM;
+	/* Not fatal: everything else is still written. */
 	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stages), &zero, stages)) {
-		err = -errno;
 		fprintf(stderr, "vpath-record: cannot read the last batches: %s\n", strerror(errno));
+		free(stages);
+		return 0;
 	}
 	for (int cpu = 0; !err && cpu < r->ncpus; cpu++) {
 		const struct vpath_batch *b = &stages[cpu].batch;
@@ -341,9 +344,13 @@ static int drain(struct recorder *r, uint64_t *upto)
 	if (r->batches) {
 		err = flush_batches(r);
 		if (err) {
-			fprintf(stderr, "vpath-record: cannot flush the CPUs' batches: %s\n",
+			/* What is in the batches now is picked up at the end (take_leftovers). */
+			fprintf(stderr,
+				"vpath-record: cannot flush the CPUs' batches (%s): socket "
+				"operations cross the ring one by one from now on\n",
 				strerror(-err));
-			return err;
+			r->skel->bss->batches_off = 1;
+			r->batches = false;
 		}
 	}
 	err = ring_buffer__consume(r->rb);
@@ -377,7 +384,7 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		return err;
 	}
 	/* Before attaching, while batches are empty: can each CPU be asked to flush? */
-	err = flush_batches(r);
+	err = r->opts->no_batches ? -EOPNOTSUPP : flush_batches(r);
 	r->batches = !err;
 	if (!err && verbosity)
 		fprintf(stderr, "vpath-record: socket operations in per-CPU batches of %d\n",

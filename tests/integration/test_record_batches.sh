@@ -44,3 +44,17 @@ check "every round trip under load is recorded" \
 check "no loss under load" test "$(kv lost "$st")" = 0 -a "$(kv seq_gap_bytes "$st")" = 0
 check "operations are in time order ($(kv op_backwards "$st") steps back, at most $(kv op_max_backwards_ns "$st") ns)" \
 	test "$(kv op_backwards "$st")" = 0
+
+# Where the kernel will not run the flush program on each CPU, operations
+# cross the ring one by one; the recording is the same (--no-batches acts
+# as if the kernel refused).
+record_exchange_test "record without batches" 127.0.0.1 "" --no-batches -v
+must_start_recorder "record without batches" "$d/single.vpr" "$d/single.log" --no-batches -v
+check "without batches: the recorder says so" grep -q "one by one" "$d/single.log"
+eb=$("$OUTPUT/tests/echobench" -t 20 -d 1 -w 0.1)
+stop_recorder
+st=$("$VPRSTAT" --pid "$(kv pid "$eb")" "$d/single.vpr")
+check "without batches: every round trip under load is recorded, none lost" \
+	test "$(kv pid_ops "$st")" -ge $((4 * $(kv roundtrips "$eb"))) -a "$(kv lost "$st")" = 0 \
+	-a "$(kv seq_gap_bytes "$st")" = 0
+check "without batches: operations are in time order" test "$(kv op_backwards "$st")" = 0
