@@ -17,6 +17,14 @@ check() {
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
+# kv KEY LINE: the value of KEY=value in a line of key=value words (empty if absent).
+kv() {
+	local w
+	for w in $2; do
+		case $w in "$1="*) echo "${w#*=}"; return 0 ;; esac
+	done
+}
+
 # Why BPF tests cannot run here, or nothing when they can.
 bpf_unavailable() {
 	if [ "$(id -u)" -ne 0 ]; then

@@ -42,14 +42,6 @@ dir=$(scratch_dir)
 # Runs happen in subshells; the pid file lets an interrupted run still stop the recorder.
 on_exit "[ -f '$dir/recorder.pid' ] && kill -INT \$(cat '$dir/recorder.pid') && sleep 1"
 
-# kv KEY LINE: the value of KEY=value in a key=value line.
-kv() {
-	local w
-	for w in $2; do
-		case $w in "$1="*) echo "${w#*=}"; return 0 ;; esac
-	done
-	echo ""
-}
 # calc EXPR: floating-point arithmetic.
 calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
 # stats VALUES...: "median min max" of the numbers.

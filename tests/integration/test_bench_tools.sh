@@ -10,13 +10,6 @@ source tests/tools/record_helpers.sh
 ECHOBENCH=$OUTPUT/tests/echobench
 VPRSTAT=$OUTPUT/tests/vprstat
 
-kv() { # KEY LINE
-	local w
-	for w in $2; do
-		case $w in "$1="*) echo "${w#*=}"; return ;; esac
-	done
-}
-
 line=$("$ECHOBENCH" -t 4 -d 0.3 -w 0.1)
 rts=$(kv roundtrips "$line")
 check "echobench does round trips" test "${rts:-0}" -gt 100

@@ -10,13 +10,6 @@ need_bpf "record batches"
 VPRSTAT=$OUTPUT/tests/vprstat
 d=$(scratch_dir)
 
-kv() { # KEY LINE
-	local w
-	for w in $2; do
-		case $w in "$1="*) echo "${w#*=}"; return ;; esac
-	done
-}
-
 # A dozen round trips: far fewer operations than a batch holds.
 port=$(free_port)
 must_start_recorder "record batches" "$d/quiet.vpr" "$d/quiet.log" -v --port "$port"
