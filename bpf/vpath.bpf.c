@@ -172,7 +172,10 @@ static __always_inline void stage_let_go(struct vpath_stage *s)
 	asm volatile("" ::: "memory");
 }
 
-/* This CPU's batch with a free slot, held; NULL if another program on this CPU holds it. */
+/*
+ * This CPU's batch, held; NULL if another program on this CPU holds it.
+ * It has a free slot: a batch is sent as soon as it is full.
+ */
 static __always_inline struct vpath_stage *stage_acquire(void)
 {
 	__u32 zero = 0;
@@ -183,8 +186,6 @@ static __always_inline struct vpath_stage *stage_acquire(void)
 	s = bpf_map_lookup_elem(&stages, &zero);
 	if (!s || !stage_hold(s))
 		return NULL;
-	if (s->batch.count >= VPATH_BATCH_OPS)
-		stage_send(s);
 	return s;
 }
 

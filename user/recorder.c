@@ -58,7 +58,6 @@ struct recorder {
 	uint32_t netns_filter; /* 0: every namespace */
 	uint32_t netns_here;   /* the namespace enumerated (where the recorder is) */
 	bool fallback;
-	bool batches; /* socket operations come in per-CPU batches */
 	int ncpus;
 	uint64_t *lost;	      /* per CPU, as last read */
 	uint64_t *lost_written; /* per CPU, as last written */
@@ -208,8 +207,6 @@ static int handle_record(void *ctx, void *data, size_t size)
 		}
 		err = reorder__add(r->ro, &rec);
 	}
-	if (err)
-		r->write_err = err;
 	return err;
 }
 
@@ -341,7 +338,7 @@ static int drain(struct recorder *r, uint64_t *upto)
 	uint64_t start = mono_ns();
 	int err;
 
-	if (r->batches) {
+	if (!r->skel->bss->batches_off) {
 		err = flush_batches(r);
 		if (err) {
 			/* What is in the batches now is picked up at the end (take_leftovers). */
@@ -350,7 +347,6 @@ static int drain(struct recorder *r, uint64_t *upto)
 				"operations cross the ring one by one from now on\n",
 				strerror(-err));
 			r->skel->bss->batches_off = 1;
-			r->batches = false;
 		}
 	}
 	err = ring_buffer__consume(r->rb);
@@ -385,7 +381,6 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	}
 	/* Before attaching, while batches are empty: can each CPU be asked to flush? */
 	err = r->opts->no_batches ? -EOPNOTSUPP : flush_batches(r);
-	r->batches = !err;
 	if (!err && verbosity)
 		fprintf(stderr, "vpath-record: socket operations in per-CPU batches of %d\n",
 			VPATH_BATCH_OPS);
