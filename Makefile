@@ -26,7 +26,7 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -I$(OUTPUT)
+CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -Ianalyzer/out -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -lz -lcjson -lpthread -lm
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -40,7 +40,7 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 COMMON_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard common/*.c))
 USER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/*.c))
 ANALYZER_MAIN := analyzer/main.c
-ANALYZER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out $(ANALYZER_MAIN),$(wildcard analyzer/*.c)))
+ANALYZER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out $(ANALYZER_MAIN),$(wildcard analyzer/*.c analyzer/*/*.c)))
 TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard tests/lib/*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 TOOLS := $(patsubst tests/tools/%.c,$(OUTPUT)/tests/%,$(wildcard tests/tools/*.c))
@@ -71,7 +71,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h user/*.h tests/lib/*.h tests/vapp/*.h) | $(OUTPUT)
+$(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h analyzer/*/*.h user/*.h tests/lib/*.h tests/vapp/*.h) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -148,7 +148,7 @@ install: all
 
 format:
 	clang-format -i $(wildcard bpf/*.c bpf/*.h user/*.c user/*.h common/*.c common/*.h \
-		analyzer/*.c analyzer/*.h include/vpath/*.h tests/unit/*.c tests/lib/*.[ch] tests/vapp/*.[ch])
+		analyzer/*.c analyzer/*.h analyzer/*/*.[ch] include/vpath/*.h tests/unit/*.c tests/lib/*.[ch] tests/vapp/*.[ch])
 
 clean:
 	rm -rf $(OUTPUT)
