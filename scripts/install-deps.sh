@@ -13,6 +13,7 @@ PKGS=(
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
 	nginx postgresql redis-server gunicorn    # tests/realstack: real servers
 	python3-psycopg2 python3-redis wrk
+	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -37,4 +38,14 @@ for svc in nginx postgresql redis-server; do
 	if [ -d /run/systemd/system ]; then
 		$SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true
 	fi
+done
+# tests/phpstack likewise; PHP-FPM's and MariaDB's services are named apart
+# from their packages.
+for pkg in php-fpm mariadb-server; do
+	case " ${missing[*]} " in *" $pkg "*) ;; *) continue ;; esac
+	[ -d /run/systemd/system ] || continue
+	case $pkg in php-fpm) unit='php*-fpm.service' ;; *) unit=mariadb.service ;; esac
+	for svc in $(systemctl list-unit-files --no-legend "$unit" 2>/dev/null | awk '{print $1}'); do
+		$SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true
+	done
 done
