@@ -92,7 +92,7 @@ struct vpr_writer *vpr_writer__from_fd(int fd, const struct vpr_file_header *hdr
 
 struct vpr_writer *vpr_writer__create(const char *path, const struct vpr_file_header *hdr)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
 	if (fd < 0)
 		return NULL;

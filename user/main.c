@@ -2,6 +2,7 @@
 /* vpath-record: parse the command line, handle signals, run the recorder. */
 #include <signal.h>
 #include <string.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -20,8 +21,9 @@ int main(int argc, char **argv)
 	struct record_opts opts;
 	struct sigaction sa;
 
-	if (record_opts__parse(&opts, argc, argv))
-		return 2;
+	/* The status argp exits with on every other command-line mistake. */
+	if (record_opts__parse(&opts, argc, argv, 0))
+		return EX_USAGE;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);

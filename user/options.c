@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <argp.h>
 #include <errno.h>
+#include <grp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,10 +19,10 @@ enum {
 	OPT_RINGBUF_SIZE,
 	OPT_FORCE_FALLBACK,
 	OPT_NO_BATCHES,
+	OPT_GROUP,
 };
 
 const char *argp_program_version = "vpath-record 0.1";
-const char *argp_program_bug_address = "<https://github.com/vpath/vpath/issues>";
 
 static const char doc[] =
 	"Record which thread sends and receives how many bytes on which TCP connection, "
@@ -50,6 +52,10 @@ static const struct argp_option options[] = {
 	  "(repeatable, up to 16)", 1 },
 	{ "host", OPT_HOST, "NAME", 0, "Host name written into the recording (default: uname -n)",
 	  2 },
+	{ "group", OPT_GROUP, "GROUP", 0,
+	  "Let GROUP read the recording: files are 0640 and owned by GROUP (default: 0600, "
+	  "root only)",
+	  2 },
 	{ "ring", OPT_RING, "N", 0, "Flight recorder: keep the N newest segment files FILE.NNN",
 	  2 },
 	{ "segment-size", OPT_SEGMENT_SIZE, "SIZE", 0,
@@ -66,13 +72,47 @@ static const struct argp_option options[] = {
 	{},
 };
 
+/* argp_error, remembering the failure for callers whose argp does not exit. */
+__attribute__((format(printf, 2, 3))) static void refuse(struct argp_state *state,
+							const char *fmt, ...)
+{
+	struct record_opts *o = state->input;
+	char msg[256];
+	va_list ap;
+
+	o->invalid = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	argp_error(state, "%s", msg);
+}
+
+/* A group name, or a number naming an existing group. */
+static int resolve_group(struct argp_state *state, const char *name, gid_t *gid)
+{
+	struct record_opts *o = state->input;
+	const struct group *g = getgrnam(name);
+	uint64_t id;
+
+	if (!g && parse_u64(name, UINT32_MAX - 1, &id) == 0)
+		g = getgrgid((gid_t)id);
+	if (g) {
+		*gid = g->gr_gid;
+		return 0;
+	}
+	o->invalid = true;
+	/* argp_failure with status 0: one line, no usage hint (the option is right, the name is not). */
+	argp_failure(state, 0, 0, "--group %s: no such group", name);
+	return -ENOENT;
+}
+
 static int number(struct argp_state *state, const char *what, const char *arg, uint64_t max,
 		  uint64_t *out)
 {
 	int err = parse_u64(arg, max, out);
 
 	if (err)
-		argp_error(state, "invalid %s '%s'", what, arg);
+		refuse(state, "invalid %s '%s'", what, arg);
 	return err;
 }
 
@@ -87,25 +127,33 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'd':
 		if (parse_duration(arg, &o->duration_ns) || !o->duration_ns)
-			argp_error(state, "invalid duration '%s' (examples: 30, 30s, 5m, 1h)", arg);
+			refuse(state, "invalid duration '%s' (examples: 30, 30s, 5m, 1h)", arg);
 		break;
 	case 'p':
-		if (o->npids == VPATH_MAX_PIDS)
-			argp_error(state, "at most %d -p options", VPATH_MAX_PIDS);
+		if (o->npids == VPATH_MAX_PIDS) {
+			refuse(state, "at most %d -p options", VPATH_MAX_PIDS);
+			break;
+		}
 		if (number(state, "pid", arg, INT32_MAX, &v) == 0) {
 			if (!v)
-				argp_error(state, "invalid pid '%s'", arg);
+				refuse(state, "invalid pid '%s'", arg);
 			o->pids[o->npids++] = (uint32_t)v;
 		}
 		break;
 	case OPT_PORT:
-		if (o->nports == VPATH_MAX_PORTS)
-			argp_error(state, "at most %d --port options", VPATH_MAX_PORTS);
+		if (o->nports == VPATH_MAX_PORTS) {
+			refuse(state, "at most %d --port options", VPATH_MAX_PORTS);
+			break;
+		}
 		if (number(state, "port", arg, 65535, &v) == 0) {
 			if (!v)
-				argp_error(state, "invalid port '%s'", arg);
+				refuse(state, "invalid port '%s'", arg);
 			o->ports[o->nports++] = (uint16_t)v;
 		}
+		break;
+	case OPT_GROUP:
+		if (resolve_group(state, arg, &o->gid) == 0)
+			o->group = arg;
 		break;
 	case OPT_CGROUP:
 		o->cgroup = arg;
@@ -115,25 +163,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HOST:
 		if (!*arg || strlen(arg) >= 64)
-			argp_error(state, "--host NAME must have 1 to 63 characters");
+			refuse(state, "--host NAME must have 1 to 63 characters");
 		o->host = arg;
 		break;
 	case OPT_RING:
 		if (number(state, "ring size", arg, 999, &v) == 0) {
 			if (v < 2)
-				argp_error(state, "--ring needs at least 2 segments");
+				refuse(state, "--ring needs at least 2 segments");
 			o->ring = (unsigned)v;
 		}
 		break;
 	case OPT_SEGMENT_SIZE:
 		if (parse_size(arg, &o->segment_size) || o->segment_size < 64 * 1024)
-			argp_error(state, "invalid --segment-size '%s' (at least 64K)", arg);
+			refuse(state, "invalid --segment-size '%s' (at least 64K)", arg);
 		break;
 	case OPT_RINGBUF_SIZE:
 		if (parse_size(arg, &o->ringbuf_size) || o->ringbuf_size < 4096 ||
 		    o->ringbuf_size > (1ull << 30) || (o->ringbuf_size & (o->ringbuf_size - 1)))
-			argp_error(state, "invalid --ringbuf-size '%s' (a power of two, 4K to 1G)",
-				   arg);
+			refuse(state, "invalid --ringbuf-size '%s' (a power of two, 4K to 1G)", arg);
 		break;
 	case 'v':
 		o->verbose++;
@@ -145,13 +192,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		o->no_batches = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		refuse(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
 		if (!o->output)
-			argp_error(state, "-o FILE is required");
+			refuse(state, "-o FILE is required");
 		if (o->segment_size && !o->ring)
-			argp_error(state, "--segment-size needs --ring N");
+			refuse(state, "--segment-size needs --ring N");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -159,13 +206,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-int record_opts__parse(struct record_opts *opts, int argc, char **argv)
+int record_opts__parse(struct record_opts *opts, int argc, char **argv, unsigned argp_flags)
 {
 	static const struct argp argp = { options, parse_arg, NULL, doc, NULL, NULL, NULL };
 
 	memset(opts, 0, sizeof(*opts));
 	opts->ringbuf_size = VPATH_RINGBUF_DEFAULT;
-	if (argp_parse(&argp, argc, argv, 0, NULL, opts))
+	if (argp_parse(&argp, argc, argv, argp_flags, NULL, opts) || opts->invalid)
 		return -EINVAL;
 	if (opts->ring && !opts->segment_size)
 		opts->segment_size = 64ull << 20;

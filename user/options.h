@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "../bpf/vpath.h"
 
 struct record_opts {
@@ -18,14 +19,21 @@ struct record_opts {
 	const char *netns;  /* path, name in /run/netns, or inode */
 	const char *host;   /* label written as the host name */
 	unsigned ring;	    /* segments kept; 0: one plain file */
+	const char *group;  /* --group: recordings are 0640 and owned by this group */
+	gid_t gid;	    /* its id; valid when group is set */
 	uint64_t segment_size;
 	uint64_t ringbuf_size;
 	int verbose;
 	bool force_fallback;
 	bool no_batches; /* as if the kernel refused to run the flush program (tests) */
+	bool invalid;	 /* an option was refused (seen when argp does not exit) */
 };
 
-/* Parse argv into opts; prints its own one-line error.  0 or -EINVAL. */
-int record_opts__parse(struct record_opts *opts, int argc, char **argv);
+/*
+ * Parse argv into opts; prints its own one-line error.  0 or -EINVAL.
+ * argp_flags: 0 for the program (errors and --help exit); the fuzz target
+ * passes ARGP_SILENT so that every input comes back.
+ */
+int record_opts__parse(struct record_opts *opts, int argc, char **argv, unsigned argp_flags);
 
 #endif

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -27,6 +29,30 @@ static void segment_path(const struct output *out, unsigned segment, char *buf, 
 	snprintf(buf, len, "%s.%03u", out->opts.path, segment);
 }
 
+/*
+ * Recordings say who talked to whom and when: owner only, unless the
+ * operator named a group.  The mode is set explicitly, so that neither the
+ * umask nor an older file at the same path (O_TRUNC keeps its mode and
+ * owner) decides it.
+ */
+static struct vpr_writer *create_private(const struct output *out, const char *path,
+					 const struct vpr_file_header *hdr)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int err;
+
+	if (fd < 0)
+		return NULL;
+	if ((out->opts.group_readable && fchown(fd, (uid_t)-1, out->opts.gid)) ||
+	    fchmod(fd, out->opts.group_readable ? 0640 : 0600)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	return vpr_writer__from_fd(fd, hdr);
+}
+
 static int open_file(struct output *out)
 {
 	struct vpr_file_header hdr = out->opts.header;
@@ -41,7 +67,7 @@ static int open_file(struct output *out)
 	} else {
 		snprintf(out->path, sizeof(out->path), "%s", out->opts.path);
 	}
-	out->w = vpr_writer__create(out->path, &hdr);
+	out->w = create_private(out, out->path, &hdr);
 	if (!out->w)
 		return -errno;
 	if (!out->opts.start)

@@ -8,7 +8,9 @@
 #ifndef VPATH_RECORD_OUTPUT_H
 #define VPATH_RECORD_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "vpath/record.h"
 
 struct output;
@@ -20,6 +22,8 @@ struct output_opts {
 	const char *path;
 	unsigned ring;		/* 0: a single file at path */
 	uint64_t segment_size;	/* with ring: start a new segment past this size */
+	bool group_readable;	/* files 0640 owned by gid; else 0600 */
+	gid_t gid;
 	struct vpr_file_header header; /* flags/segment/start times are set per file */
 	output_start_fn start;
 	void *ctx;

@@ -61,11 +61,12 @@ static int last_cap(void)
 	return last;
 }
 
-int privs_drop(bool keep_dac)
+int privs_drop(bool keep_dac, bool keep_chown)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
-	uint64_t keep = CAP(CAP_BPF) | (keep_dac ? CAP(CAP_DAC_OVERRIDE) : 0);
+	uint64_t keep = CAP(CAP_BPF) | (keep_dac ? CAP(CAP_DAC_OVERRIDE) : 0) |
+			(keep_chown ? CAP(CAP_CHOWN) : 0);
 	int top = last_cap();
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))

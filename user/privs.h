@@ -10,8 +10,9 @@ int privs_check(void);
 /*
  * After attaching: set no_new_privs and keep only CAP_BPF (reading the
  * drop counters needs it on kernels before 6.5), plus CAP_DAC_OVERRIDE when
- * keep_dac (a ring must create and remove files later).  -errno.
+ * keep_dac (a ring must create and remove files later) and CAP_CHOWN when
+ * keep_chown (a ring's later files go to the --group).  -errno.
  */
-int privs_drop(bool keep_dac);
+int privs_drop(bool keep_dac, bool keep_chown);
 
 #endif

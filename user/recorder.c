@@ -414,6 +414,8 @@ static int open_output(struct recorder *r)
 		.path = o->output,
 		.ring = o->ring,
 		.segment_size = o->segment_size,
+		.group_readable = o->group != NULL,
+		.gid = o->gid,
 		.start = write_start,
 		.ctx = r,
 	};
@@ -432,8 +434,9 @@ static int open_output(struct recorder *r)
 	r->out = output__open(&oo);
 	if (!r->out) {
 		err = -errno;
-		fprintf(stderr, "vpath-record: cannot write %s%s: %s\n", o->output,
-			o->ring ? ".000" : "", strerror(errno));
+		fprintf(stderr, "vpath-record: cannot write %s%s%s%s: %s\n", o->output,
+			o->ring ? ".000" : "", o->group ? " for group " : "", o->group ? o->group : "",
+			strerror(errno));
 	}
 	return err;
 }
@@ -543,7 +546,7 @@ int recorder_run(const struct record_opts *opts)
 	 */
 	if (setpriority(PRIO_PROCESS, 0, RECORDER_NICE) && verbosity)
 		fprintf(stderr, "vpath-record: cannot raise priority: %s\n", strerror(errno));
-	err = privs_drop(opts->ring > 0);
+	err = privs_drop(opts->ring > 0, opts->ring > 0 && opts->group);
 	if (err && verbosity)
 		fprintf(stderr, "vpath-record: could not drop privileges: %s\n", strerror(-err));
 	fprintf(stderr, "vpath-record: recording to %s (Ctrl-C to stop)\n", output__path(r.out));
