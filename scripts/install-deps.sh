@@ -13,6 +13,7 @@ PKGS=(
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
 	nginx postgresql redis-server gunicorn    # tests/realstack: real servers
 	python3-psycopg2 python3-redis wrk
+	nodejs                                    # tests/evloop: the Node.js event-loop gateway
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 )
 missing=()

@@ -6,6 +6,7 @@
 # filtering by netns in the kernel.  Source tests/lib.sh first (on_exit).
 #
 #   e2e_setup CONFIG          hosts from the topology; scratch dir in $E2E_DIR
+#   e2e_hosts_setup NAME:IP...  hosts for servers of another kind (not vApp)
 #   e2e_recorders_start       one recorder per host; returns once all attached
 #   e2e_servers_start         every server; returns once all listen
 #   e2e_client_run ARGS...    the client; truth in $E2E_DIR/truth.jsonl
@@ -80,6 +81,26 @@ _e2e_add_host() { # name ip
 	E2E_HOST_IP[$host]=$ip
 }
 
+# The namespace with the bridge that joins every host.
+_e2e_bridge_add() {
+	ip netns add "$E2E_BRIDGE" || return 1
+	E2E_NETNS_MADE+=("$E2E_BRIDGE")
+	ip -n "$E2E_BRIDGE" link add br0 type bridge &&
+		ip -n "$E2E_BRIDGE" link set br0 up
+}
+
+# Hosts given by name and address, for scenarios that bring their own
+# servers instead of a vApp topology; scratch dir in $E2E_DIR.
+e2e_hosts_setup() { # name:ip...
+	local h
+	E2E_DIR=$(scratch_dir)
+	on_exit _e2e_teardown
+	_e2e_bridge_add || return 1
+	for h in "$@"; do
+		_e2e_add_host "${h%%:*}" "${h#*:}" || return 1
+	done
+}
+
 # Creates the hosts of a topology: servers sharing an ip share a host.
 e2e_setup() { # config
 	local config=$1 kind name addr model ip host
@@ -88,10 +109,7 @@ e2e_setup() { # config
 	E2E_DIR=$(scratch_dir)
 	on_exit _e2e_teardown
 	"$VAPP" topology --config "$config" --json >"$E2E_DIR/topology.json" || return 1
-	ip netns add "$E2E_BRIDGE" || return 1
-	E2E_NETNS_MADE+=("$E2E_BRIDGE")
-	ip -n "$E2E_BRIDGE" link add br0 type bridge &&
-		ip -n "$E2E_BRIDGE" link set br0 up || return 1
+	_e2e_bridge_add || return 1
 	while read -r kind name addr model; do
 		if [ "$kind" = client ]; then
 			_e2e_add_host "$E2E_CLIENT_HOST" "$name" || return 1
