@@ -1,0 +1,344 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Scores `vpath-analyze paths --json` against the truth of an event-loop
+workload run (run.sh): DIR holds truth.jsonl (client.py), found.json and
+evloop.json ({"gateway": kind, "gateway_addr", "backend_addr"}).
+
+A true request is found when a path enters the gateway on its (client
+ip:port, ordinal on that connection); its path is right when the calls under
+the gateway are exactly its true calls, each identified by the back end's
+view (client port of the back-end connection, ordinal there = conn_index),
+and the back-end calls make no calls of their own.  Figures: completeness,
+overall accuracy, share of requests marked exact (requests[].exact),
+accuracy of those, and per link (gateway -> back-end call): right, wrong,
+orphaned (found as a root), missing, and how many links marked exact
+(calls[].link.exact) are wrong.  A field the analyzer does not write yet is
+reported as unknown.
+
+  score.py compare --dir DIR [--found FILE] [--label TEXT]
+      TAP lines and figures; exit 0 when the gates pass (completeness 100%,
+      every path and link marked exact right), 1 when one fails, 2 when the
+      input cannot be scored.  DIR/failures.jsonl: every wrong path.
+  score.py fake-found --dir DIR --out FILE
+      what a perfect analyzer would write, every link marked exact
+  score.py break --dir DIR [--found FILE] --what move|drop|lose --out FILE
+      found.json damaged in one place, the damage claimed exact: a call moved
+      to another request, a call dropped, or a request lost
+"""
+import argparse
+import collections
+import json
+import os
+import random
+import sys
+
+
+class Unscorable(Exception):
+    pass
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise Unscorable("%s: %s" % (path, e))
+
+
+def load_truth(path):
+    truth = []
+    try:
+        with open(path) as f:
+            for i, line in enumerate(f, 1):
+                rec = json.loads(line)
+                calls = [tuple(c) for c in rec["calls"]]
+                if any(len(c) != 2 for c in calls):
+                    raise ValueError("line %d: a call is not [port, ordinal]" % i)
+                truth.append({"id": rec["id"], "key": (rec["client"], rec["conn_index"]),
+                              "calls": calls})
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise Unscorable("%s: %s" % (path, e))
+    if not truth:
+        raise Unscorable("%s: no request" % path)
+    return truth
+
+
+def port_of(addr):
+    return int(addr.rsplit(":", 1)[1])
+
+
+def addr_of(end):
+    return (end or {}).get("addr")
+
+
+class Found:
+    """The gateway's paths by (client addr, conn_index) and where every
+    back-end call sits."""
+
+    def __init__(self, doc, gateway, backend):
+        self.doc = doc
+        self.gateway, self.backend = gateway, backend
+        self.by_key = {}      # (client addr, conn_index) -> request object
+        self.duplicates = 0
+        self.parent_of = {}   # call id -> gateway key, or None for a root
+        self.link_of = {}     # call id -> the call's link object (or None)
+        self.foreign = 0      # calls under the gateway to anything but the back end
+        self.deep = 0         # calls made by back-end calls
+        try:
+            for req in doc["requests"]:
+                self._add(req)
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise Unscorable("found.json has not the expected shape: %r" % e)
+
+    def call_id(self, call):
+        return (port_of(call["client"]["addr"]), call["conn_index"])
+
+    def _add(self, req):
+        root = req["root"]
+        server = addr_of(root.get("server"))
+        if server == self.backend:
+            self.parent_of[self.call_id(root)] = None
+            self.link_of[self.call_id(root)] = root.get("link")
+            self.deep += len(root.get("calls", []))
+            return
+        if server != self.gateway:
+            return
+        key = (addr_of(root.get("client")), root["conn_index"])
+        if key in self.by_key:
+            self.duplicates += 1
+            return
+        self.by_key[key] = req
+        for call in root.get("calls", []):
+            if addr_of(call.get("server")) != self.backend:
+                self.foreign += 1
+                continue
+            cid = self.call_id(call)
+            self.parent_of[cid] = key
+            self.link_of[cid] = call.get("link")
+            self.deep += len(call.get("calls", []))
+
+    def calls_of(self, key):
+        """Back-end call ids under the gateway path KEY, and whether the path
+        holds anything else (calls to other servers, calls below calls)."""
+        root = self.by_key[key]["root"]
+        ids, odd = [], False
+        for call in root.get("calls", []):
+            if addr_of(call.get("server")) != self.backend or call.get("calls"):
+                odd = True
+            else:
+                ids.append(self.call_id(call))
+        return ids, odd
+
+
+def pct(n, d):
+    return "%.1f%%" % (100.0 * n / d) if d else "n/a"
+
+
+def compare(args):
+    meta = load_json(os.path.join(args.dir, "evloop.json"))
+    truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
+    found = Found(load_json(args.found or os.path.join(args.dir, "found.json")),
+                  meta["gateway_addr"], meta["backend_addr"])
+    label = args.label or "evloop %s:" % meta["gateway"]
+    owner = {}
+    for t in truth:
+        for c in t["calls"]:
+            if c in owner:
+                raise Unscorable("truth: call %s claimed by requests %d and %d"
+                                 % (c, owner[c]["id"], t["id"]))
+            owner[c] = t
+
+    n_found = n_right = 0
+    exact_known = exact_marked = exact_right = 0
+    failures = []
+    for t in truth:
+        req = found.by_key.get(t["key"])
+        if req is None:
+            failures.append({"id": t["id"], "client": t["key"][0], "conn_index": t["key"][1],
+                             "why": "not found", "true": t["calls"]})
+            continue
+        n_found += 1
+        ids, odd = found.calls_of(t["key"])
+        right = not odd and sorted(ids) == sorted(t["calls"])
+        n_right += right
+        if "exact" in req:
+            exact_known += 1
+            if req["exact"]:
+                exact_marked += 1
+                exact_right += right
+        if not right:
+            extra = [list(c) + [owner[c]["id"] if c in owner else None]
+                     for c in ids if c not in t["calls"]]
+            failures.append({"id": t["id"], "client": t["key"][0], "conn_index": t["key"][1],
+                             "why": "wrong calls", "exact": req.get("exact"),
+                             "true": t["calls"], "found": ids,
+                             "missing": [c for c in t["calls"] if c not in ids],
+                             "extra (port, ordinal, true request)": extra,
+                             "start_ns": req["root"].get("start_ns")})
+
+    links = collections.Counter()
+    by_basis = collections.defaultdict(collections.Counter)
+    for cid, t in owner.items():
+        if cid not in found.parent_of:
+            links["missing"] += 1
+        elif found.parent_of[cid] is None:
+            links["orphaned"] += 1
+        elif found.parent_of[cid] == t["key"]:
+            links["right"] += 1
+        else:
+            links["under another request"] += 1
+    for cid, parent in found.parent_of.items():
+        if parent is None:
+            continue
+        right = cid in owner and owner[cid]["key"] == parent
+        link = found.link_of[cid]
+        if link is None:
+            links["link unknown"] += 1
+            continue
+        basis = by_basis[link.get("basis", "?")]
+        basis["links"] += 1
+        basis["right"] += right
+        if link.get("exact"):
+            links["marked exact"] += 1
+            links["marked exact, wrong"] += not right
+    links["not in the truth"] = sum(1 for cid in found.parent_of if cid not in owner)
+
+    with open(os.path.join(args.dir, "failures.jsonl") if not args.found else
+              args.found + ".failures.jsonl", "w") as out:
+        for f in failures:
+            out.write(json.dumps(f) + "\n")
+
+    n = len(truth)
+    gates = []
+    gates.append((n_found == n and found.duplicates == 0,
+                  "completeness %s (%d/%d requests found%s)" % (
+                      pct(n_found, n), n_found, n,
+                      ", %d found twice" % found.duplicates if found.duplicates else "")))
+    if exact_known:
+        what = "%d/%d paths marked exact are right" % (exact_right, exact_marked)
+    else:
+        what = "paths marked exact are right: unknown (no requests[].exact in found.json)"
+    gates.append((exact_right == exact_marked, what))
+    if links["link unknown"] and not links["marked exact"]:
+        what = "links marked exact: unknown (no calls[].link in found.json)"
+    else:
+        what = "%d of %d links marked exact are wrong" % (links["marked exact, wrong"],
+                                                          links["marked exact"])
+    gates.append((links["marked exact, wrong"] == 0, what))
+    for ok, what in gates:
+        print("%s - %s %s" % ("ok" if ok else "not ok", label, what))
+
+    n_calls = len(owner)
+    print("# %s overall accuracy %s (%d/%d paths right; goal >= 95%%)"
+          % (label, pct(n_right, n_found), n_right, n_found))
+    print("# %s marked exact %s of the found requests (%d/%d)%s"
+          % (label, pct(exact_marked, n_found) if exact_known else "unknown", exact_marked,
+             n_found, "" if exact_known else " [no requests[].exact]"))
+    print("# %s exact-marked accuracy %s (%d/%d)"
+          % (label, pct(exact_right, exact_marked), exact_right, exact_marked))
+    print("# %s links (gateway -> back end): %d true; right %d (%s), under another request %d, "
+          "orphaned %d, missing %d; found calls not in the truth %d; calls to other servers %d, "
+          "calls below back-end calls %d"
+          % (label, n_calls, links["right"], pct(links["right"], n_calls),
+             links["under another request"], links["orphaned"], links["missing"],
+             links["not in the truth"], found.foreign, found.deep))
+    print("# %s links marked exact %d, of which wrong %d%s"
+          % (label, links["marked exact"], links["marked exact, wrong"],
+             "; %d links without a link field" % links["link unknown"]
+             if links["link unknown"] else ""))
+    for basis, c in sorted(by_basis.items()):
+        print("# %s   basis %-10s %5d links, %5d right (%s)"
+              % (label, basis, c["links"], c["right"], pct(c["right"], c["links"])))
+    return 0 if all(ok for ok, _ in gates) else 1
+
+
+# --- a perfect analysis, and broken ones ------------------------------------
+
+def call_object(gateway_ip, backend, port, ordinal):
+    return {"client": {"addr": "%s:%d" % (gateway_ip, port)}, "server": {"addr": backend},
+            "conn_index": ordinal, "calls": [],
+            "link": {"basis": "thread", "exact": True, "candidates": 1}}
+
+
+def fake_found(args):
+    meta = load_json(os.path.join(args.dir, "evloop.json"))
+    truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
+    gw_ip = meta["gateway_addr"].rsplit(":", 1)[0]
+    requests = []
+    for t in truth:
+        root = {"client": {"addr": t["key"][0]}, "server": {"addr": meta["gateway_addr"]},
+                "conn_index": t["key"][1],
+                "calls": [call_object(gw_ip, meta["backend_addr"], *c) for c in t["calls"]],
+                "link": {"basis": "root", "exact": True, "candidates": 0}}
+        requests.append({"id": t["id"], "exact": True, "complete": True, "root": root})
+    return {"version": 2, "requests": requests}
+
+
+def claim_exact(req):
+    req["exact"] = True
+    for call in req["root"]["calls"]:
+        call["link"] = dict(call.get("link") or {}, exact=True)
+
+
+def break_found(args):
+    meta = load_json(os.path.join(args.dir, "evloop.json"))
+    truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
+    doc = load_json(args.found or os.path.join(args.dir, "found.json"))
+    found = Found(doc, meta["gateway_addr"], meta["backend_addr"])
+    rng = random.Random(1)
+    true_calls = {t["key"]: set(t["calls"]) for t in truth}
+    keys = [t["key"] for t in truth if t["key"] in found.by_key]
+    rng.shuffle(keys)
+    if args.what == "lose":
+        if not keys:
+            raise Unscorable("no found request to lose")
+        doc["requests"].remove(found.by_key[keys[0]])
+        return doc
+    for key in keys:
+        req = found.by_key[key]
+        calls = req["root"]["calls"]
+        mine = [c for c in calls if addr_of(c.get("server")) == found.backend and
+                found.call_id(c) in true_calls[key]]
+        if not mine:
+            continue
+        call = mine[0]
+        calls.remove(call)
+        if args.what == "move":
+            # to a request it does not belong to, which then claims to be exact
+            others = [k for k in keys if k != key]
+            if not others:
+                raise Unscorable("one found request only: nowhere to move a call")
+            to = others[0]
+            found.by_key[to]["root"]["calls"].append(call)
+            claim_exact(found.by_key[to])
+        else:
+            claim_exact(req)
+        return doc
+    raise Unscorable("no found request holds one of its true calls: nothing to %s" % args.what)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=("compare", "fake-found", "break"))
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--found")
+    ap.add_argument("--label")
+    ap.add_argument("--what", choices=("move", "drop", "lose"))
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    try:
+        if args.mode == "compare":
+            return compare(args)
+        if not args.out or (args.mode == "break" and not args.what):
+            raise Unscorable("%s needs --out%s" % (args.mode, " and --what"
+                                                   if args.mode == "break" else ""))
+        doc = fake_found(args) if args.mode == "fake-found" else break_found(args)
+        with open(args.out, "w") as out:
+            json.dump(doc, out)
+        return 0
+    except Unscorable as e:
+        print("score.py: %s" % e, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

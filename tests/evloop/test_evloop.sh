@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Event-loop gateways that multiplex requests over a pooled back end
+# (tests/evloop/README.md): the Node.js gateway and the asyncio gateway, each
+# with 16 client sessions, recorded on three network-namespace hosts and
+# scored against the client's truth.  Gates: every request found, every path
+# and every link marked exact right; overall accuracy is printed (goal 95%).
+# Then the scorer must accept a perfect analysis and fail each broken one.
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+
+why=$(e2e_unavailable)
+if [ -n "$why" ]; then
+	skip "event-loop gateways with a pooled back end" "$why"
+	exit 0
+fi
+if ! command -v node >/dev/null; then
+	scripts/install-deps.sh >&2 || true
+fi
+seed=${VPATH_SEED:-11}
+requests=${EVLOOP_REQUESTS:-2000}
+echo "# seed $seed (set VPATH_SEED to change it), $requests requests per gateway"
+score=tests/evloop/score.py
+for gateway in node asyncio; do
+	if [ "$gateway" = node ] && ! command -v node >/dev/null; then
+		skip "evloop node" "needs node (nodejs, scripts/install-deps.sh)"
+		continue
+	fi
+	keep=$(scratch_dir)/run
+	tests/evloop/run.sh --gateway "$gateway" --requests "$requests" --sessions 16 \
+		--seed "$seed" --keep "$keep"
+	if [ $? -eq 2 ]; then
+		not_ok "evloop $gateway: the run itself failed (see the lines above)"
+		continue
+	fi
+	python3 $score fake-found --dir "$keep" --out "$keep/perfect.json"
+	python3 $score compare --dir "$keep" --found "$keep/perfect.json" >"$keep/perfect.out"
+	check "evloop $gateway: the scorer accepts a perfect analysis" [ $? -eq 0 ]
+	for what in move drop lose; do
+		rc=2
+		if python3 $score break --dir "$keep" --what "$what" --out "$keep/$what.json"; then
+			python3 $score compare --dir "$keep" --found "$keep/$what.json" >"$keep/$what.out"
+			rc=$?
+		fi
+		# 1 is "a gate failed"; 2 would be the scorer itself failing
+		check "evloop $gateway: the scorer fails the analysis with one call or request broken: $what" \
+			[ $rc -eq 1 ]
+	done
+done
+exit 0
