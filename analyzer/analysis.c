@@ -273,7 +273,7 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct v
 		vp_attr__connect(&hs->attr, s, c->h.tid);
 	if (!vp_conn_record__closes(c))
 		return;
-	x = vp_exchanges__finish(s);
+	x = vp_exchanges__close(s);
 	if (x)
 		finished(a, hs, x);
 	vp_attr__forget_sock(&hs->attr, s);
@@ -500,6 +500,7 @@ void vp_analysis__stats(const struct vp_analysis *a, struct vp_analysis_stats *s
 	st->given_up = a->matcher.given_up;
 	st->requests = a->paths.requests;
 	st->calls = a->paths.calls;
+	st->requests_exact = a->paths.requests_exact;
 	for (size_t h = 0; h < a->nhosts; h++) {
 		st->sockets += a->hs[h].socks.nsocks;
 		st->late += a->hs[h].host->late;

@@ -33,6 +33,7 @@ struct vp_analysis_stats {
 	uint64_t matched;    /* calls with both ends recorded */
 	uint64_t given_up;   /* exchanges whose expected peer never appeared */
 	uint64_t requests, calls;
+	uint64_t requests_exact; /* every link exact (evidence.h) */
 	uint64_t sockets;
 	uint64_t late;	     /* records outside the reorder window */
 };

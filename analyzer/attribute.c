@@ -57,7 +57,7 @@ static void pending_del(struct vp_xchg *c)
 	}
 }
 
-static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c);
+static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why);
 
 static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
 {
@@ -118,6 +118,59 @@ static void set_cur(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 		x->refs++;
 }
 
+/* Forget in-flight entry i of t (order is not kept). */
+static void inflight_drop(struct vp_attr *a, struct vp_thread *t, unsigned i)
+{
+	struct vp_xchg *x = t->inflight[i];
+
+	t->inflight[i] = t->inflight[--t->ninflight];
+	vp_paths__unref(a->paths, x);
+}
+
+/*
+ * t read input of request x.  A request that has replied is finished for a
+ * synchronous thread once it reads another's input; done ones are gone.
+ */
+static void inflight_input(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
+{
+	bool have = false;
+
+	for (unsigned i = 0; i < t->ninflight;) {
+		struct vp_xchg *r = t->inflight[i];
+
+		if (r == x) {
+			have = true;
+			i++;
+		} else if (r->done || r->has_rep) {
+			inflight_drop(a, t, i);
+		} else {
+			i++;
+		}
+	}
+	if (have)
+		return;
+	if (t->ninflight == VP_INFLIGHT_MAX) {
+		t->inflight_overflow = true;
+		inflight_drop(a, t, 0);
+	}
+	t->inflight[t->ninflight++] = x;
+	x->refs++;
+}
+
+/* How many requests a call t sends now could belong to (at least 1: its cause). */
+static uint16_t inflight_candidates(struct vp_attr *a, struct vp_thread *t)
+{
+	for (unsigned i = 0; i < t->ninflight;) {
+		if (t->inflight[i]->done)
+			inflight_drop(a, t, i);
+		else
+			i++;
+	}
+	if (t->inflight_overflow && t->ninflight > 1)
+		return UINT16_MAX;
+	return t->ninflight ? t->ninflight : 1;
+}
+
 /* A process is named after its main thread (renamed by exec), else its first named thread. */
 static void name_proc(struct vp_proc *p, const struct vp_thread *t)
 {
@@ -141,9 +194,11 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 			/* It will send no reply: its pending calls were its own. */
 			while ((c = t->pending.tlist_next) != &t->pending) {
 				pending_del(c);
-				root_call(a, xchg_proc(a, c), c);
+				root_call(a, xchg_proc(a, c), c, VP_BASIS_ROOT);
 			}
 			set_cur(a, t, NULL);
+			while (t->ninflight)
+				inflight_drop(a, t, 0);
 			free(t);
 		}
 		return;
@@ -181,16 +236,28 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		take_comm(s, t, p);
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
+		inflight_input(a, t, s);
 	}
 	t->reads_requests = true;
 	set_cur(a, t, s);
 }
 
-static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
+static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
 {
 	p->calls_root++;
+	c->link = vp_link_make(why, 0);
+	p->calls_exact += c->link.exact;
 	vp_paths__root(a->paths, c);
 }
+
+static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, struct vp_xchg *s,
+		      enum vp_basis why, uint16_t candidates)
+{
+	c->link = vp_link_make(why, candidates);
+	p->calls_exact += c->link.exact;
+	vp_paths__link_child(a->paths, c, s);
+}
+
 
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first)
@@ -213,9 +280,9 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 		pending_del(c);
 		if (c->req.first_ts >= s->req.first_ts) {
 			p->calls_by_reply++;
-			vp_paths__link_child(a->paths, c, s);
+			link_call(a, p, c, s, VP_BASIS_HANDOFF, 1);
 		} else {
-			root_call(a, p, c);
+			root_call(a, p, c, VP_BASIS_ROOT);
 		}
 	}
 	/* A worker's next call is for a request it has not read: not s's by input. */
@@ -234,7 +301,7 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 	oldest = p->open.list_next != &p->open ? p->open.list_next->req.first_ts : UINT64_MAX;
 	while ((c = p->pending.list_next) != &p->pending && c->req.first_ts < oldest) {
 		pending_del(c);
-		root_call(a, p, c);
+		root_call(a, p, c, VP_BASIS_ROOT);
 	}
 }
 
@@ -258,6 +325,7 @@ void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid)
 	if (!t || !cause_of(t) || s->open_cause)
 		return;
 	s->open_cause = t->cur;
+	s->open_candidates = inflight_candidates(a, t);
 	t->cur->refs++;
 }
 
@@ -281,17 +349,19 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 
 		if (open) {
 			p->calls_by_connect++;
-			vp_paths__link_child(a->paths, c, opened_for);
+			link_call(a, p, c, opened_for, VP_BASIS_CONNECT, c->sock->open_candidates);
 		}
 		vp_attr__forget_sock(a, c->sock);
 		if (open)
 			return;
 	}
 	if (cause_of(t)) {
+		uint16_t n = inflight_candidates(a, t);
+
 		p->calls_by_input++;
-		vp_paths__link_child(a->paths, c, t->cur);
+		link_call(a, p, c, t->cur, n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
 	} else if (p->open.list_next == &p->open) {
-		root_call(a, p, c);
+		root_call(a, p, c, VP_BASIS_ROOT);
 	} else {
 		list_add_tail(&p->pending, c);
 		tlist_add_tail(&t->pending, c);
@@ -304,6 +374,8 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 
 	/* BorderPatrol: a reply carries the cause of the call it answers. */
 	set_cur(a, t, c->up_state == VP_UP_LINKED ? c->up : NULL);
+	if (t->cur)
+		inflight_input(a, t, t->cur);
 }
 
 void vp_attr__flush(struct vp_attr *a)
@@ -315,16 +387,22 @@ void vp_attr__flush(struct vp_attr *a)
 		struct vp_proc *p = v;
 		struct vp_xchg *c;
 
+		/* The recording ended: replies that might have claimed them never came. */
 		while ((c = p->pending.list_next) != &p->pending) {
 			pending_del(c);
-			root_call(a, p, c);
+			root_call(a, p, c, p->open.list_next != &p->open ? VP_BASIS_UNCLAIMED : VP_BASIS_ROOT);
 		}
 		while ((c = p->open.list_next) != &p->open)
 			list_del(c);
 	}
 	pos = 0;
-	while (u64map__next(&a->threads, &pos, NULL, &v))
-		set_cur(a, v, NULL);
+	while (u64map__next(&a->threads, &pos, NULL, &v)) {
+		struct vp_thread *t = v;
+
+		set_cur(a, t, NULL);
+		while (t->ninflight)
+			inflight_drop(a, t, 0);
+	}
 }
 
 enum vp_model vp_proc__model(const struct vp_proc *p)
@@ -360,8 +438,12 @@ void vp_attr__free(struct vp_attr *a)
 	void *v;
 
 	while (u64map__next(&a->threads, &pos, NULL, &v)) {
-		set_cur(a, v, NULL);
-		free(v);
+		struct vp_thread *t = v;
+
+		set_cur(a, t, NULL);
+		while (t->ninflight)
+			inflight_drop(a, t, 0);
+		free(t);
 	}
 	pos = 0;
 	while (u64map__next(&a->procs, &pos, NULL, &v))

@@ -30,6 +30,9 @@
 #include "paths.h"
 #include "xchg.h"
 
+/* Requests a thread holds input of at once; an event loop past this counts as "many". */
+#define VP_INFLIGHT_MAX 32
+
 struct vp_thread {
 	uint32_t tid, pid;
 	struct vp_proc *proc; /* cache of its process, see thread_proc */
@@ -39,6 +42,16 @@ struct vp_thread {
 	struct vp_xchg pending; /* list head (tlist links): its calls waiting for its reply */
 	uint64_t last_req_id;
 	uint64_t last_req_ts;
+	/*
+	 * Requests in flight on this thread: it read their input (request, or
+	 * a reply to one of their calls) and has not finished them.  A request
+	 * leaves when done, or when it has replied and the thread reads input
+	 * of another one (a synchronous thread has moved on).  Each holds a
+	 * reference.  The calls the thread sends choose among these.
+	 */
+	struct vp_xchg *inflight[VP_INFLIGHT_MAX];
+	uint8_t ninflight;
+	bool inflight_overflow; /* more than VP_INFLIGHT_MAX at once: never exact */
 };
 
 struct vp_proc {
@@ -53,6 +66,7 @@ struct vp_proc {
 	uint64_t interleaved;	/* a thread answered a request after reading a newer one */
 	uint64_t calls;		/* client exchanges made */
 	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
+	uint64_t calls_exact; /* links to its calls (roots included) that are exact */
 };
 
 enum vp_model {

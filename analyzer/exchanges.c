@@ -12,10 +12,18 @@ struct vp_xchg *vp_exchanges__finish(struct vp_sock *s)
 		return NULL;
 	x->done = true;
 	x->sock = NULL;
-	if (!x->has_rep || x->req.gap || x->rep.gap)
+	if ((!x->has_rep && !x->one_way) || x->req.gap || x->rep.gap)
 		x->incomplete = true;
 	s->x = NULL;
 	return x;
+}
+
+struct vp_xchg *vp_exchanges__close(struct vp_sock *s)
+{
+	/* A message and then a FIN, no reply: a goodbye (COM_QUIT, Terminate), complete as it is. */
+	if (s->x && !s->x->has_rep && s->saw_fin)
+		s->x->one_way = true;
+	return vp_exchanges__finish(s);
 }
 
 static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op, int host,

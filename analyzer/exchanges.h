@@ -35,8 +35,10 @@ struct vp_op_result {
  */
 int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		     struct vp_xpool *pool, struct vp_op_result *res);
-/* End the exchange in progress on s (close or end of input); returns it, or NULL. */
+/* End the exchange in progress on s (end of input); returns it, or NULL. */
 struct vp_xchg *vp_exchanges__finish(struct vp_sock *s);
+/* s closed: end its exchange, a one-way call when a request got no reply but a FIN came. */
+struct vp_xchg *vp_exchanges__close(struct vp_sock *s);
 /* The direction in which requests travel at an end of this role. */
 static inline uint8_t vp_request_dir(uint8_t role)
 {

@@ -344,18 +344,21 @@ static void report(struct cli *c)
 
 		for (size_t i = 0; pv && i < np; i++)
 			if (vp_proc__model(pv[i]) != VP_MODEL_IDLE)
-				fprintf(stderr, "process %s %s(%u): %s, %" PRIu64 " requests served, %" PRIu64 " calls\n",
+				fprintf(stderr, "process %s %s(%u): %s, %" PRIu64 " requests served, %" PRIu64
+					" calls (%" PRIu64 " exact)\n",
 				vp_analysis__host(c->a, (size_t)pv[i]->host)->name,
 				pv[i]->comm[0] ? pv[i]->comm : "?", pv[i]->pid,
-				vp_model_name(vp_proc__model(pv[i])), pv[i]->served, pv[i]->calls);
+				vp_model_name(vp_proc__model(pv[i])), pv[i]->served, pv[i]->calls,
+				pv[i]->calls_exact);
 		free(pv);
 	}
 	if (c->verbose)
 		fprintf(stderr,
 			"%" PRIu64 " records, %" PRIu64 " sockets, %" PRIu64 " exchanges, %" PRIu64
-			" calls matched, %" PRIu64 " peers not found, %" PRIu64 " requests, %" PRIu64
-			" calls\n",
-			st.events, st.sockets, st.exchanges, st.matched, st.given_up, st.requests, st.calls);
+			" calls matched, %" PRIu64 " peers not found, %" PRIu64 " requests (%" PRIu64
+			" exact), %" PRIu64 " calls\n",
+			st.events, st.sockets, st.exchanges, st.matched, st.given_up, st.requests,
+			st.requests_exact, st.calls);
 }
 
 int main(int argc, char **argv)

@@ -68,6 +68,9 @@ void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 void vp_paths__root(struct vp_paths *p, struct vp_xchg *x)
 {
 	x->up_state = VP_UP_ROOT;
+	/* A server end whose client is not recorded: the request came from outside. */
+	if (x->side == VP_SERVER)
+		x->link = vp_link_make(VP_BASIS_ROOT, 0);
 	if (x->wait == 0)
 		make_ready(p, x);
 }
@@ -185,6 +188,10 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct ar
 		call->srv_last = vp_xchg__end_ts(s);
 	}
 	call->complete = !(c && c->incomplete) && !(s && s->incomplete);
+	call->one_way = c ? c->one_way : s->one_way;
+	call->link = c ? c->link : s->link;
+	call->setup_ns = (int64_t)(c ? c->setup_ns : s->setup_ns);
+	r->exact &= call->link.exact;
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
 		n++;
 	if (n) {
@@ -241,6 +248,7 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 	m.calls = (struct vp_call *)(r + 1);
 	m.ptrs = (struct vp_call **)(m.calls + n);
 	r->id = ++p->next_request_id;
+	r->exact = true;
 	r->root = build(p, r, &m, c, s, &hosts_seen);
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
 	release_tree(p, c, s);
@@ -311,6 +319,7 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 		p->rlen--;
 		r->complete = finish_call(p, r->root);
 		p->requests++;
+		p->requests_exact += r->exact;
 		p->calls += r->ncalls;
 		p->fn(p->ctx, r);
 	}

@@ -25,6 +25,7 @@ struct vp_paths {
 	size_t rhead, rlen, rcap;
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
+	uint64_t requests_exact;
 	struct vp_xpool pool;	  /* where exchanges come from and go back to */
 };
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "endpoint.h"
+#include "evidence.h"
 #include "vpath/record.h"
 
 struct vp_call_end {
@@ -35,6 +36,9 @@ struct vp_call {
 	/* Host clocks of the two ends (first op .. last op), for loss windows. */
 	uint64_t cli_first, cli_last, srv_first, srv_last;
 	bool complete; /* this call alone */
+	bool one_way;  /* a request and an orderly close, no reply (vp_call__outcome) */
+	struct vp_link link; /* how it was attached to its parent; the root's says why it is one */
+	int64_t setup_ns;    /* connection setup (TLS handshake) before it, first call on a connection */
 	struct vp_call **calls; /* calls its server made while serving it, by start_ns */
 	size_t ncalls;
 };
@@ -42,12 +46,18 @@ struct vp_call {
 struct vp_request {
 	uint64_t id;
 	bool complete; /* no loss, truncation, or missing end anywhere in the tree */
+	bool exact;    /* every link in the tree is exact (evidence.h) */
 	struct vp_call *root;
 	size_t ncalls;	 /* calls in the tree, root included */
 	size_t nhosts;	 /* distinct recorded hosts visited */
 };
 
 void vp_request__free(struct vp_request *r);
+
+static inline enum vp_outcome vp_call__outcome(const struct vp_call *c)
+{
+	return !c->complete ? VP_OUTCOME_INCOMPLETE : c->one_way ? VP_OUTCOME_ONE_WAY : VP_OUTCOME_COMPLETE;
+}
 
 /* Called once per request found; takes ownership (free with vp_request__free). */
 typedef void (*vp_request_fn)(void *ctx, struct vp_request *r);

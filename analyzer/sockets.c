@@ -63,6 +63,8 @@ struct vp_sock *vp_socktab__conn(struct vp_socktab *t, const struct vpr_conn *c)
 	}
 	if (s->role == VPR_ROLE_ACCEPTED && s->have_tuple)
 		u64map__put(&t->server_ports, port_key(s->local.family, s->local.port), (void *)1);
+	if (vp_tcp_state__closing_orderly(c->newstate))
+		s->saw_fin = true;
 	if (c->h.ts_ns > s->last_ts)
 		s->last_ts = c->h.ts_ns;
 	return s;

@@ -38,10 +38,12 @@ struct vp_sock {
 	uint64_t first_ts, last_ts;
 	struct vp_xchg *x; /* exchange in progress */
 	struct vp_xchg *open_cause; /* request its opener was serving at connect() (a reference) */
+	uint16_t open_candidates;   /* requests in flight on the opener then (evidence.h) */
 	uint32_t nexch;	   /* exchanges begun: conn_index of the next one */
 	int16_t remote_host; /* recorded host that owns remote (-1: none), when remote_host_known */
 	bool remote_host_known;
 	uint32_t nsetup;   /* messages that were connection setup (greetings) */
+	bool saw_fin;	   /* a FIN was sent or received: the connection closes in order, not reset */
 };
 
 struct vp_socktab {
@@ -58,6 +60,22 @@ struct vp_sock *vp_socktab__conn(struct vp_socktab *t, const struct vpr_conn *c)
 void vp_socktab__infer_role(struct vp_socktab *t, struct vp_sock *s, uint8_t first_dir);
 void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s);
 void vp_socktab__free(struct vp_socktab *t);
+
+/* States only an orderly close (a FIN, either way) passes through; a reset goes straight to CLOSE. */
+static inline bool vp_tcp_state__closing_orderly(uint8_t state)
+{
+	switch (state) {
+	case 4:	 /* FIN_WAIT1 */
+	case 5:	 /* FIN_WAIT2 */
+	case 6:	 /* TIME_WAIT */
+	case 8:	 /* CLOSE_WAIT */
+	case 9:	 /* LAST_ACK */
+	case 11: /* CLOSING */
+		return true;
+	default:
+		return false;
+	}
+}
 
 static inline bool vp_conn_record__closes(const struct vpr_conn *c)
 {

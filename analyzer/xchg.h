@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "endpoint.h"
+#include "evidence.h"
 #include "messages.h"
 #include "vpath/record.h"
 
@@ -48,6 +49,7 @@ struct vp_xchg {
 	bool incomplete;   /* ops lost, request or reply missing, peer missing */
 	bool peer_expected; /* the other end is on a recorded host */
 	bool in_match;	   /* waiting in the matcher */
+	bool one_way;	   /* a request, no reply, then an orderly close: complete as it is */
 	bool dead;	   /* emitted; freed when refs drops to 0 */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
@@ -57,6 +59,8 @@ struct vp_xchg {
 	bool have_tuple;
 	int16_t remote_host; /* recorded host owning remote when the exchange began, -1: none */
 	struct vp_msg req, rep;
+	uint64_t setup_ns;    /* connection setup (TLS handshake) before this first exchange */
+	struct vp_link link;  /* client: how it was attached to its parent (evidence.h) */
 	struct vp_xchg *up;   /* see above */
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */

@@ -36,7 +36,7 @@ static cJSON *end_json(const struct vp_call_end *e)
 
 static cJSON *call_json(const struct vp_call *c)
 {
-	cJSON *o = cJSON_CreateObject(), *calls;
+	cJSON *o = cJSON_CreateObject(), *calls, *link;
 
 	cJSON_AddItemToObject(o, "client", end_json(&c->client));
 	cJSON_AddItemToObject(o, "server", end_json(&c->server));
@@ -52,6 +52,12 @@ static cJSON *call_json(const struct vp_call *c)
 		cJSON_AddNumberToObject(o, "server_end_ns", (double)c->srv_rep_last);
 	}
 	cJSON_AddBoolToObject(o, "complete", c->complete);
+	cJSON_AddStringToObject(o, "outcome", vp_outcome_name(vp_call__outcome(c)));
+	cJSON_AddNumberToObject(o, "setup_ns", (double)c->setup_ns);
+	link = cJSON_AddObjectToObject(o, "link");
+	cJSON_AddStringToObject(link, "basis", vp_basis_name(c->link.basis));
+	cJSON_AddBoolToObject(link, "exact", c->link.exact);
+	cJSON_AddNumberToObject(link, "candidates", c->link.candidates);
 	calls = cJSON_AddArrayToObject(o, "calls");
 	for (size_t i = 0; i < c->ncalls; i++)
 		cJSON_AddItemToArray(calls, call_json(c->calls[i]));
@@ -60,7 +66,7 @@ static cJSON *call_json(const struct vp_call *c)
 
 void vp_out_json_begin(struct vp_out_ctx *o)
 {
-	fprintf(o->f, "{\"version\":1,\"requests\":[");
+	fprintf(o->f, "{\"version\":2,\"requests\":[");
 	o->count = 0;
 }
 
@@ -71,6 +77,7 @@ void vp_out_json_request(struct vp_out_ctx *o, const struct vp_request *r)
 
 	cJSON_AddNumberToObject(req, "id", (double)r->id);
 	cJSON_AddBoolToObject(req, "complete", r->complete);
+	cJSON_AddBoolToObject(req, "exact", r->exact);
 	cJSON_AddItemToObject(req, "root", call_json(r->root));
 	s = cJSON_PrintUnformatted(req);
 	if (s)
@@ -115,6 +122,8 @@ void vp_out_json_end(struct vp_out_ctx *o)
 		cJSON_AddNumberToObject(po, "pid", pv[i]->pid);
 		cJSON_AddStringToObject(po, "name", pv[i]->comm);
 		cJSON_AddStringToObject(po, "model", vp_model_name(vp_proc__model(pv[i])));
+		cJSON_AddNumberToObject(po, "calls", (double)pv[i]->calls);
+		cJSON_AddNumberToObject(po, "calls_exact", (double)pv[i]->calls_exact);
 		cJSON_AddItemToArray(procs, po);
 	}
 	free(pv);

@@ -7,8 +7,8 @@ void vp_out_table_header(struct vp_out_ctx *o)
 {
 	const char *sep = o->csv ? "," : "\t";
 
-	fprintf(o->f, "id%sentry%sclient%sstart_s%send_s%sduration_ns%shosts%scalls%scomplete\n", sep,
-		sep, sep, sep, sep, sep, sep, sep);
+	fprintf(o->f, "id%sentry%sclient%sstart_s%send_s%sduration_ns%shosts%scalls%scomplete%sexact\n",
+		sep, sep, sep, sep, sep, sep, sep, sep, sep);
 }
 
 void vp_out_table_row(struct vp_out_ctx *o, const struct vp_request *r)
@@ -19,8 +19,8 @@ void vp_out_table_row(struct vp_out_ctx *o, const struct vp_request *r)
 
 	vp_endpoint__format(&c->server.addr, entry, sizeof(entry));
 	vp_endpoint__format(&c->client.addr, client, sizeof(client));
-	fprintf(o->f, "%" PRIu64 "%s%s%s%s%s%.9f%s%.9f%s%" PRId64 "%s%zu%s%zu%s%s\n", r->id, sep, entry,
-		sep, client, sep, (double)(c->start_ns - o->t0) / 1e9, sep,
+	fprintf(o->f, "%" PRIu64 "%s%s%s%s%s%.9f%s%.9f%s%" PRId64 "%s%zu%s%zu%s%s%s%s\n", r->id, sep,
+		entry, sep, client, sep, (double)(c->start_ns - o->t0) / 1e9, sep,
 		(double)(c->end_ns - o->t0) / 1e9, sep, c->end_ns - c->start_ns, sep, r->nhosts, sep,
-		r->ncalls, sep, r->complete ? "yes" : "no");
+		r->ncalls, sep, r->complete ? "yes" : "no", sep, r->exact ? "yes" : "no");
 }

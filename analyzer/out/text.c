@@ -63,12 +63,34 @@ static void measure(const struct vp_out_ctx *o, const struct vp_call *c, int ind
 		measure(o, c->calls[i], indent + 3, w);
 }
 
+/* What the line says of the call besides numbers and names: outcome, setup, evidence. */
+static const char *marks(const struct vp_call *c, char *buf, size_t len)
+{
+	char d[32];
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (c->setup_ns > 0)
+		n += (size_t)snprintf(buf + n, len - n, "  [setup %s]",
+				      vp_fmt_duration(c->setup_ns, d, sizeof(d)));
+	if (vp_call__outcome(c) != VP_OUTCOME_COMPLETE && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "  [%s]", vp_outcome_name(vp_call__outcome(c)));
+	if (!c->link.exact && n < len) {
+		if (c->link.candidates > 1 && c->link.candidates < UINT16_MAX)
+			snprintf(buf + n, len - n, "  [inferred: %s, %u candidates]",
+				 vp_basis_name(c->link.basis), c->link.candidates);
+		else
+			snprintf(buf + n, len - n, "  [inferred: %s]", vp_basis_name(c->link.basis));
+	}
+	return buf;
+}
+
 /* prefix: the tree drawing of the ancestors ("|  " where more siblings follow). */
 static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0, int64_t total,
 		      const struct widths *w, const char *prefix, const char *branch)
 {
 	char off[32], dur[32], name[160], ad[VP_ADDRSTRLEN], b[BAR + 1], rq[32], rp[32];
-	char sizes[72], tree[TREE_MAX + 160], next[TREE_MAX];
+	char sizes[72], tree[TREE_MAX + 160], next[TREE_MAX], mk[128];
 
 	bar(b, t0, total, c->start_ns, c->end_ns);
 	/* Negative only within one machine: a receive stamped before its send returned. */
@@ -79,13 +101,16 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 	snprintf(tree, sizeof(tree), "%s%s%s", prefix, branch, server_name(o, c, name, sizeof(name)));
 	snprintf(sizes, sizeof(sizes), "%s/%s", vp_fmt_bytes(c->request_bytes, rq, sizeof(rq)),
 		 vp_fmt_bytes(c->reply_bytes, rp, sizeof(rp)));
-	fprintf(o->f, "  %10s %10s  [%s]  %-*s  %-*s  %s%s\n", off, dur, b, w->name, tree, w->addr,
-		vp_endpoint__format(&c->server.addr, ad, sizeof(ad)), sizes,
-		c->complete ? "" : "  [incomplete]");
-	snprintf(next, sizeof(next), "%s%s", prefix,
-		 !branch[0] ? "" : strcmp(branch, "|- ") ? "   " : "|  ");
-	for (size_t i = 0; i < c->ncalls; i++)
-		text_call(o, c->calls[i], t0, total, w, next, i + 1 < c->ncalls ? "|- " : "`- ");
+	fprintf(o->f, "  %10s %10s  [%s]  %-*s  %-*s  %s%s", off, dur, b, w->name, tree, w->addr,
+		vp_endpoint__format(&c->server.addr, ad, sizeof(ad)), sizes, marks(c, mk, sizeof(mk)));
+	fputc('\n', o->f);
+	snprintf(next, sizeof(next), "%s%s", prefix, !branch[0] ? "" : branch[0] == '|' ? "|  " : "   ");
+	for (size_t i = 0; i < c->ncalls; i++) {
+		bool exact = c->calls[i]->link.exact;
+		const char *br = i + 1 < c->ncalls ? exact ? "|- " : "|~ " : exact ? "`- " : "`~ ";
+
+		text_call(o, c->calls[i], t0, total, w, next, br);
+	}
 }
 
 void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
@@ -96,9 +121,10 @@ void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
 	int64_t total = c->end_ns - c->start_ns;
 
 	vp_fmt_duration(total, dur, sizeof(dur));
-	fprintf(o->f, "request %" PRIu64 "  %s  at +%.6fs  %zu calls on %zu hosts%s\n", r->id, dur,
+	fprintf(o->f, "request %" PRIu64 "  %s  at +%.6fs  %zu calls on %zu hosts%s%s\n", r->id, dur,
 		(double)(c->start_ns - o->t0) / 1e9, r->ncalls, r->nhosts,
-		r->complete ? "" : "  INCOMPLETE (events lost or recording cut)");
+		r->complete ? "" : "  INCOMPLETE (events lost or recording cut)",
+		r->exact ? "" : "  INFERRED (links marked ~ were chosen among candidates)");
 	vp_endpoint__format(&c->client.addr, ad, sizeof(ad));
 	if (c->client.recorded)
 		fprintf(o->f, "  from %s  %s\n",

@@ -203,6 +203,9 @@ def compare(args):
     extra_roots = [k for k in cmp.found_roots
                    if k not in true_root_keys and k not in cmp.true_parent]
     incomplete = sum(1 for r in found.get("requests", []) if not r.get("complete", True))
+    # Evidence (docs/json.md): a path the analyzer marks exact must be right.
+    marked = [r for r in rows if r["found"] and r["found"].get("exact")]
+    marked_wrong = sum(1 for r in marked if not r["exact"])
     errs = sorted(abs(r["rt_err"]) for r in rows if r["rt_err"] is not None)
     lost = sum(h.get("lost", 0) or 0 for h in found.get("hosts", []))
 
@@ -217,6 +220,8 @@ def compare(args):
         ("found roots not in truth", "%d (calls unknown to the truth: %d)" %
          (len(extra_roots), unknown)),
         ("requests marked incomplete", str(incomplete)),
+        ("paths marked exact", "%d/%d = %.2f%% (%d of them wrong)" %
+         (len(marked), nfound, pct(len(marked), nfound), marked_wrong)),
         ("records lost (all hosts)", str(lost)),
     ]
     if errs:
@@ -296,7 +301,10 @@ def compare(args):
                 "ok" if right == len(pairs) else "not ok", label, right, len(pairs)))
         print("%s - %scompleteness %.2f%% accuracy %.2f%% over %d requests" % (
             "ok" if ok else "not ok", label, pct(nfound, n), pct(nexact, nfound), n))
-    return 0 if ok else 1
+        print("%s - %spaths marked exact: %d/%d (%.2f%%), %d of them wrong" % (
+            "ok" if marked_wrong == 0 else "not ok", label, len(marked), nfound,
+            pct(len(marked), nfound), marked_wrong))
+    return 0 if ok and marked_wrong == 0 else 1
 
 
 def check_truth(args):

@@ -312,7 +312,7 @@ static void test_json_schema(void **state)
 	json_of(t, &buf, &len);
 	doc = cJSON_Parse(buf);
 	assert_non_null(doc);
-	assert_int_equal(cJSON_GetObjectItem(doc, "version")->valueint, 1);
+	assert_int_equal(cJSON_GetObjectItem(doc, "version")->valueint, 2);
 	hosts = cJSON_GetObjectItem(doc, "hosts");
 	assert_int_equal(cJSON_GetArraySize(hosts), 2);
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(hosts, 1), "name")->valuestring, "db");
@@ -336,6 +336,15 @@ static void test_json_schema(void **state)
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "server"), "tid")->valueint, 41);
 	assert_int_equal(cJSON_GetObjectItem(call, "reply_bytes")->valueint, 20);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(call, "calls")), 0);
+	/* Evidence: a thread serving one request made the call; the root came from outside. */
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(req, "exact")));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "link"), "basis")->valuestring,
+			    "root");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "link"), "basis")->valuestring,
+			    "thread");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "link"), "exact")));
+	assert_string_equal(cJSON_GetObjectItem(call, "outcome")->valuestring, "complete");
+	assert_int_equal(cJSON_GetObjectItem(call, "setup_ns")->valueint, 0);
 	cJSON_Delete(doc);
 	free(buf);
 }

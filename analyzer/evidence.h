@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * How sure a link is: the one concept every output prints.  Each parent ->
+ * child link of a call tree carries its basis, set by the stage that makes
+ * the link (attribute.c), and whether that basis decides the link (exact)
+ * or only chose among candidates (inferred).  A request is exact when every
+ * link in it is.  Links between the two ends of a call (stream positions)
+ * are always exact and carry no basis.
+ */
+#ifndef VPATH_EVIDENCE_H
+#define VPATH_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum vp_basis {
+	VP_BASIS_ROOT = 0,	/* no parent: no request could have caused it */
+	VP_BASIS_THREAD,	/* made by the thread while it served this request and no other */
+	VP_BASIS_HANDOFF,	/* a worker's reply claimed it (dispatcher -> worker, vPath §2.3) */
+	VP_BASIS_CONNECT,	/* first call on a connection opened while serving this request */
+	VP_BASIS_WINDOW,	/* several requests in flight; timing constraints left this one */
+	VP_BASIS_LAST_INPUT,	/* several remained: the thread's most recent input chose (inferred) */
+	VP_BASIS_UNCLAIMED,	/* a root, although requests were open that might have caused it */
+	VP_BASIS_MAX,
+};
+
+struct vp_link {
+	uint8_t basis; /* enum vp_basis */
+	bool exact;
+	uint16_t candidates; /* requests that could have caused it when it was decided */
+};
+
+static inline const char *vp_basis_name(uint8_t b)
+{
+	static const char *const names[VP_BASIS_MAX] = {
+		"root", "thread", "handoff", "connect", "window", "last-input", "unclaimed",
+	};
+
+	return b < VP_BASIS_MAX ? names[b] : "?";
+}
+
+static inline struct vp_link vp_link_make(enum vp_basis b, uint16_t candidates)
+{
+	struct vp_link l = {(uint8_t)b, false, candidates};
+
+	l.exact = b != VP_BASIS_LAST_INPUT && b != VP_BASIS_UNCLAIMED && candidates <= 1;
+	return l;
+}
+
+/* How a call ended. */
+enum vp_outcome {
+	VP_OUTCOME_COMPLETE = 0,
+	VP_OUTCOME_ONE_WAY,    /* a message, then an orderly close without a reply (COM_QUIT) */
+	VP_OUTCOME_INCOMPLETE, /* records lost, recording cut, reset mid-exchange, peer missing */
+};
+
+static inline const char *vp_outcome_name(enum vp_outcome o)
+{
+	return o == VP_OUTCOME_COMPLETE ? "complete" : o == VP_OUTCOME_ONE_WAY ? "one-way" : "incomplete";
+}
+
+#endif
