@@ -7,6 +7,7 @@
 #
 #   e2e_setup CONFIG          hosts from the topology; scratch dir in $E2E_DIR
 #   e2e_hosts_setup NAME:IP...  hosts for servers of another kind (not vApp)
+#   e2e_servers_unavailable FN  why real servers cannot run (FN lists what is missing)
 #   e2e_recorders_start       one recorder per host; returns once all attached
 #   e2e_servers_start         every server; returns once all listen
 #   e2e_client_run ARGS...    the client; truth in $E2E_DIR/truth.jsonl
@@ -265,4 +266,23 @@ e2e_unavailable() {
 	elif ! ip netns list >/dev/null 2>&1; then
 		echo "no network namespaces (ip netns)"
 	fi
+}
+
+# Why a scenario of real servers cannot run here, or nothing: MISSING_FN
+# prints what is missing, one word or line each; missing servers are
+# installed with scripts/install-deps.sh first (CI starts from a fresh machine).
+e2e_servers_unavailable() { # missing_fn
+	local why missing
+	why=$(e2e_unavailable)
+	if [ -n "$why" ]; then
+		echo "$why"
+		return
+	fi
+	missing=$("$1")
+	if [ -n "$missing" ]; then
+		e2e_log "installing the servers: $(echo $missing)"
+		scripts/install-deps.sh >&2 || true
+		missing=$("$1")
+	fi
+	[ -z "$missing" ] || echo "missing: $(echo $missing) (scripts/install-deps.sh)"
 }

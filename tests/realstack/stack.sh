@@ -57,22 +57,9 @@ _rs_missing() {
 	command -v setpriv >/dev/null || echo util-linux
 }
 
-# Why the scenario cannot run here, or nothing.  Installs missing servers with
-# scripts/install-deps.sh first (CI starts from a fresh machine).
+# Why the scenario cannot run here (after trying to install), or nothing.
 rs_unavailable() {
-	local why missing
-	why=$(e2e_unavailable)
-	if [ -n "$why" ]; then
-		echo "$why"
-		return
-	fi
-	missing=$(_rs_missing)
-	if [ -n "$missing" ]; then
-		e2e_log "installing the servers: $(echo $missing)"
-		scripts/install-deps.sh >&2 || true
-		missing=$(_rs_missing)
-	fi
-	[ -z "$missing" ] || echo "missing: $(echo $missing) (scripts/install-deps.sh)"
+	e2e_servers_unavailable _rs_missing
 }
 
 rs_setup() {
