@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Why a path of an event-loop run (run.sh --keep DIR) came out wrong, at the
+level of records: the gateway's socket operations from the moment request ID
+was read until its reply was sent, in order, each labelled with the message
+it belongs to and the request that message truly serves, and for each call
+sent, the request the analyzer put it under.
+
+  explain.py --dir DIR --id N [--analyze PATH-TO-vpath-analyze]
+
+Reads DIR/gateway.vpr (through `vpath-analyze dump`), truth.jsonl,
+found.json and evloop.json.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+OP = re.compile(r"^sock_op ts=(\d+) tid=(\d+) .*cookie=(\S+) (send|recv) bytes=(\d+)")
+CONN = re.compile(r"^conn .*cookie=(\S+) (\S+) -> (\S+) .*->ESTABLISHED origin=\S+ role=(\w+)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--id", type=int, required=True)
+    ap.add_argument("--analyze", default=os.path.join(os.environ.get("OUTPUT", ".output"),
+                                                      "vpath-analyze"))
+    args = ap.parse_args()
+    d = args.dir
+    meta = json.load(open(os.path.join(d, "evloop.json")))
+    truth = [json.loads(line) for line in open(os.path.join(d, "truth.jsonl"))]
+    request_of = {(t["client"], t["conn_index"]): t["id"] for t in truth}
+    call_owner = {tuple(c): t["id"] for t in truth for c in t["calls"]}
+    found = json.load(open(os.path.join(d, "found.json")))
+    found_parent = {}
+    for req in found["requests"]:
+        root = req["root"]
+        if root["server"]["addr"] != meta["gateway_addr"]:
+            continue
+        rid = request_of.get((root["client"]["addr"], root["conn_index"]))
+        for call in root["calls"]:
+            cid = (int(call["client"]["addr"].rsplit(":", 1)[1]), call["conn_index"])
+            found_parent[cid] = rid
+
+    dump = subprocess.run([args.analyze, "dump", os.path.join(d, "gateway.vpr")],
+                          capture_output=True, text=True, check=True).stdout.splitlines()
+    conns = {}   # cookie -> ("client", addr) or ("backend", local port)
+    state = {}   # cookie -> [direction of the current message, messages read, messages sent]
+    events = []  # (ts, tid, text, request id the message serves)
+    for line in dump:
+        m = CONN.match(line)
+        if m:
+            cookie, local, remote, role = m.groups()
+            conns[cookie] = ("client", remote) if role == "accepted" else \
+                ("backend", int(local.rsplit(":", 1)[1]))
+            continue
+        m = OP.match(line)
+        if not m or m.group(3) not in conns:
+            continue
+        ts, tid, cookie, op, nbytes = m.groups()
+        st = state.setdefault(cookie, [None, 0, 0])
+        if st[0] != op:  # a new message starts
+            st[0] = op
+            st[1 if op == "recv" else 2] += 1
+        kind, who = conns[cookie]
+        if kind == "client":
+            k = st[1] - 1
+            rid = request_of.get((who, k))
+            what = "%s %s client %s request %d" % (op, nbytes.rjust(5), who,
+                                                    k) + (" (its reply)" if op == "send" else "")
+            events.append((int(ts), tid, what, rid, None))
+        else:
+            k = st[2] - 1
+            cid = (who, k)
+            rid = call_owner.get(cid)
+            what = "%s %s back end %d call %d%s" % (op, nbytes.rjust(5), who, k,
+                                                    " (its reply)" if op == "recv" else "")
+            events.append((int(ts), tid, what, rid, cid if op == "send" else None))
+
+    mine = [i for i, e in enumerate(events) if e[3] == args.id and "client" in e[2]]
+    if not mine:
+        sys.exit("explain.py: request %d is not on the gateway's records" % args.id)
+    first, last = mine[0], mine[-1]
+    t0 = events[first][0]
+    t = next(x for x in truth if x["id"] == args.id)
+    print("request %d: client %s ordinal %d, true calls %s" % (args.id, t["client"],
+                                                               t["conn_index"], t["calls"]))
+    print("found under it: %s" % sorted(c for c, p in found_parent.items() if p == args.id))
+    last_input = None
+    for ts, tid, what, rid, cid in events[first:last + 1]:
+        note = ""
+        if cid is not None:
+            note = "  <- analyzer: under #%s; last input was for #%s" % (
+                found_parent.get(cid, "root/none"), last_input)
+        if what.startswith("recv"):
+            last_input = rid
+        mark = "*" if rid == args.id else " "
+        print("%s %+10.1fus tid %s %-52s serves #%s%s" % (mark, (ts - t0) / 1e3, tid, what,
+                                                          rid, note))
+
+
+if __name__ == "__main__":
+    main()
