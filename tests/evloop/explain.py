@@ -42,7 +42,9 @@ def main():
         rid = request_of.get((root["client"]["addr"], root["conn_index"]))
         for call in root["calls"]:
             cid = (int(call["client"]["addr"].rsplit(":", 1)[1]), call["conn_index"])
-            found_parent[cid] = rid
+            link = call.get("link") or {}
+            found_parent[cid] = "%s (%s%s)" % (rid, link.get("basis", "?"),
+                                               ", exact" if link.get("exact") else "")
 
     dump = subprocess.run([args.analyze, "dump", os.path.join(d, "gateway.vpr")],
                           capture_output=True, text=True, check=True).stdout.splitlines()
@@ -87,7 +89,8 @@ def main():
     t = next(x for x in truth if x["id"] == args.id)
     print("request %d: client %s ordinal %d, true calls %s" % (args.id, t["client"],
                                                                t["conn_index"], t["calls"]))
-    print("found under it: %s" % sorted(c for c, p in found_parent.items() if p == args.id))
+    print("found under it: %s" % sorted(c for c, p in found_parent.items()
+                                        if p.split()[0] == str(args.id)))
     last_input = None
     for ts, tid, what, rid, cid in events[first:last + 1]:
         note = ""

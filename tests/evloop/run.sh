@@ -42,17 +42,9 @@ asyncio) gateway_cmd=(python3 "$EV_SRC/gateway_asyncio.py") ;;
 *) echo "run.sh: --gateway node|asyncio" >&2; exit 2 ;;
 esac
 
-# Why this run cannot happen here, or nothing.  Installs Node.js with
-# scripts/install-deps.sh when it is missing (CI starts from a fresh machine).
-ev_unavailable() {
-	local why
-	why=$(e2e_unavailable)
-	if [ -z "$why" ] && [ "$gateway" = node ] && ! command -v node >/dev/null; then
-		e2e_log "installing nodejs"
-		scripts/install-deps.sh >&2 || true
-		command -v node >/dev/null || why="needs node (nodejs, scripts/install-deps.sh)"
-	fi
-	echo "$why"
+# What this run needs that is not installed (the Node.js gateway: nodejs).
+ev_missing() {
+	[ "$gateway" != node ] || command -v node >/dev/null || echo nodejs
 }
 
 ev_setup() {
@@ -71,7 +63,7 @@ ev_server_start() { # name host command...
 	_e2e_wait_line "$E2E_DIR/$name.log" "listening on" "$!" 10 "$name"
 }
 
-why=$(ev_unavailable)
+why=$(e2e_servers_unavailable ev_missing)
 if [ -n "$why" ]; then
 	echo "run.sh: $why" >&2
 	exit 2

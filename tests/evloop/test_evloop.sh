@@ -15,16 +15,15 @@ if [ -n "$why" ]; then
 	skip "event-loop gateways with a pooled back end" "$why"
 	exit 0
 fi
-if ! command -v node >/dev/null; then
-	scripts/install-deps.sh >&2 || true
-fi
+node_missing() { command -v node >/dev/null || echo nodejs; }
+node_why=$(e2e_servers_unavailable node_missing)
 seed=${VPATH_SEED:-11}
-requests=${EVLOOP_REQUESTS:-2000}
+requests=${EVLOOP_REQUESTS:-1500}
 echo "# seed $seed (set VPATH_SEED to change it), $requests requests per gateway"
 score=tests/evloop/score.py
 for gateway in node asyncio; do
-	if [ "$gateway" = node ] && ! command -v node >/dev/null; then
-		skip "evloop node" "needs node (nodejs, scripts/install-deps.sh)"
+	if [ "$gateway" = node ] && [ -n "$node_why" ]; then
+		skip "evloop node" "$node_why"
 		continue
 	fi
 	keep=$(scratch_dir)/run
