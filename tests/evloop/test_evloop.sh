@@ -38,7 +38,8 @@ for gateway in node asyncio; do
 	check "evloop $gateway: the scorer accepts a perfect analysis" [ $? -eq 0 ]
 	for what in move drop lose; do
 		rc=2
-		if python3 $score break --dir "$keep" --what "$what" --out "$keep/$what.json"; then
+		if python3 $score break --dir "$keep" --found "$keep/perfect.json" --what "$what" \
+			--out "$keep/$what.json"; then
 			python3 $score compare --dir "$keep" --found "$keep/$what.json" >"$keep/$what.out"
 			rc=$?
 		fi
