@@ -21,6 +21,7 @@
 #include <bpf/bpf_endian.h>
 #include "vpath/record.h"
 #include "vpath.h"
+#include "stream_start.h"
 
 #define AF_INET 2
 #define AF_INET6 10
@@ -28,6 +29,9 @@
 #define MSG_PEEK 2
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
+#define PF_IO_WORKER 0x00000010
+#define PF_USER_WORKER 0x00004000
+#define PF_KTHREAD 0x00200000
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -69,12 +73,18 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-/* Fallback: the fd of the socket call in progress, per thread. */
+/* Fallback: the socket call in progress, per thread. */
+struct fallback_call {
+	__u32 fd;
+	__u32 data_kind; /* enum user_data_kind */
+	__u64 data;	 /* what the call's second argument points at */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct fallback_call);
 } fallback_fds SEC(".maps");
 
 /* Fallback: sockets given a synthetic cookie whose VPR_CONN was written. */
@@ -348,6 +358,28 @@ static __always_inline __u32 recv_seq_end(__u32 copied_seq, __u32 rcv_nxt, unsig
 	return (sk_flags & done) && copied_seq == rcv_nxt ? copied_seq - 1 : copied_seq;
 }
 
+/* The struct sock behind fd of the current task, or NULL if fd is not a socket. */
+static __always_inline struct sock *fd_to_sock(__u32 fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *file;
+	struct socket *sock;
+	umode_t mode;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
+		return NULL;
+	mode = BPF_CORE_READ(file, f_inode, i_mode);
+	if ((mode & S_IFMT) != S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(file, private_data);
+	return sock ? BPF_CORE_READ(sock, sk) : NULL;
+}
+
 /* ---- socket operations: the fast path (kernel 6.2+) ---- */
 
 /*
@@ -403,11 +435,85 @@ static __always_inline void emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, _
 	submit(op);
 }
 
+/*
+ * The socket calls whose data a stream's first bytes are sampled from, by
+ * syscall number (the tracepoints give no buffer; the syscall's registers
+ * have it).  Other calls (sendfile, splice, io_uring, ...) are not sampled.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
+enum { NR_read = 0, NR_write = 1, NR_readv = 19, NR_writev = 20,
+       NR_sendto = 44, NR_recvfrom = 45, NR_sendmsg = 46, NR_recvmsg = 47 };
+#elif defined(__TARGET_ARCH_arm64)
+#define SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
+enum { NR_read = 63, NR_write = 64, NR_readv = 65, NR_writev = 66,
+       NR_sendto = 206, NR_recvfrom = 207, NR_sendmsg = 211, NR_recvmsg = 212 };
+#endif
+
+static __always_inline __u32 syscall_data_kind(long nr, __u8 dir)
+{
+#ifdef SYSCALL_NR
+	bool sends = nr == NR_write || nr == NR_sendto || nr == NR_writev || nr == NR_sendmsg;
+	__u32 kind;
+
+	switch (nr) {
+	case NR_read:
+	case NR_write:
+	case NR_recvfrom:
+	case NR_sendto:
+		kind = USER_DATA_BUF;
+		break;
+	case NR_readv:
+	case NR_writev:
+		kind = USER_DATA_IOVEC;
+		break;
+	case NR_recvmsg:
+	case NR_sendmsg:
+		kind = USER_DATA_MSGHDR;
+		break;
+	default:
+		return USER_DATA_NONE;
+	}
+	return sends == (dir == VPR_DIR_SEND) ? kind : USER_DATA_NONE;
+#else
+	return USER_DATA_NONE;
+#endif
+}
+
+/*
+ * Where the data of this operation on sk is in the caller's memory: the
+ * current thread's syscall, when it is a socket call on a descriptor of sk.
+ * The descriptor is checked because an operation may run inside an
+ * unrelated call (a kernel socket used on behalf of a write() to a file);
+ * kernel and io_uring worker threads have no syscall of their own.
+ */
+static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 *data)
+{
+#ifdef SYSCALL_NR
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	__u32 kind;
+
+	if (task->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER))
+		return USER_DATA_NONE;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	kind = syscall_data_kind(SYSCALL_NR(regs), dir);
+	if (kind == USER_DATA_NONE || fd_to_sock(PT_REGS_PARM1_CORE_SYSCALL(regs)) != sk)
+		return USER_DATA_NONE;
+	*data = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	return kind;
+#else
+	return USER_DATA_NONE;
+#endif
+}
+
 static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
 {
 	struct tcp_sock *tp;
-	__u64 pid_tgid;
-	__u32 seq_end;
+	__u64 pid_tgid, data = 0;
+	__u32 seq_end, ref;
+	bool at_start;
+	__u8 op_flags = 0;
 
 	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)) || !sk)
 		return 0;
@@ -421,10 +527,24 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (!current_wanted(pid_tgid) || !sk_wanted(sk))
 		return 0;
-	seq_end = dir == VPR_DIR_SEND
-			  ? tp->write_seq
-			  : recv_seq_end(tp->copied_seq, tp->rcv_nxt, sk->__sk_common.skc_flags);
-	emit_op(pid_tgid, sk_cookie(sk), ret, seq_end, dir, 0);
+	/* ref first, then its counter: see stream_start.h. */
+	if (dir == VPR_DIR_SEND) {
+		__u32 lead;
+
+		seq_end = tp->write_seq;
+		ref = tp->snd_una;
+		LOAD_ORDER();
+		lead = send_lead(seq_end - ret, ref, tp->bytes_acked);
+		at_start = lead <= 1 && send_starts_stream(lead, sk->sk_max_ack_backlog);
+	} else {
+		ref = tp->rcv_nxt;
+		seq_end = recv_seq_end(tp->copied_seq, ref, sk->__sk_common.skc_flags);
+		LOAD_ORDER();
+		at_start = recv_starts_stream(seq_end - ret, ref, tp->bytes_received);
+	}
+	if (at_start)
+		op_flags = stream_start_flags(ret, current_call_data(sk, dir, &data), data);
+	emit_op(pid_tgid, sk_cookie(sk), ret, seq_end, dir, op_flags);
 	return 0;
 }
 
@@ -584,41 +704,20 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 
 /* ---- socket operations: the syscall fallback (kernels before 6.2) ---- */
 
-static __always_inline int fallback_enter(__u64 fd, __u64 flags)
+static __always_inline int fallback_enter(__u64 fd, __u64 flags, __u32 data_kind, __u64 data)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, fd32 = (__u32)fd;
+	__u32 tid = (__u32)pid_tgid;
+	struct fallback_call call = {.fd = (__u32)fd, .data_kind = data_kind, .data = data};
 
 	if ((flags & MSG_PEEK) || fd > 0x7fffffff)
 		return 0;
 	if (!current_wanted(pid_tgid))
 		return 0;
 	/* A full table loses this operation's record: count it like one. */
-	if (bpf_map_update_elem(&fallback_fds, &tid, &fd32, BPF_ANY))
+	if (bpf_map_update_elem(&fallback_fds, &tid, &call, BPF_ANY))
 		count_lost(1);
 	return 0;
-}
-
-/* The struct sock behind fd of the current task, or NULL if fd is not a socket. */
-static __always_inline struct sock *fd_to_sock(__u32 fd)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds;
-	struct file *file;
-	struct socket *sock;
-	umode_t mode;
-
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
-		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
-		return NULL;
-	mode = BPF_CORE_READ(file, f_inode, i_mode);
-	if ((mode & S_IFMT) != S_IFSOCK)
-		return NULL;
-	sock = BPF_CORE_READ(file, private_data);
-	return sock ? BPF_CORE_READ(sock, sk) : NULL;
 }
 
 /*
@@ -657,39 +756,57 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
+	struct fallback_call *callp, call;
 	struct tcp_sock *tp;
 	struct sock *sk;
-	__u32 *fdp, fd, seq_end;
+	__u32 seq_end, ref;
 	__u64 cookie;
+	bool at_start;
 
-	fdp = bpf_map_lookup_elem(&fallback_fds, &tid);
-	if (!fdp)
+	callp = bpf_map_lookup_elem(&fallback_fds, &tid);
+	if (!callp)
 		return 0;
-	fd = *fdp;
+	call = *callp;
 	bpf_map_delete_elem(&fallback_fds, &tid);
 	if (ret <= 0)
 		return 0;
-	sk = fd_to_sock(fd);
+	sk = fd_to_sock(call.fd);
 	if (!sk || !sk_is_tcp_probed(sk) || !sk_wanted(sk))
 		return 0;
 	tp = (struct tcp_sock *)sk;
 	/* First: it may write the socket's VPR_CONN, which must precede this op. */
 	cookie = fallback_cookie(sk);
-	seq_end = dir == VPR_DIR_SEND
-			  ? BPF_CORE_READ(tp, write_seq)
-			  : recv_seq_end(BPF_CORE_READ(tp, copied_seq), BPF_CORE_READ(tp, rcv_nxt),
-					 BPF_CORE_READ(sk, __sk_common.skc_flags));
-	emit_op(pid_tgid, cookie, ret, seq_end, dir, VPR_OP_FALLBACK);
+	/* The same tests as record_op(), through probes; ref first (stream_start.h). */
+	if (dir == VPR_DIR_SEND) {
+		__u32 lead;
+
+		seq_end = BPF_CORE_READ(tp, write_seq);
+		ref = BPF_CORE_READ(tp, snd_una);
+		lead = send_lead(seq_end - ret, ref, BPF_CORE_READ(tp, bytes_acked));
+		at_start = lead <= 1 &&
+			   send_starts_stream(lead, BPF_CORE_READ_BITFIELD_PROBED(sk, sk_max_ack_backlog));
+	} else {
+		ref = BPF_CORE_READ(tp, rcv_nxt);
+		seq_end = recv_seq_end(BPF_CORE_READ(tp, copied_seq), ref,
+				       BPF_CORE_READ(sk, __sk_common.skc_flags));
+		at_start = recv_starts_stream(seq_end - ret, ref, BPF_CORE_READ(tp, bytes_received));
+	}
+	emit_op(pid_tgid, cookie, ret, seq_end, dir,
+		VPR_OP_FALLBACK |
+			(at_start ? stream_start_flags(ret, call.data_kind, call.data) : 0));
 	return 0;
 }
 
-/* flags_arg is a constant: the index of the recv flags argument, -1 when there is none. */
-#define FALLBACK_ENTER(name, flags_arg)                                                            \
+/*
+ * flags_arg is a constant: the index of the recv flags argument, -1 when
+ * there is none; data_kind says what the second argument points at.
+ */
+#define FALLBACK_ENTER(name, flags_arg, data_kind)                                                 \
 	SEC("tracepoint/syscalls/sys_enter_" #name)                                                \
 	int fb_enter_##name(struct trace_event_raw_sys_enter *ctx)                                 \
 	{                                                                                          \
 		__u64 flags = (flags_arg) < 0 ? 0 : ctx->args[(flags_arg) < 0 ? 0 : (flags_arg)];  \
-		return fallback_enter(ctx->args[0], flags);                                        \
+		return fallback_enter(ctx->args[0], flags, data_kind, ctx->args[1]);               \
 	}
 #define FALLBACK_EXIT(name, dir)                                                                   \
 	SEC("tracepoint/syscalls/sys_exit_" #name)                                                 \
@@ -698,21 +815,21 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 		return fallback_exit(ctx->ret, dir);                                               \
 	}
 
-FALLBACK_ENTER(write, -1)
+FALLBACK_ENTER(write, -1, USER_DATA_BUF)
 FALLBACK_EXIT(write, VPR_DIR_SEND)
-FALLBACK_ENTER(writev, -1)
+FALLBACK_ENTER(writev, -1, USER_DATA_IOVEC)
 FALLBACK_EXIT(writev, VPR_DIR_SEND)
-FALLBACK_ENTER(sendto, -1)
+FALLBACK_ENTER(sendto, -1, USER_DATA_BUF)
 FALLBACK_EXIT(sendto, VPR_DIR_SEND)
-FALLBACK_ENTER(sendmsg, -1)
+FALLBACK_ENTER(sendmsg, -1, USER_DATA_MSGHDR)
 FALLBACK_EXIT(sendmsg, VPR_DIR_SEND)
-FALLBACK_ENTER(sendfile64, -1)
+FALLBACK_ENTER(sendfile64, -1, USER_DATA_NONE)
 FALLBACK_EXIT(sendfile64, VPR_DIR_SEND)
-FALLBACK_ENTER(read, -1)
+FALLBACK_ENTER(read, -1, USER_DATA_BUF)
 FALLBACK_EXIT(read, VPR_DIR_RECV)
-FALLBACK_ENTER(readv, -1)
+FALLBACK_ENTER(readv, -1, USER_DATA_IOVEC)
 FALLBACK_EXIT(readv, VPR_DIR_RECV)
-FALLBACK_ENTER(recvfrom, 3)
+FALLBACK_ENTER(recvfrom, 3, USER_DATA_BUF)
 FALLBACK_EXIT(recvfrom, VPR_DIR_RECV)
-FALLBACK_ENTER(recvmsg, 2)
+FALLBACK_ENTER(recvmsg, 2, USER_DATA_MSGHDR)
 FALLBACK_EXIT(recvmsg, VPR_DIR_RECV)

@@ -65,6 +65,16 @@ struct vpr_sock_op {
 };
 
 #define VPR_OP_FALLBACK 0x01 /* captured by the syscall fallback */
+/*
+ * The range begins at the connection's first data byte in this direction.
+ * Compatible addition (no version change): older readers ignore these bits.
+ */
+#define VPR_OP_STREAM_START 0x02
+/*
+ * Only with STREAM_START: the first bytes are a TLS handshake record header
+ * (type 22, version 3.0-3.4, a plausible length).  The bytes are not stored.
+ */
+#define VPR_OP_TLS_HS 0x04
 
 enum vpr_conn_origin {
 	VPR_CONN_STATE = 0,	   /* inet_sock_set_state */

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Which socket operations begin their connection's byte stream, and whether
+ * such an operation's first bytes are a TLS handshake record header
+ * (VPR_OP_STREAM_START, VPR_OP_TLS_HS in include/vpath/record.h).
+ *
+ * "Begins the stream" is decided from counters TCP keeps anyway, so every
+ * other operation pays two loads and a compare.  Only an operation that
+ * begins a stream reads its first bytes, from the caller's own buffer, and
+ * keeps nothing of them but one bit: no payload is ever recorded.
+ *
+ * Included by vpath.bpf.c after vmlinux.h and the libbpf headers.
+ */
+#ifndef VPATH_STREAM_START_H
+#define VPATH_STREAM_START_H
+
+#include "vpath/record.h"
+
+/* Keeps the compiler from reordering the loads around it (see below). */
+#define LOAD_ORDER() asm volatile("" ::: "memory")
+
+/*
+ * A receive's range [start, ...) begins the stream when start is the first
+ * data byte's sequence number: rcv_nxt less bytes_received.  The kernel adds
+ * to bytes_received every advance of rcv_nxt after the SYN, the FIN's
+ * included, so the difference is that number for the socket's whole life
+ * (checked on 6.18; start must be corrected for a FIN the read consumed, as
+ * recv_seq_end() does).
+ *
+ * Callers load rcv_nxt first, then bytes_received: the kernel adds to
+ * bytes_received before it moves rcv_nxt, so a segment arriving between the
+ * two loads can only make a stream start be missed, never invented.
+ */
+static __always_inline bool recv_starts_stream(__u32 start, __u32 rcv_nxt, __u64 bytes_received)
+{
+	return start == rcv_nxt - (__u32)bytes_received;
+}
+
+/*
+ * For a send, snd_una less bytes_acked, which the kernel keeps in step the
+ * same way (callers load snd_una first, for the same reason).  On a
+ * connected socket snd_una starts at the SYN's own number and the SYN's
+ * acknowledgement is counted, so the difference is one before the first
+ * data byte; an accepted socket is born with its SYN-ACK acknowledged, and
+ * the difference is the first data byte (both checked on 6.18).  Returns
+ * how far start lies past that base:
+ * - 0: an accepted socket's first byte (a connected socket's data never
+ *   starts at its SYN's number);
+ * - 1: a connected socket's first byte, or an accepted socket's second.
+ *   Accepted sockets inherit their listener's backlog, connected ones have
+ *   none: send_starts_stream() tells them apart.  It errs for an accepted
+ *   socket of a listen(fd, 0) listener whose first send is a single byte:
+ *   its second send is marked too;
+ * - anything else: not the stream's start.
+ */
+static __always_inline __u32 send_lead(__u32 start, __u32 snd_una, __u64 bytes_acked)
+{
+	return start - (snd_una - (__u32)bytes_acked);
+}
+
+static __always_inline bool send_starts_stream(__u32 lead, __u32 max_ack_backlog)
+{
+	return lead == 0 || (lead == 1 && max_ack_backlog == 0);
+}
+
+/* ---- the first bytes ---- */
+
+#define TLS_RECORD_HEADER_LEN 5
+#define TLS_CONTENT_HANDSHAKE 22
+#define TLS_RECORD_MAX (16384 + 2048) /* TLSCiphertext (RFC 5246 6.2.3) */
+
+/*
+ * A TLS record header (RFC 8446 5.1): content type, protocol version, length.
+ * A handshake record of SSL 3.0 to TLS 1.3 (whose records say 3.1 or 3.3),
+ * with a length a record can have.
+ */
+static __always_inline bool tls_handshake_header(const __u8 *h)
+{
+	__u32 len = (__u32)h[3] << 8 | h[4];
+
+	return h[0] == TLS_CONTENT_HANDSHAKE && h[1] == 3 && h[2] <= 4 && len > 0 &&
+	       len <= TLS_RECORD_MAX;
+}
+
+/* What a socket call's second argument points at. */
+enum user_data_kind {
+	USER_DATA_NONE = 0, /* no user buffer: sendfile, unknown calls */
+	USER_DATA_BUF,	    /* the bytes: read, write, recvfrom, sendto */
+	USER_DATA_IOVEC,    /* an iovec array: readv, writev */
+	USER_DATA_MSGHDR,   /* a struct user_msghdr: recvmsg, sendmsg */
+};
+
+/*
+ * The first bytes of the data at arg, when the first buffer holds a whole
+ * record header.  After a receive they are what it returned; after a send,
+ * what it sent (the buffer is the caller's and unchanged).
+ */
+static __always_inline bool user_data_head(__u32 kind, __u64 arg, __u8 *head)
+{
+	struct iovec iov;
+
+	if (kind == USER_DATA_MSGHDR) {
+		const struct user_msghdr *m = (const void *)arg;
+
+		if (bpf_probe_read_user(&arg, sizeof(arg), &m->msg_iov))
+			return false;
+		kind = USER_DATA_IOVEC;
+	}
+	if (kind == USER_DATA_IOVEC) {
+		if (bpf_probe_read_user(&iov, sizeof(iov), (const void *)arg) ||
+		    iov.iov_len < TLS_RECORD_HEADER_LEN)
+			return false;
+		arg = (__u64)iov.iov_base;
+	} else if (kind != USER_DATA_BUF) {
+		return false;
+	}
+	return bpf_probe_read_user(head, TLS_RECORD_HEADER_LEN, (const void *)arg) == 0;
+}
+
+/* The flags of an operation of `bytes` bytes that begins its stream. */
+static __always_inline __u8 stream_start_flags(__u32 bytes, __u32 kind, __u64 arg)
+{
+	__u8 head[TLS_RECORD_HEADER_LEN];
+
+	if (bytes >= TLS_RECORD_HEADER_LEN && user_data_head(kind, arg, head) &&
+	    tls_handshake_header(head))
+		return VPR_OP_STREAM_START | VPR_OP_TLS_HS;
+	return VPR_OP_STREAM_START;
+}
+
+#endif /* VPATH_STREAM_START_H */

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Check the stream-start and TLS flags of a recording against what was done.
+
+usage: check_first_bytes.py DUMP EXPECT NAME
+
+DUMP is `vpath-analyze dump` output, EXPECT the "conn client_port=..." lines
+of first_bytes_exchange.py.  For every connection, end and direction the
+first operation must carry stream_start (and tls_hs when expected), and no
+other operation either flag.  Prints TAP lines prefixed with NAME.
+"""
+import re
+import sys
+
+dump_path, expect_path, name = sys.argv[1:4]
+failures = 0
+
+
+def report(ok, what, detail=""):
+    global failures
+    if not ok:
+        failures += 1
+    print(("ok" if ok else "not ok") + f" - {name}: {what}" + ("" if ok or not detail else f" ({detail})"))
+
+
+ops, conns = [], []
+for line in open(dump_path):
+    kind = line.split(" ", 1)[0]
+    d = dict(re.findall(r"(\w+)=(\S+)", line))
+    if kind == "sock_op":
+        words = line.split()
+        ops.append(dict(ts=int(d["ts"]), cookie=d["cookie"], dir="send" if " send " in line else "recv", bytes=int(d["bytes"]),
+                        start="stream_start" in words, tls="tls_hs" in words))
+    elif kind == "conn":
+        m = re.search(r":(\d+) -> \S+:(\d+)", line)
+        conns.append(dict(cookie=d["cookie"], role=d["role"], sport=int(m.group(1)),
+                          dport=int(m.group(2))))
+
+expected = [dict(re.findall(r"(\w+)=(\S+)", l)) for l in open(expect_path) if l.startswith("conn ")]
+report(len(expected) > 0, "the exchange reported its connections")
+checked = set()
+for e in expected:
+    port = int(e["client_port"])
+    ends = {"client": [c["cookie"] for c in conns if c["role"] == "connected" and c["sport"] == port],
+            "server": [c["cookie"] for c in conns if c["role"] == "accepted" and c["dport"] == port]}
+    for end, cookies in ends.items():
+        if len(set(cookies)) != 1:
+            report(False, f"port {port}: one {end} socket recorded", f"cookies {cookies}")
+            continue
+        for direction in ("send", "recv"):
+            want = e[f"{end}_{direction}"]
+            mine = sorted((o for o in ops if o["cookie"] == cookies[0] and o["dir"] == direction),
+                          key=lambda o: o["ts"])
+            checked.update(id(o) for o in mine)
+            what = f"port {port}: {end} {direction}"
+            if want == "none":
+                report(not mine, f"{what}: no data", f"{len(mine)} ops")
+                continue
+            if not mine:
+                report(False, f"{what}: recorded")
+                continue
+            first, rest = mine[0], mine[1:]
+            report(first["start"], f"{what}: first op ({first['bytes']} bytes) is the stream start")
+            report(first["tls"] == (want == "tls"),
+                   f"{what}: first op {'is' if want == 'tls' else 'is not'} a TLS handshake")
+            marked = [o["bytes"] for o in rest if o["start"] or o["tls"]]
+            report(not marked, f"{what}: no later op marked ({len(rest)} later)",
+                   f"marked ops of {marked} bytes")
+stray = [o for o in ops if id(o) not in checked and (o["start"] or o["tls"])]
+report(not stray, "no other operation marked", f"{len(stray)} marked")
+sys.exit(1 if failures else 0)
