@@ -7,6 +7,7 @@
 #include "analysis.h"
 #include "clock.h"
 #include "exchanges.h"
+#include "lookahead.h"
 #include "matcher.h"
 #include "paths.h"
 #include "sockets.h"
@@ -21,6 +22,13 @@
  */
 #define MERGE_QUANTUM_NS (2ull * 1000 * 1000)
 #define ADVANCE_EVERY 1024
+/*
+ * Every host is read this far ahead of the analysis (common timeline), so a
+ * receiver's operation is analyzed after its sender's was seen: more than the
+ * merge quantum plus a send stamped after its receipt on one machine, and
+ * than clock error between machines once aligned.
+ */
+#define LOOKAHEAD_NS (20ull * 1000 * 1000)
 /* Finished exchanges waiting for their peer: a second of a busy system is far less. */
 #define MATCH_MAX (1u << 20)
 
@@ -34,6 +42,7 @@ struct host_state {
 	struct vp_host *host;
 	struct vp_socktab socks;
 	struct vp_attr attr;
+	struct vp_fifo ahead; /* read and seen by the look-ahead, not analyzed yet */
 	bool ended;
 };
 
@@ -149,6 +158,27 @@ static enum peer_where where_is_peer(const struct vp_analysis *a, const struct v
 	return a->addrs_complete ? PEER_EXTERNAL : PEER_UNKNOWN;
 }
 
+/*
+ * The two sockets of a call know each other from now on, so a receiver's
+ * messages can be cut where the sender's begin (messages.h).  The exchanges
+ * may be finished already (a host is analyzed up to a merge quantum ahead):
+ * the sockets are found by cookie while they live.
+ */
+static void link_sockets(struct vp_analysis *a, const struct vp_xchg *c, const struct vp_xchg *s)
+{
+	struct vp_sock *cs = c->sock ? c->sock : u64map__get(&a->hs[c->host].socks.by_cookie, c->cookie);
+	struct vp_sock *ss = s->sock ? s->sock : u64map__get(&a->hs[s->host].socks.by_cookie, s->cookie);
+
+	if (cs && ss && cs->peer_sock != ss) {
+		if (cs->peer_sock)
+			cs->peer_sock->peer_sock = NULL;
+		if (ss->peer_sock)
+			ss->peer_sock->peer_sock = NULL;
+		cs->peer_sock = ss;
+		ss->peer_sock = cs;
+	}
+}
+
 /* Stream positions paired the two ends of a call: link them and learn the clocks. */
 static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
 {
@@ -166,6 +196,7 @@ static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
 		s->have_tuple = true;
 	}
 	vp_paths__link_peer(&a->paths, c, s);
+	link_sockets(a, c, s);
 	vp_clocks__sample(&a->clocks, c->host, c->req.first_ts, s->host, s->req.first_ts);
 	if (c->has_rep && s->has_rep)
 		vp_clocks__sample(&a->clocks, s->host, s->rep.first_ts, c->host, c->rep.first_ts);
@@ -213,6 +244,8 @@ static void finished(struct vp_analysis *a, struct host_state *hs, struct vp_xch
 {
 	if (x->side == VP_SERVER)
 		vp_attr__server_done(&hs->attr, x);
+	else
+		vp_attr__client_done(&hs->attr, x);
 	if (x->in_match)
 		vp_matcher__schedule(&a->matcher, x, give_up_at(a, x));
 	vp_paths__done_one(&a->paths, x);
@@ -278,6 +311,58 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct v
 		finished(a, hs, x);
 	vp_attr__forget_sock(&hs->attr, s);
 	vp_socktab__remove(&hs->socks, s);
+}
+
+/* The look-ahead sees a record: where the sender's messages begin (messages.h). */
+static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
+{
+	const struct vpr_sock_op *op = (const struct vpr_sock_op *)rec;
+	struct vp_sock *s;
+
+	if (rec->type != VPR_SOCK_OP)
+		return;
+	s = vp_socktab__get(&a->hs[h].socks, op->cookie, op->h.ts_ns);
+	if (!s)
+		abort();
+	vp_cuts__see(&s->cuts, op);
+}
+
+/* Time of the host's next record to analyze, UINT64_MAX at its end. */
+static uint64_t head_ts(struct vp_analysis *a, size_t h)
+{
+	const struct vpr_hdr *r = vp_fifo__peek(&a->hs[h].ahead);
+
+	return r ? r->ts_ns : vp_input__peek_ts(a->in, h);
+}
+
+/* The host's next record to analyze (seen by the look-ahead first). */
+static const struct vpr_hdr *take(struct vp_analysis *a, size_t h)
+{
+	const struct vpr_hdr *r = vp_fifo__pop(&a->hs[h].ahead);
+
+	if (!r && (r = vp_input__next(a->in, h)))
+		look(a, h, r);
+	return r;
+}
+
+/* Every host read up to `until` on the common timeline (or its end, or the bound). */
+static void look_ahead(struct vp_analysis *a, int64_t until)
+{
+	for (size_t h = 0; h < a->nhosts; h++) {
+		struct vp_fifo *f = &a->hs[h].ahead;
+
+		while (!vp_fifo__full(f)) {
+			uint64_t ts = vp_input__peek_ts(a->in, h);
+			const struct vpr_hdr *rec;
+
+			if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, (int)h, ts) > until)
+				break;
+			rec = vp_input__next(a->in, h);
+			look(a, h, rec);
+			if (vp_fifo__push(f, rec))
+				abort(); /* out of memory: no sensible partial result */
+		}
+	}
 }
 
 static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
@@ -381,7 +466,7 @@ int vp_analysis__run(struct vp_analysis *a)
 		int best = -1;
 
 		for (size_t h = 0; h < a->nhosts; h++) {
-			uint64_t ts = vp_input__peek_ts(a->in, h);
+			uint64_t ts = head_ts(a, h);
 			int64_t at;
 
 			if (ts == UINT64_MAX) {
@@ -407,13 +492,15 @@ int vp_analysis__run(struct vp_analysis *a)
 		until = second_at == INT64_MAX || second_at < best_at ? best_at : second_at;
 		if (until < INT64_MAX - (int64_t)MERGE_QUANTUM_NS)
 			until += (int64_t)MERGE_QUANTUM_NS;
+		look_ahead(a, until < INT64_MAX - (int64_t)LOOKAHEAD_NS ? until + (int64_t)LOOKAHEAD_NS
+									 : INT64_MAX);
 		for (;;) {
-			const struct vpr_hdr *rec = vp_input__next(a->in, (size_t)best);
+			const struct vpr_hdr *rec = take(a, (size_t)best);
 			uint64_t ts;
 
 			process(a, best, rec);
 			since_advance++;
-			ts = vp_input__peek_ts(a->in, (size_t)best);
+			ts = head_ts(a, (size_t)best);
 			if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, best, ts) > until)
 				break;
 		}
@@ -514,6 +601,7 @@ void vp_analysis__free(struct vp_analysis *a)
 	for (size_t h = 0; a->hs && h < a->nhosts; h++) {
 		vp_attr__free(&a->hs[h].attr);
 		vp_socktab__free(&a->hs[h].socks);
+		vp_fifo__free(&a->hs[h].ahead);
 	}
 	vp_matcher__free(&a->matcher);
 	vp_paths__free(&a->paths);

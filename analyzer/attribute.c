@@ -171,6 +171,30 @@ static uint16_t inflight_candidates(struct vp_attr *a, struct vp_thread *t)
 	return t->ninflight ? t->ninflight : 1;
 }
 
+/* Every request in flight on t may be missing a call that went elsewhere by inference. */
+static void taint_inflight(struct vp_thread *t)
+{
+	for (unsigned i = 0; i < t->ninflight; i++)
+		t->inflight[i]->tainted = true;
+}
+
+/* c, linked to t's current cause, could be any of t's requests in flight: judge it (judge.h). */
+static void judge_call(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t, struct vp_xchg *c)
+{
+	struct vp_xchg *cand[VP_JUDGE_MAX];
+	unsigned n = 0;
+
+	if (t->inflight_overflow || t->ninflight > VP_JUDGE_MAX) {
+		taint_inflight(t);
+		return;
+	}
+	cand[n++] = t->cur;
+	for (unsigned i = 0; i < t->ninflight; i++)
+		if (t->inflight[i] != t->cur)
+			cand[n++] = t->inflight[i];
+	vp_judge__open(&p->judge, a->paths, c, cand, n);
+}
+
 /* A process is named after its main thread (renamed by exec), else its first named thread. */
 static void name_proc(struct vp_proc *p, const struct vp_thread *t)
 {
@@ -279,8 +303,13 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 		next = c->tlist_next;
 		pending_del(c);
 		if (c->req.first_ts >= s->req.first_ts) {
+			/* A thread that reads requests itself may have several in flight. */
+			uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
+
 			p->calls_by_reply++;
-			link_call(a, p, c, s, VP_BASIS_HANDOFF, 1);
+			if (n > 1)
+				taint_inflight(t);
+			link_call(a, p, c, s, VP_BASIS_HANDOFF, n);
 		} else {
 			root_call(a, p, c, VP_BASIS_ROOT);
 		}
@@ -288,6 +317,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 	/* A worker's next call is for a request it has not read: not s's by input. */
 	if (!t->reads_requests)
 		set_cur(a, t, NULL);
+	vp_judge__update(&p->judge, a->paths);
 }
 
 void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
@@ -303,6 +333,7 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 		pending_del(c);
 		root_call(a, p, c, VP_BASIS_ROOT);
 	}
+	vp_judge__update(&p->judge, a->paths);
 }
 
 /* The thread's current cause if a call can still belong to it. */
@@ -350,6 +381,8 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 		if (open) {
 			p->calls_by_connect++;
 			link_call(a, p, c, opened_for, VP_BASIS_CONNECT, c->sock->open_candidates);
+			if (c->sock->open_candidates > 1)
+				taint_inflight(t);
 		}
 		vp_attr__forget_sock(a, c->sock);
 		if (open)
@@ -360,6 +393,8 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 
 		p->calls_by_input++;
 		link_call(a, p, c, t->cur, n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
+		if (n > 1)
+			judge_call(a, p, t, c);
 	} else if (p->open.list_next == &p->open) {
 		root_call(a, p, c, VP_BASIS_ROOT);
 	} else {
@@ -376,6 +411,13 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	set_cur(a, t, c->up_state == VP_UP_LINKED ? c->up : NULL);
 	if (t->cur)
 		inflight_input(a, t, t->cur);
+	vp_judge__update(&xchg_proc(a, c)->judge, a->paths);
+}
+
+void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c)
+{
+	if (c->judged)
+		vp_judge__update(&xchg_proc(a, c)->judge, a->paths);
 }
 
 void vp_attr__flush(struct vp_attr *a)
@@ -387,6 +429,7 @@ void vp_attr__flush(struct vp_attr *a)
 		struct vp_proc *p = v;
 		struct vp_xchg *c;
 
+		vp_judge__flush(&p->judge, a->paths);
 		/* The recording ended: replies that might have claimed them never came. */
 		while ((c = p->pending.list_next) != &p->pending) {
 			pending_del(c);
@@ -446,8 +489,10 @@ void vp_attr__free(struct vp_attr *a)
 		free(t);
 	}
 	pos = 0;
-	while (u64map__next(&a->procs, &pos, NULL, &v))
+	while (u64map__next(&a->procs, &pos, NULL, &v)) {
+		vp_judge__free(&((struct vp_proc *)v)->judge);
 		free(v);
+	}
 	u64map__free(&a->threads);
 	u64map__free(&a->procs);
 }

@@ -26,6 +26,7 @@
 #define VPATH_ATTRIBUTE_H
 
 #include "hashmap.h"
+#include "judge.h"
 #include "sockets.h"
 #include "paths.h"
 #include "xchg.h"
@@ -66,7 +67,8 @@ struct vp_proc {
 	uint64_t interleaved;	/* a thread answered a request after reading a newer one */
 	uint64_t calls;		/* client exchanges made */
 	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
-	uint64_t calls_exact; /* links to its calls (roots included) that are exact */
+	uint64_t calls_exact; /* links to its calls (roots included) exact when made */
+	struct vp_judge judge; /* calls of its event loops still judged (judge.h) */
 };
 
 enum vp_model {
@@ -100,6 +102,13 @@ void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid);
 void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s);
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
 void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
+/* Client exchange c finished (next request, close, end of input). */
+void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
+/* Links to p's calls that are exact, judged ones included. */
+static inline uint64_t vp_proc__calls_exact(const struct vp_proc *p)
+{
+	return p->calls_exact + p->judge.exact;
+}
 /* End of input: every pending call is a root. */
 void vp_attr__flush(struct vp_attr *a);
 enum vp_model vp_proc__model(const struct vp_proc *p);

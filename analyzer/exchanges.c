@@ -34,6 +34,7 @@ static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op,
 	if (!x)
 		return NULL;
 	x->sock = s;
+	x->cookie = s->cookie;
 	x->host = host;
 	x->side = s->role == VPR_ROLE_ACCEPTED ? VP_SERVER : VP_CLIENT;
 	x->pid = op->pid;
@@ -47,10 +48,38 @@ static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op,
 	return x;
 }
 
+/*
+ * A request-direction operation after this end replied: the tail of the
+ * request it answered, or the next request?  The sender's cuts decide
+ * (messages.h); NONE: a tail; AT: a new request from *op on, after a tail
+ * taken off it (*op is then trimmed into *rest).  UNKNOWN: the receiver's
+ * own rule (a new request).
+ */
+static enum vp_cut_answer sender_cut(const struct vp_sock *s, const struct vpr_sock_op **op,
+				     struct vpr_sock_op *tail, struct vpr_sock_op *rest)
+{
+	uint32_t a = vp_op_seq_start(*op), b = (*op)->seq_end, at;
+	enum vp_cut_answer ans;
+
+	if (!s->peer_sock || !s->x || !s->x->has_rep)
+		return VP_CUT_UNKNOWN;
+	ans = vp_cuts__find(&s->peer_sock->cuts, a, b, &at);
+	if (ans == VP_CUT_AT && at != a) {
+		*tail = **op;
+		tail->bytes = at - a;
+		tail->seq_end = at;
+		*rest = **op;
+		rest->bytes = b - at;
+		*op = rest;
+	}
+	return ans;
+}
+
 int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		     struct vp_xpool *pool, struct vp_op_result *res)
 {
 	bool same_dir = s->dir == op->dir;
+	struct vpr_sock_op tail = {0}, rest;
 
 	res->finished = NULL;
 	res->x = NULL;
@@ -62,11 +91,35 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		s->last_ts = op->h.ts_ns;
 	s->dir = (int8_t)op->dir;
 	if (op->dir == vp_request_dir(s->role)) {
-		if (same_dir && s->x) {
+		/* After a reply, even reads that follow reads may begin the next request. */
+		if (same_dir && s->x && !s->x->has_rep) {
 			vp_msg__add(&s->x->req, op);
 			res->kind = VP_OP_REQ_MORE;
 			res->x = s->x;
 			return 0;
+		}
+		switch (sender_cut(s, &op, &tail, &rest)) {
+		case VP_CUT_UNKNOWN:
+			/* The receiver's own rule: a run of reads is one message. */
+			if (same_dir && s->x) {
+				vp_msg__add(&s->x->req, op);
+				res->kind = VP_OP_REQ_MORE;
+				res->x = s->x;
+				return 0;
+			}
+			break;
+		case VP_CUT_NONE:
+			vp_msg__add(&s->x->req, op);
+			s->nlate++;
+			res->kind = VP_OP_REQ_MORE;
+			res->x = s->x;
+			return 0;
+		case VP_CUT_AT:
+			if (tail.bytes) {
+				vp_msg__add(&s->x->req, &tail);
+				s->nlate++;
+			}
+			break;
 		}
 		res->finished = vp_exchanges__finish(s);
 		s->x = xchg_new(s, op, host, pool);

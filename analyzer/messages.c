@@ -30,3 +30,62 @@ void vp_msg__add(struct vp_msg *m, const struct vpr_sock_op *op)
 	m->last_tid = op->h.tid;
 	m->nops++;
 }
+
+void vp_cuts__init(struct vp_cuts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->last_dir = -1;
+}
+
+/* Whether x lies in [a, b) of the stream (mod 2^32, ranges under 2 GiB). */
+static bool seq_in(uint32_t x, uint32_t a, uint32_t b)
+{
+	return x - a < b - a;
+}
+
+void vp_cuts__see(struct vp_cuts *c, const struct vpr_sock_op *op)
+{
+	if (!op->bytes)
+		return;
+	if (op->dir == VPR_DIR_SEND) {
+		if (c->last_dir != VPR_DIR_SEND) {
+			if (c->n == VP_CUTS) {
+				c->forgotten = c->at[c->head];
+				c->any_forgotten = true;
+			} else {
+				c->n++;
+			}
+			c->at[c->head] = vp_op_seq_start(op);
+			c->head = (uint8_t)((c->head + 1) % VP_CUTS);
+		}
+		c->sent_through = op->seq_end;
+		c->valid = true;
+	}
+	c->last_dir = (int8_t)op->dir;
+}
+
+enum vp_cut_answer vp_cuts__find(const struct vp_cuts *c, uint32_t a, uint32_t b, uint32_t *at)
+{
+	uint32_t oldest;
+
+	/* Not seen sending up to b, or b is beyond what was seen: unknown. */
+	if (!c->valid || !c->n || (int32_t)(c->sent_through - b) < 0)
+		return VP_CUT_UNKNOWN;
+	oldest = c->at[(c->head + VP_CUTS - c->n) % VP_CUTS];
+	/* Cuts at or after a may have been overwritten: cannot tell. */
+	if (c->any_forgotten && (int32_t)(c->forgotten - a) >= 0)
+		return VP_CUT_UNKNOWN;
+	for (unsigned i = 0; i < c->n; i++) {
+		uint32_t p = c->at[(c->head + VP_CUTS - c->n + i) % VP_CUTS];
+
+		if (seq_in(p, a, b)) {
+			*at = p;
+			return VP_CUT_AT;
+		}
+	}
+	/*
+	 * Before the oldest cut kept: inside the message of the last cut
+	 * overwritten, or sent before the recording (unknown).
+	 */
+	return (int32_t)(a - oldest) >= 0 || c->any_forgotten ? VP_CUT_NONE : VP_CUT_UNKNOWN;
+}

@@ -54,6 +54,31 @@ void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg 
 		s->wait++;
 }
 
+void vp_paths__move_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *to)
+{
+	struct vp_xchg *from = c->up, **pp, *prev = NULL;
+
+	for (pp = &from->child_head; *pp && *pp != c; pp = &(*pp)->sibling)
+		prev = *pp;
+	if (*pp) {
+		*pp = c->sibling;
+		if (from->child_tail == c)
+			from->child_tail = prev;
+	}
+	c->sibling = NULL;
+	c->up = to;
+	if (to->child_tail)
+		to->child_tail->sibling = c;
+	else
+		to->child_head = c;
+	to->child_tail = c;
+	/* Still open below: the new parent waits for it instead of the old one. */
+	if (c->wait > 0) {
+		to->wait++;
+		vp_paths__done_one(p, from);
+	}
+}
+
 void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s)
 {
 	c->peer = s;
@@ -191,7 +216,7 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct ar
 	call->one_way = c ? c->one_way : s->one_way;
 	call->link = c ? c->link : s->link;
 	call->setup_ns = (int64_t)(c ? c->setup_ns : s->setup_ns);
-	r->exact &= call->link.exact;
+	r->exact &= call->link.exact && !(s && s->tainted);
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
 		n++;
 	if (n) {

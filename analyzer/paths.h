@@ -35,6 +35,8 @@ void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
 void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x);
 /* Client exchange c was made while serving server exchange s (same host). */
 void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
+/* Client exchange c, a child, moves to server exchange `to` (stage 5b changed its mind). */
+void vp_paths__move_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *to);
 /* Client exchange c and server exchange s are the two ends of one call. */
 void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
 /* x has no parent: a client exchange nothing caused, a server exchange with no recorded client. */

@@ -18,6 +18,7 @@ struct vp_sock *vp_socktab__get(struct vp_socktab *t, uint64_t cookie, uint64_t 
 		return NULL;
 	s->cookie = cookie;
 	s->dir = -1;
+	vp_cuts__init(&s->cuts);
 	s->first_ts = s->last_ts = ts;
 	if (u64map__put(&t->by_cookie, cookie, s)) {
 		free(s);
@@ -97,6 +98,8 @@ void vp_socktab__infer_role(struct vp_socktab *t, struct vp_sock *s, uint8_t fir
 
 void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s)
 {
+	if (s->peer_sock)
+		s->peer_sock->peer_sock = NULL;
 	u64map__del(&t->by_cookie, s->cookie);
 	free(s);
 }

@@ -15,6 +15,7 @@
 
 #include "endpoint.h"
 #include "hashmap.h"
+#include "messages.h"
 #include "vpath/record.h"
 
 struct vp_xchg;
@@ -43,7 +44,10 @@ struct vp_sock {
 	int16_t remote_host; /* recorded host that owns remote (-1: none), when remote_host_known */
 	bool remote_host_known;
 	uint32_t nsetup;   /* messages that were connection setup (greetings) */
+	uint32_t nlate;	   /* reads of a request's tail after it was answered (messages.h) */
 	bool saw_fin;	   /* a FIN was sent or received: the connection closes in order, not reset */
+	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
+	struct vp_sock *peer_sock; /* the other end, once a call paired them (cleared on removal) */
 };
 
 struct vp_socktab {

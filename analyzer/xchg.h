@@ -41,6 +41,7 @@ struct vp_proc;
 struct vp_xchg {
 	uint64_t id; /* creation order, unique in one analysis */
 	struct vp_sock *sock; /* while the exchange is in progress */
+	uint64_t cookie;      /* of its socket, found again through the host's table */
 	int host;
 	uint8_t side;	  /* enum vp_side */
 	uint8_t up_state; /* enum vp_up_state */
@@ -50,6 +51,8 @@ struct vp_xchg {
 	bool peer_expected; /* the other end is on a recorded host */
 	bool in_match;	   /* waiting in the matcher */
 	bool one_way;	   /* a request, no reply, then an orderly close: complete as it is */
+	bool judged;	   /* client: its parent is still being judged (judge.h) */
+	bool tainted;	   /* server: a call it may have caused went elsewhere by inference */
 	bool dead;	   /* emitted; freed when refs drops to 0 */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */

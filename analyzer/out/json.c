@@ -123,7 +123,7 @@ void vp_out_json_end(struct vp_out_ctx *o)
 		cJSON_AddStringToObject(po, "name", pv[i]->comm);
 		cJSON_AddStringToObject(po, "model", vp_model_name(vp_proc__model(pv[i])));
 		cJSON_AddNumberToObject(po, "calls", (double)pv[i]->calls);
-		cJSON_AddNumberToObject(po, "calls_exact", (double)pv[i]->calls_exact);
+		cJSON_AddNumberToObject(po, "calls_exact", (double)vp_proc__calls_exact(pv[i]));
 		cJSON_AddItemToArray(procs, po);
 	}
 	free(pv);

@@ -351,16 +351,30 @@ void synth_link__free(struct synth_link *l)
 	free(l);
 }
 
-void synth_link__close(struct synth_link *l, uint64_t ts)
+/* One state change of each recorded end: client_state on the client, server_state on the server. */
+static void link_states(struct synth_link *l, uint64_t ts, uint8_t client_state, uint8_t server_state)
 {
 	for (int side = 0; side < 2 && !l->no_conn_records; side++) {
 		if (!l->host[side])
 			continue;
 		synth_conn(l->host[side], ts, l->cookie[side], l->pid[side],
-			   side ? VPR_ROLE_ACCEPTED : VPR_ROLE_CONNECTED, VPR_CONN_STATE, 7,
-			   l->addr[side], l->addr[!side], l->seq[side ? SYNTH_S2C : SYNTH_C2S],
-			   l->seq[side ? SYNTH_C2S : SYNTH_S2C]);
+			   side ? VPR_ROLE_ACCEPTED : VPR_ROLE_CONNECTED, VPR_CONN_STATE,
+			   side ? server_state : client_state, l->addr[side], l->addr[!side],
+			   l->seq[side ? SYNTH_S2C : SYNTH_C2S], l->seq[side ? SYNTH_C2S : SYNTH_S2C]);
 	}
+}
+
+void synth_link__close(struct synth_link *l, uint64_t ts)
+{
+	link_states(l, ts, 7, 7);
+	free(l);
+}
+
+void synth_link__close_orderly(struct synth_link *l, uint64_t ts)
+{
+	link_states(l, ts, 4 /* FIN_WAIT1 */, 8 /* CLOSE_WAIT */);
+	link_states(l, ts + 1000, 7, 9 /* LAST_ACK */);
+	link_states(l, ts + 2000, 7, 7);
 	free(l);
 }
 

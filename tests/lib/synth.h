@@ -110,8 +110,10 @@ void synth_xfer_half(struct synth_link *l, enum synth_dir d, bool recv_side, uin
 void synth_req(struct synth_link *l, uint32_t bytes, uint32_t ctid, uint64_t t, uint32_t stid);
 /* A reply sent by stid at t, read by ctid SYNTH_DELAY_NS later. */
 void synth_rep(struct synth_link *l, uint32_t bytes, uint32_t stid, uint64_t t, uint32_t ctid);
-/* Close both ends (conn records to CLOSE) and free the link. */
+/* Reset both ends (conn records straight to CLOSE) and free the link. */
 void synth_link__close(struct synth_link *l, uint64_t ts);
+/* Close in order, the client first (FIN_WAIT1 / CLOSE_WAIT, then CLOSE), and free the link. */
+void synth_link__close_orderly(struct synth_link *l, uint64_t ts);
 /* Free without writing anything (connection still open at the end). */
 void synth_link__free(struct synth_link *l);
 

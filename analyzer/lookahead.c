@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lookahead.h"
+
+int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec)
+{
+	size_t size = rec->size < sizeof(union vpr_any) ? rec->size : sizeof(union vpr_any);
+	union vpr_any *slot;
+
+	if (f->len == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 1024;
+		union vpr_any *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		/* Unwrap into the new ring: oldest first. */
+		for (size_t i = 0; i < f->len; i++)
+			v[i] = f->v[(f->head + i) % f->cap];
+		free(f->v);
+		f->v = v;
+		f->cap = cap;
+		f->head = 0;
+	}
+	slot = &f->v[(f->head + f->len) % f->cap];
+	memcpy(slot, rec, size);
+	if (size < sizeof(*slot))
+		memset((char *)slot + size, 0, sizeof(*slot) - size);
+	f->len++;
+	return 0;
+}
+
+const struct vpr_hdr *vp_fifo__pop(struct vp_fifo *f)
+{
+	const union vpr_any *r;
+
+	if (!f->len)
+		return NULL;
+	r = &f->v[f->head];
+	f->head = (f->head + 1) % f->cap;
+	f->len--;
+	return &r->h;
+}
+
+void vp_fifo__free(struct vp_fifo *f)
+{
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The analysis's look-ahead: each host's records are read some time before
+ * they are analyzed, so that stage 3 can cut a receiver's messages where the
+ * sender's begin (messages.h) although the sender is another host whose
+ * records are merged by time.  Records wait here, copied, in read order.
+ */
+#ifndef VPATH_LOOKAHEAD_H
+#define VPATH_LOOKAHEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vpath/record.h"
+
+/* Records waiting on one host; bounded so that damaged times cannot grow it. */
+#define VP_FIFO_MAX (1u << 18)
+
+struct vp_fifo {
+	union vpr_any *v;
+	size_t head, len, cap;
+};
+
+static inline bool vp_fifo__full(const struct vp_fifo *f)
+{
+	return f->len >= VP_FIFO_MAX;
+}
+
+/* Copy rec (at most sizeof(union vpr_any) bytes of it) in; 0 or -ENOMEM. */
+int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec);
+/* The oldest record, NULL when empty. */
+static inline const struct vpr_hdr *vp_fifo__peek(const struct vp_fifo *f)
+{
+	return f->len ? &f->v[f->head].h : NULL;
+}
+/* Take the oldest record out; it stays readable until the next push. */
+const struct vpr_hdr *vp_fifo__pop(struct vp_fifo *f);
+void vp_fifo__free(struct vp_fifo *f);
+
+#endif
