@@ -28,6 +28,9 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -Ianalyzer/out -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -lz -lcjson -lpthread -lm
+# vpath-analyze's sqlite and otlp --endpoint outputs (analyzer/out/).
+ANALYZE_LIBS := -lsqlite3 -lcurl
+LDLIBS += $(ANALYZE_LIBS)
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
@@ -75,6 +78,9 @@ $(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h analyzer
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# The report page's script and style are linked in whole (.incbin).
+$(OUTPUT)/analyzer/out/report_assets.o: $(wildcard analyzer/out/report/*)
 
 # The recorder's BPF side is reached through the skeleton.
 $(OUTPUT)/user/recorder.o: $(SKELS)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "input.h"
 #include "recfile.h"
@@ -29,6 +30,7 @@ struct stream {
 	uint64_t max_ts, last_out_ts;
 	struct cpu_drops *cpus;
 	size_t ncpus;
+	uint64_t bytes_done; /* size of the files read to their end */
 };
 
 struct vp_input {
@@ -130,6 +132,8 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 			goto cleanup;
 		}
 	}
+	struct stat st;
+
 	h->files = calloc(k, sizeof(*h->files));
 	if (!h->files) {
 		ret = -ENOMEM;
@@ -142,6 +146,8 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 			goto cleanup;
 		}
 		h->nfiles++;
+		if (!stat(mine[i]->path, &st))
+			h->bytes_total += (uint64_t)st.st_size;
 		for (size_t a = 0; a < mine[i]->naddrs; a++) {
 			struct vpr_addr ad = {.family = mine[i]->addrs[a].family};
 
@@ -284,6 +290,7 @@ static bool plausible(const struct vpr_hdr *rec)
 static const struct vpr_hdr *read_raw(struct stream *s)
 {
 	const struct vpr_hdr *rec;
+	struct stat st;
 	char why[256];
 
 	for (;;) {
@@ -299,6 +306,7 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 			}
 		}
 		while (vpr_reader__next(s->r, &rec) == 1) {
+			s->host->bytes_read = s->bytes_done + vpr_reader__offset(s->r);
 			if (!vpr_record_min_size(rec->type))
 				continue;
 			if (plausible(rec))
@@ -308,6 +316,10 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 		note_damage(s);
 		vpr_reader__close(s->r);
 		s->r = NULL;
+		/* A damaged file counts whole: the bytes after the damage are not read. */
+		if (!stat(s->host->files[s->next_file - 1], &st))
+			s->bytes_done += (uint64_t)st.st_size;
+		s->host->bytes_read = s->bytes_done;
 	}
 }
 

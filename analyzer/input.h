@@ -46,6 +46,8 @@ struct vp_host {
 	uint64_t late;		/* records older than the reorder window allowed */
 	uint64_t skipped;	/* records with impossible values (time, direction), not used */
 	uint64_t first_ts, last_ts;
+	uint64_t bytes_total;	/* size of its files, for progress */
+	uint64_t bytes_read;	/* of which read so far */
 	bool truncated;		/* a torn tail or corruption ended a file early */
 	bool corrupt;
 	char damage[320];	/* what the reader said about the damage */

@@ -13,8 +13,10 @@
 #include "analysis.h"
 #include "clock.h"
 #include "dump.h"
+#include "export.h"
 #include "output.h"
 #include "parse.h"
+#include "progress.h"
 
 static const char usage[] =
 	"Usage: vpath-analyze COMMAND [OPTIONS] FILE...\n"
@@ -31,6 +33,11 @@ static const char usage[] =
 	"  patterns   requests grouped by the services they visit, with latencies\n"
 	"  dot        Graphviz DOT of a request (--request ID) or a pattern (--pattern N)\n"
 	"  dump       a recording's header and records as text, then whether it is intact\n"
+	"  otlp       OpenTelemetry traces, OTLP/JSON (docs/otlp.md); --endpoint URL posts\n"
+	"             them to an OTLP/HTTP receiver\n"
+	"  sqlite     a SQLite database of hosts, requests and calls (-o FILE, docs/sqlite.md)\n"
+	"  report     one self-contained HTML page: patterns, waterfalls, service graph,\n"
+	"             hosts and loss (docs/report.md; -n: how many slowest, default 20)\n"
 	"\n"
 	"Options:\n"
 	"  -j, --json            paths: JSON output\n"
@@ -44,6 +51,8 @@ static const char usage[] =
 	"  -e, --entry HOST:PORT only requests entering at this server address (port 0: any)\n"
 	"  -w, --window D        how long to wait for the other end of a call (default 1s)\n"
 	"      --reorder D       how far records of one file may be out of order (default 10ms)\n"
+	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output)\n"
+	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
 	"  -v, --verbose         statistics on standard error\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -55,9 +64,14 @@ static const char usage[] =
 	"  vpath-analyze table --entry 10.0.0.1:80 *.vpr | sort -t$'\\t' -k6 -n\n"
 	"  vpath-analyze patterns *.vpr\n"
 	"  vpath-analyze dot -p 1 *.vpr | dot -Tsvg > pattern1.svg\n"
-	"  vpath-analyze dump web.vpr | less\n";
+	"  vpath-analyze dump web.vpr | less\n"
+	"  vpath-analyze otlp --endpoint http://localhost:4318 *.vpr\n"
+	"  vpath-analyze sqlite -o paths.db *.vpr\n"
+	"  vpath-analyze report -o report.html *.vpr\n"
+	"\n"
+	"On a terminal, a long analysis shows its progress on standard error (not in CI).\n";
 
-enum command { CMD_PATHS, CMD_SHOW, CMD_TABLE, CMD_PATTERNS, CMD_DOT, CMD_DUMP };
+enum command { CMD_PATHS, CMD_SHOW, CMD_TABLE, CMD_PATTERNS, CMD_DOT, CMD_DUMP, CMD_OTLP, CMD_SQLITE, CMD_REPORT };
 
 struct cli {
 	enum command cmd;
@@ -75,6 +89,9 @@ struct cli {
 	struct vp_request **kept; /* --slowest, dot/show --request */
 	size_t nkept;
 	uint64_t shown;
+	struct vp_export_opts export_opts; /* otlp, sqlite, report */
+	struct vp_export *export;
+	struct vp_progress progress;
 };
 
 static int64_t duration_of(const struct vp_request *r)
@@ -122,6 +139,11 @@ static void write_request(struct cli *c, const struct vp_request *r)
 		else
 			vp_patterns__add(c->patterns, c->a, r);
 		break;
+	case CMD_OTLP:
+	case CMD_SQLITE:
+	case CMD_REPORT:
+		vp_export__add(c->export, c->a, r);
+		break;
 	case CMD_DUMP:
 		break;
 	}
@@ -151,6 +173,7 @@ static void on_request(void *ctx, struct vp_request *r)
 {
 	struct cli *c = ctx;
 
+	vp_progress__tick(&c->progress, c->a);
 	if (!c->t0_set) {
 		/* The common timeline's origin: the earliest record of any host. */
 		int64_t t0 = INT64_MAX;
@@ -187,7 +210,8 @@ static int by_duration_desc(const void *x, const void *y)
 
 static int parse_command(const char *s, enum command *cmd)
 {
-	static const char *const names[] = {"paths", "show", "table", "patterns", "dot", "dump"};
+	static const char *const names[] = {"paths", "show",   "table",  "patterns", "dot",
+					    "dump",  "otlp", "sqlite", "report"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(s, names[i])) {
@@ -211,7 +235,7 @@ static int parse_span(const char *s, uint64_t *ns)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER };
+	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER, OPT_ENDPOINT };
 	static const struct option longs[] = {
 		{"json", no_argument, NULL, 'j'},	   {"csv", no_argument, NULL, OPT_CSV},
 		{"slowest", required_argument, NULL, 'n'}, {"request", required_argument, NULL, 'r'},
@@ -219,11 +243,12 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		{"to", required_argument, NULL, OPT_TO},   {"entry", required_argument, NULL, 'e'},
 		{"window", required_argument, NULL, 'w'},  {"reorder", required_argument, NULL, OPT_REORDER},
 		{"verbose", no_argument, NULL, 'v'},	   {"help", no_argument, NULL, 'h'},
+		{"output", required_argument, NULL, 'o'},  {"endpoint", required_argument, NULL, OPT_ENDPOINT},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "jn:r:p:e:w:vh", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jn:r:p:e:w:o:vh", longs, NULL)) != -1) {
 		int err = 0;
 
 		switch (opt) {
@@ -269,6 +294,12 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'v':
 			c->verbose = true;
 			break;
+		case 'o':
+			c->export_opts.path = optarg;
+			break;
+		case OPT_ENDPOINT:
+			c->export_opts.endpoint = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -293,6 +324,22 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	if (c->cmd == CMD_SHOW && !c->request_id) {
 		fprintf(stderr, "error: show needs --request ID\n");
 		return -EINVAL;
+	}
+	if (c->cmd == CMD_SQLITE && !c->export_opts.path) {
+		fprintf(stderr, "error: sqlite needs -o FILE\n");
+		return -EINVAL;
+	}
+	if (c->export_opts.endpoint && (c->cmd != CMD_OTLP || c->export_opts.path)) {
+		fprintf(stderr, "error: --endpoint is for otlp, without -o\n");
+		return -EINVAL;
+	}
+	if (c->export_opts.path && c->cmd != CMD_OTLP && c->cmd != CMD_SQLITE && c->cmd != CMD_REPORT) {
+		fprintf(stderr, "error: -o is for otlp, sqlite and report\n");
+		return -EINVAL;
+	}
+	if (c->cmd == CMD_REPORT) { /* -n: the report's waterfalls, not a filter */
+		c->export_opts.slowest = c->slowest;
+		c->slowest = 0;
 	}
 	if (c->cmd == CMD_DOT && !c->request_id && !c->pattern) {
 		fprintf(stderr, "error: dot needs --request ID or --pattern N\n");
@@ -349,7 +396,7 @@ static void report(struct cli *c)
 				vp_analysis__host(c->a, (size_t)pv[i]->host)->name,
 				pv[i]->comm[0] ? pv[i]->comm : "?", pv[i]->pid,
 				vp_model_name(vp_proc__model(pv[i])), pv[i]->served, pv[i]->calls,
-				pv[i]->calls_exact);
+				vp_proc__calls_exact(pv[i]));
 		free(pv);
 	}
 	if (c->verbose)
@@ -394,6 +441,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	c.out.a = c.a;
+	vp_progress__init(&c.progress, c.a, stderr, vp_progress__wanted(stderr));
+	if (c.cmd == CMD_OTLP || c.cmd == CMD_SQLITE || c.cmd == CMD_REPORT) {
+		c.export = vp_export__open(c.cmd == CMD_OTLP	 ? VP_EXPORT_OTLP
+					   : c.cmd == CMD_SQLITE ? VP_EXPORT_SQLITE
+								 : VP_EXPORT_REPORT,
+					   &c.export_opts, err, sizeof(err));
+		if (!c.export) {
+			fprintf(stderr, "error: %s\n", err);
+			status = 1;
+			goto cleanup;
+		}
+	}
 	if (c.slowest && !(c.kept = calloc(c.slowest, sizeof(*c.kept)))) {
 		fprintf(stderr, "error: out of memory\n");
 		status = 1;
@@ -406,6 +465,7 @@ int main(int argc, char **argv)
 	if (c.json && (c.cmd == CMD_PATHS || c.cmd == CMD_SHOW))
 		vp_out_json_begin(&c.out);
 	ret = vp_analysis__run(c.a);
+	vp_progress__done(&c.progress);
 	if (ret) {
 		fprintf(stderr, "error: analysis failed: %s\n", strerror(-ret));
 		status = 1;
@@ -428,11 +488,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "error: no request %" PRIu64 "\n", c.request_id);
 		status = 1;
 	}
+	if (c.export && vp_export__finish(c.export, c.a, c.out.t0))
+		status = 1;
 	report(&c);
 	for (size_t h = 0; h < vp_analysis__nhosts(c.a); h++)
 		if (vp_analysis__host(c.a, h)->corrupt)
 			status = 1;
 cleanup:
+	vp_export__free(c.export);
 	free(c.kept);
 	vp_patterns__free(c.patterns);
 	vp_analysis__free(c.a);

@@ -419,6 +419,11 @@ uint64_t vpr_reader__blocks(const struct vpr_reader *r)
 	return r->blocks;
 }
 
+uint64_t vpr_reader__offset(const struct vpr_reader *r)
+{
+	return r->off;
+}
+
 void vpr_reader__close(struct vpr_reader *r)
 {
 	if (!r)

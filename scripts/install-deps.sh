@@ -10,6 +10,8 @@ PKGS=(
 	make gcc clang llvm pkg-config            # build: clang -target bpf, llvm-strip
 	libbpf-dev libelf-dev zlib1g-dev libcjson-dev
 	libcmocka-dev                             # unit tests
+	libsqlite3-dev libcurl4-openssl-dev       # vpath-analyze sqlite, otlp --endpoint
+	chromium sqlite3 npm                      # tests: the HTML report in headless Chromium, docs/sqlite.md's queries, the OTLP schema check
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
 	nginx postgresql redis-server gunicorn    # tests/realstack: real servers
 	python3-psycopg2 python3-redis wrk

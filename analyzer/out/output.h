@@ -41,6 +41,26 @@ enum vp_name_style {
 /* The name of a recorded end in this style; an external end is its address. */
 char *vp_call_end__name(const struct vp_analysis *a, const struct vp_call_end *e,
 			enum vp_name_style style, char *buf, size_t len);
+/*
+ * Unix time of the common timeline's zero: realtime - monotonic of every
+ * recorded host moved onto the common timeline, the median of them, so
+ * that one host with a wrong wall clock moves nothing and calls keep the
+ * order the clock stage gave them (a child never starts before its parent).
+ * Final at the end of the analysis; a request's times agree with the value
+ * at the time it is handed out.
+ */
+int64_t vp_out_unix_epoch(const struct vp_analysis *a);
+/*
+ * When a recorded server finished with the call: its last reply byte, or
+ * its last request byte when it never replied (one-way, incomplete).
+ */
+static inline int64_t vp_call__server_end(const struct vp_call *c)
+{
+	int64_t end = c->srv_rep_last > c->srv_req_last ? c->srv_rep_last : c->srv_req_last;
+
+	return end > c->srv_req_first ? end : c->srv_req_first;
+}
+
 /* "1.234ms": a duration in the unit that reads best. */
 char *vp_fmt_duration(int64_t ns, char *buf, size_t len);
 /* "620B", "195.4kB": a size, exact below 10000 bytes. */
@@ -54,5 +74,33 @@ void vp_patterns__print(struct vp_patterns *p, struct vp_out_ctx *o);
 /* DOT of the pattern ranked `rank` (1 = most total time); -ENOENT when absent. */
 int vp_patterns__dot(struct vp_patterns *p, struct vp_out_ctx *o, size_t rank);
 void vp_patterns__free(struct vp_patterns *p);
+
+/*
+ * Reading patterns back (report, SQLite).  A pattern's index is stable from
+ * the request that made it on; its rank (1 = most total time) is known at
+ * the end only.
+ */
+struct vp_pattern_info {
+	uint64_t count;
+	double total_ns;
+	uint64_t example_id;
+	size_t nnodes;
+};
+
+struct vp_pattern_node {
+	const char *name; /* service, VP_NAME_SERVICE */
+	uint32_t depth;	  /* preorder; the entry is 0 */
+	uint64_t n;
+	double start_mean_ns; /* after its parent's start */
+	double mean_ns, p50_ns, p99_ns;
+};
+
+size_t vp_patterns__count(const struct vp_patterns *p);
+/* The index of the pattern the last vp_patterns__add counted its request in. */
+size_t vp_patterns__last(const struct vp_patterns *p);
+/* Indices by rank: v[0] is rank 1.  count entries; free the array. */
+size_t *vp_patterns__ranking(const struct vp_patterns *p);
+void vp_patterns__info(const struct vp_patterns *p, size_t index, struct vp_pattern_info *out);
+void vp_patterns__node(const struct vp_patterns *p, size_t index, size_t k, struct vp_pattern_node *out);
 
 #endif

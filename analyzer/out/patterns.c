@@ -104,6 +104,7 @@ struct vp_patterns {
 	size_t nflat, flat_cap;
 	struct kid *kids; /* scratch: a stack of children being ordered */
 	size_t nkids, kids_cap;
+	size_t last; /* pattern of the last request added */
 };
 
 static void hist_add(struct hist *h, int64_t ns)
@@ -326,6 +327,7 @@ int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a, const 
 	}
 	if (!p)
 		p = new_pattern(ps, hash, r->id);
+	ps->last = (size_t)(p - ps->v);
 	p->count++;
 	p->total_ns += (double)(r->root->end_ns - r->root->start_ns);
 	count_client(p, intern(ps, a, &r->root->client, true));
@@ -477,6 +479,51 @@ int vp_patterns__dot(struct vp_patterns *ps, struct vp_out_ctx *o, size_t rank)
 	}
 	fprintf(o->f, "}\n");
 	return 0;
+}
+
+size_t vp_patterns__count(const struct vp_patterns *ps)
+{
+	return ps->n;
+}
+
+size_t vp_patterns__last(const struct vp_patterns *ps)
+{
+	return ps->last;
+}
+
+size_t *vp_patterns__ranking(const struct vp_patterns *ps)
+{
+	struct pattern **v = ranked((struct vp_patterns *)ps);
+	size_t *idx = calloc(ps->n + 1, sizeof(*idx));
+
+	if (!idx)
+		abort();
+	for (size_t i = 0; i < ps->n; i++)
+		idx[i] = (size_t)(v[i] - ps->v);
+	free(v);
+	return idx;
+}
+
+void vp_patterns__info(const struct vp_patterns *ps, size_t index, struct vp_pattern_info *out)
+{
+	const struct pattern *p = &ps->v[index];
+
+	*out = (struct vp_pattern_info){p->count, p->total_ns, p->example_id, p->nnodes};
+}
+
+void vp_patterns__node(const struct vp_patterns *ps, size_t index, size_t k, struct vp_pattern_node *out)
+{
+	const struct pnode *nd = &ps->v[index].nodes[k];
+
+	*out = (struct vp_pattern_node){
+		.name = ps->names[nd->name]->text,
+		.depth = nd->depth,
+		.n = nd->dur.n,
+		.start_mean_ns = mean(&nd->offset),
+		.mean_ns = mean(&nd->dur),
+		.p50_ns = hist_quantile(&nd->dur, 0.5),
+		.p99_ns = hist_quantile(&nd->dur, 0.99),
+	};
 }
 
 void vp_patterns__free(struct vp_patterns *ps)
