@@ -11,7 +11,7 @@ PKGS=(
 	libbpf-dev libelf-dev zlib1g-dev libcjson-dev
 	libcmocka-dev                             # unit tests
 	libsqlite3-dev libcurl4-openssl-dev       # vpath-analyze sqlite, otlp --endpoint
-	chromium sqlite3 npm                      # tests: the HTML report in headless Chromium, docs/sqlite.md's queries, the OTLP schema check
+	chromium sqlite3                          # tests: the HTML report in headless Chromium, docs/sqlite.md's queries
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
 	nginx postgresql redis-server gunicorn    # tests/realstack: real servers
 	python3-psycopg2 python3-redis wrk
