@@ -8,8 +8,9 @@
 //
 //   X-Rid      the client's request id (its X-Rid header), echoed
 //   X-Queries  queries made
-//   X-Fcgi     "NGINX_IP:PORT ORDINAL": the FastCGI connection this request came
-//              on (nginx's end) and its 0-based ordinal on that connection
+//   X-Fcgi     "NGINX_IP:PORT ORDINAL INODE": the FastCGI connection this
+//              request came on (nginx's end; the socket's inode tells apart two
+//              connections on one port) and its 0-based ordinal on it
 //   X-Db       "PHP_IP:PORT ID": this request's MariaDB connection (PHP's end)
 //              and MariaDB's connection id, the one in its general log
 //   X-Worker   the PHP-FPM worker's pid
@@ -103,7 +104,7 @@ try {
 header('Content-Type: text/plain');
 header("X-Rid: $rid");
 header("X-Queries: $want");
-header("X-Fcgi: $fcgi[0] $ordinal");
+header("X-Fcgi: $fcgi[0] $ordinal $fcgi[1]");
 header("X-Db: $db_addr $id");
 header('X-Worker: ' . getmypid());
 echo "request $rid: $want queries, $rows rows\n";

@@ -107,7 +107,7 @@ def load_client(path, problems):
             if int(r["queries"]) != r["asked"]:
                 problems.add("request %s: asked for %d queries, the app made %s" % (
                     r["rid"], r["asked"], r["queries"]))
-            fcgi_addr, fcgi_ordinal = r["fcgi"].split(" ")
+            fcgi_addr, fcgi_ordinal, r["fcgi_inode"] = r["fcgi"].split(" ")
             db_addr, db_id = r["db"].split(" ")
             r["fcgi"] = (fcgi_addr, int(fcgi_ordinal))
             r["db"] = (db_addr, int(db_id))
@@ -116,21 +116,26 @@ def load_client(path, problems):
 
 
 def check_identities(reqs, problems):
-    """Every connection/ordinal one request only; FastCGI ordinals 0..n-1."""
-    seen = Counter()
+    """Every request's ordinal on its TLS and FastCGI connections, counted
+    0..n-1 on each, and a MariaDB connection of its own.  Connections are told
+    apart by the client's serial, the FastCGI socket's inode and MariaDB's
+    connection id: a port can serve two connections one after the other."""
     ordinals = defaultdict(list)
+    addrs = defaultdict(set)
     for r in reqs:
-        seen[(r["client"], r["conn_index"])] += 1
-        seen[r["fcgi"]] += 1
-        seen[(r["db"][0], "db")] += 1
-        ordinals[r["fcgi"][0]].append(r["fcgi"][1])
-    for k, n in seen.items():
-        if n > 1:
-            problems.add("%s claimed by %d requests (a port used twice?)" % (k, n))
-    for addr, o in ordinals.items():
+        for conn, addr, ordinal in ((("tls", r["conn"]), r["client"], r["conn_index"]),
+                                    (("fcgi", r["fcgi_inode"]), r["fcgi"][0], r["fcgi"][1]),
+                                    (("db", r["db"][1]), r["db"][0], 0)):
+            ordinals[conn].append(ordinal)
+            addrs[(conn[0], addr)].add(conn)
+    for conn, o in ordinals.items():
         if sorted(o) != list(range(len(o))):
-            problems.add("FastCGI connection %s: ordinals %s" % (addr, sorted(o)[:10]))
-    return len(ordinals)
+            problems.add("%s connection %s: ordinals %s" % (conn[0], conn[1], sorted(o)[:10]))
+    reused = Counter(kind for (kind, _), conns in addrs.items() if len(conns) > 1)
+    if reused:
+        print("# ports that served two connections one after the other: %s" % ", ".join(
+            "%d %s" % (n, kind) for kind, n in sorted(reused.items())))
+    return sum(1 for conn in ordinals if conn[0] == "fcgi")
 
 
 def check_nginx(reqs, path, problems):
@@ -185,6 +190,7 @@ def check_mariadb(reqs, path, php_ip, problems):
 def truth_tree(r):
     """The request's path; DB calls as [(kind, ordinal among queries)]."""
     return {"client": r["client"], "conn_index": r["conn_index"], "rid": r["rid"],
+            "start_ns": r["start_ns"],
             "fcgi": {"client": r["fcgi"][0], "conn_index": r["fcgi"][1]},
             "db": {"client": r["db"][0], "queries": r["asked"]}}
 
@@ -276,16 +282,27 @@ def compare(args):
     with open(os.path.join(d, "truth.jsonl"), "w") as f:
         for t in truths:
             f.write(json.dumps(t) + "\n")
-    roots = {}
+    # Found roots and true requests by identity; where a port served two
+    # connections one after the other, paired in time order.
+    roots = defaultdict(list)
     for q in found.get("requests", []):
-        roots.setdefault(vpcompare.found_key(q["root"], topo), []).append(q)
-    sent = {vpcompare.key_of(t["client"], "nginx", t["conn_index"]) for t in truths}
+        roots[vpcompare.found_key(q["root"], topo)].append(q)
+    wanted = defaultdict(list)
+    for t in truths:
+        wanted[vpcompare.key_of(t["client"], "nginx", t["conn_index"])].append(t)
+    pairs = []
+    extra_nginx = []
+    for k, ts in wanted.items():
+        qs = sorted(roots.get(k, []), key=lambda q: q["root"].get("start_ns", 0))
+        ts.sort(key=lambda t: t["start_ns"])
+        pairs += [(t, qs[i] if i < len(qs) else None) for i, t in enumerate(ts)]
+        extra_nginx += qs[len(ts):]
     true_calls = set()
     for t in truths:
         true_calls.add(vpcompare.key_of(t["fcgi"]["client"], "php", t["fcgi"]["conn_index"]))
         for i in range(t["db"]["queries"] + 1 + AUTH_ROUND_TRIPS):
             true_calls.add(vpcompare.key_of(t["db"]["client"], "mariadb", i))
-    extra_nginx = [q for k, qs in roots.items() for q in qs if k[1] == "nginx" and k not in sent]
+    extra_nginx += [q for k, qs in roots.items() for q in qs if k[1] == "nginx" and k not in wanted]
     others = [q for k, qs in roots.items() for q in qs if k[1] != "nginx"]
     unknown = [q for q in others if vpcompare.found_key(q["root"], topo) not in true_calls]
 
@@ -293,16 +310,14 @@ def compare(args):
     setup_as_call = Counter()
     reasons = Counter()
     failures = []
-    for t in truths:
-        qs = roots.get(vpcompare.key_of(t["client"], "nginx", t["conn_index"]), [])
-        if not qs:
+    for t, q in pairs:
+        if q is None:
             reasons["not found"] += 1
             failures.append({"truth": t, "why": "not found", "found": None})
             continue
-        q = qs[0]
         nfound += 1
         ncomplete += bool(q.get("complete", True))
-        why = why_wrong(t, q, topo) if len(qs) == 1 else "found %d times" % len(qs)
+        why = why_wrong(t, q, topo)
         if why is None:
             nright += 1
             db = q["root"]["calls"][0]["calls"]
@@ -387,6 +402,7 @@ def fake_found(args):
         fcgi = call(r["fcgi"][0], "php", r["fcgi"][1], db, "handoff")
         root = call(r["client"], "nginx", r["conn_index"], [fcgi], "root",
                     setup_ns=1000 if r["conn_index"] == 0 else 0)
+        root["start_ns"] = r["start_ns"]
         out.append({"id": i, "complete": True, "exact": True, "root": root})
     with open(os.path.join(args.dir, "found.json"), "w") as f:
         json.dump({"version": 2, "hosts": [], "processes": [], "requests": out}, f)

@@ -9,7 +9,8 @@ connection with a full handshake).  So the same seed gives the same work.
 Each request carries the client's own id (X-Rid).  One JSON line per request:
 its own view (id, queries asked ("asked"), the TLS connection's local ip:port, serial
 and TLS version, the 0-based ordinal of the request on that connection,
-status, response time) and the app's truth headers.
+status, start time on CLOCK_MONOTONIC, response time) and the app's truth
+headers.
 
   client.py --target IP:PORT --ca CA.crt --conns N --requests N --seed N
             --out FILE [--reconnect P]
@@ -69,7 +70,7 @@ class Session:
         rec = {"n": n, "rid": rid, "asked": queries, "client": self.addr,
                "conn": "%d.%d" % (self.number, self.serial), "conn_index": self.ordinal,
                "tls": self.conn.sock.version()}
-        t = time.monotonic_ns()
+        t = rec["start_ns"] = time.monotonic_ns()
         try:
             self.conn.request("GET", "/app.php?q=%d&s=%d" % (queries, seed), headers={"X-Rid": rid})
             resp = self.conn.getresponse()
