@@ -57,7 +57,7 @@ PROGS := $(OUTPUT)/vpath-record $(OUTPUT)/vpath-analyze $(OUTPUT)/vapp
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: deps all test unit-tests tests-build bench install clean format demo
+.PHONY: deps all test unit-tests tests-build bench install clean format demo fuzz fuzz-build
 
 all: $(PROGS)
 
@@ -129,6 +129,38 @@ test: tests-build
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan SANITIZE=1 unit-tests \
 		$(OUTPUT)/asan/vpath-analyze
 	$(Q)OUTPUT=$(OUTPUT) tests/run.sh
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into
+# $(OUTPUT)/fuzz from objects of their own (instrumented for coverage);
+# `make fuzz FUZZ_SECONDS=N` runs each N seconds (tests/fuzz/run.sh).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+# Without -Werror: a warning only clang gives must not stop the fuzzing of code gcc accepts.
+FUZZ_CFLAGS := -O1 -g -std=gnu11 $(filter-out -Werror,$(WARN)) -Iinclude -Icommon -Ianalyzer -Ianalyzer/out \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIB := $(patsubst %.c,$(OUTPUT)/fuzz/obj/%.o,$(wildcard common/*.c) \
+	$(filter-out $(ANALYZER_MAIN),$(wildcard analyzer/*.c analyzer/*/*.c)))
+
+$(OUTPUT)/fuzz/obj/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h analyzer/*/*.h user/*.h bpf/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+# fuzz_cli runs vpath-analyze's main() as a function.
+$(OUTPUT)/fuzz/obj/analyzer/main-as-function.o: analyzer/main.c $(wildcard common/*.h analyzer/*.h analyzer/*/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -Dmain=vpath_analyze_main -c $< -o $@
+$(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
+$(OUTPUT)/fuzz/fuzz_%: $(OUTPUT)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_LDFLAGS) $^ $(LDLIBS) -o $@
+
+fuzz-build: $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	$(Q)OUTPUT=$(OUTPUT) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 bench: tests-build
 	$(Q)OUTPUT=$(OUTPUT) tests/bench/run.sh

@@ -272,9 +272,11 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
+	/* No block is longer than the file: small files get a small buffer. */
 	r = calloc(1, sizeof(*r));
 	if (r)
-		r->buf = malloc(VPR_BLOCK_MAX);
+		r->buf = malloc(st.st_size <= 0 ? 1
+				: (size_t)(st.st_size < VPR_BLOCK_MAX ? st.st_size : VPR_BLOCK_MAX));
 	if (!r || !r->buf) {
 		fail(err, errlen, "%s", strerror(ENOMEM));
 		goto fail_free;

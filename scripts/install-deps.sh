@@ -10,6 +10,7 @@ PKGS=(
 	make gcc clang llvm pkg-config            # build: clang -target bpf, llvm-strip
 	libbpf-dev libelf-dev zlib1g-dev libcjson-dev
 	libcmocka-dev                             # unit tests
+	libclang-rt-dev                           # libFuzzer for clang (make fuzz, tests/integration/test_fuzz.sh)
 	libsqlite3-dev libcurl4-openssl-dev       # vpath-analyze sqlite, otlp --endpoint
 	chromium sqlite3                          # tests: the HTML report in headless Chromium, docs/sqlite.md's queries
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
