@@ -52,7 +52,10 @@ order, and nothing under those:
 Figures per run: requests sent, found (entering at nginx), extra roots at
 nginx (a TLS handshake, session ticket or close_notify taken as a request),
 other roots (not at nginx) that are no true call, paths right, the share
-marked exact and how many of those are right, the share complete.
+marked exact and how many of those are right, the share complete.  When
+paths are wrong, a diagnosis line looks each request's FastCGI call up by its
+own identity, wherever it hangs, to tell nginx's part of the failures (a
+handshake counted as a request shifts every ordinal after it) from the rest.
 """
 import argparse
 import copy
@@ -214,6 +217,15 @@ def why_wrong(t, found, topo):
             (t["fcgi"]["client"], "php", t["fcgi"]["conn_index"]):
         return "FastCGI call %s #%s, true %s #%d" % (fcgi["client"]["addr"], fcgi["conn_index"],
                                                      t["fcgi"]["client"], t["fcgi"]["conn_index"])
+    outcome = call_fields(root)[0]
+    if outcome is not None and outcome != "complete":
+        return "the request is %s" % outcome
+    return why_fcgi_wrong(t, fcgi, topo)
+
+
+def why_fcgi_wrong(t, fcgi, topo):
+    """Why what hangs under the request's FastCGI call is not the truth, or None."""
+    name = topo.name
     db = fcgi.get("calls", [])
     foreign = [c for c in db if c["client"]["addr"] != t["db"]["client"]
                or name(c["server"]["addr"]) != "mariadb"]
@@ -229,7 +241,7 @@ def why_wrong(t, found, topo):
         return "MariaDB calls numbered %s" % [c["conn_index"] for c in db]
     if any(c.get("calls") for c in db):
         return "calls under a MariaDB call"
-    for c in [root, fcgi] + db[:-1]:
+    for c in [fcgi] + db[:-1]:
         outcome = call_fields(c)[0]
         if outcome is not None and outcome != "complete":
             return "%s call #%s is %s" % (name(c["server"]["addr"]), c["conn_index"], outcome)
@@ -240,6 +252,28 @@ def why_wrong(t, found, topo):
     if setup_ns is not None and not setup_ns > 0:
         return "no setup time before the first MariaDB call (TLS handshake)"
     return None
+
+
+def diagnose_below_nginx(truths, found, topo):
+    """Tells the nginx part of the failures from the rest: each request's
+    FastCGI call looked up by its own identity, wherever it hangs."""
+    fcgi_calls = defaultdict(list)
+    for q in found.get("requests", []):
+        for n, _, _ in vpcompare.walk(q["root"]):
+            if topo.name(n["server"]["addr"]) == "php":
+                fcgi_calls[(n["client"]["addr"], n["conn_index"])].append(n)
+    right, reasons = 0, Counter()
+    for t in truths:
+        calls = fcgi_calls.get((t["fcgi"]["client"], t["fcgi"]["conn_index"]), [])
+        whys = [why_fcgi_wrong(t, c, topo) for c in calls] or ["FastCGI call not found"]
+        if None in whys:
+            right += 1
+        else:
+            reasons[re.sub(r"[\d.:]+", "N", whys[0])] += 1
+    print("# diagnosis: FastCGI calls found by their own identity, wherever they hang, with "
+          "exactly their true MariaDB calls under them: %d/%d" % (right, len(truths)))
+    for why, count in reasons.most_common(4):
+        print("#   wrong under the FastCGI call: %d x %s" % (count, why))
 
 
 def fields_known(found):
@@ -345,6 +379,8 @@ def compare(args):
         print("# wrong: %d x %s" % (count, why))
     for x in failures[:3]:
         print("#   e.g. %s: %s" % (x["truth"]["rid"], x["why"]))
+    if failures:
+        diagnose_below_nginx(truths, found, topo)
     if failures:
         print("# all wrong paths: %s" % os.path.join(d, "failures.jsonl"))
 
