@@ -310,7 +310,7 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct v
 	if (x)
 		finished(a, hs, x);
 	vp_attr__forget_sock(&hs->attr, s);
-	vp_socktab__remove(&hs->socks, s);
+	vp_socktab__closed(&hs->socks, s, c->h.ts_ns);
 }
 
 /* The look-ahead sees a record: where the sender's messages begin (messages.h). */
@@ -412,6 +412,14 @@ static void advance(struct vp_analysis *a, bool all)
 	struct vp_xchg *x;
 
 	vp_clocks__solve(&a->clocks);
+	/* Closed sockets stay while another host may still be analyzed behind this one. */
+	for (size_t h = 0; h < a->nhosts; h++) {
+		int64_t before = a->horizon - (int64_t)(2 * LOOKAHEAD_NS + MERGE_QUANTUM_NS) -
+				 a->clocks.offset[h];
+
+		if (before > 0)
+			vp_socktab__reap(&a->hs[h].socks, (uint64_t)before);
+	}
 	for (;;) {
 		/*
 		 * Deadlines pass as time advances.  In a damaged recording whose

@@ -128,8 +128,9 @@ static void inflight_drop(struct vp_attr *a, struct vp_thread *t, unsigned i)
 }
 
 /*
- * t read input of request x.  A request that has replied is finished for a
- * synchronous thread once it reads another's input; done ones are gone.
+ * t read input of request x.  Done ones are gone.  One that has replied
+ * stays until done: a reply may be sent in parts (a TLS session ticket
+ * first, a stream around calls), so its thread moving on proves nothing.
  */
 static void inflight_input(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 {
@@ -141,7 +142,7 @@ static void inflight_input(struct vp_attr *a, struct vp_thread *t, struct vp_xch
 		if (r == x) {
 			have = true;
 			i++;
-		} else if (r->done || r->has_rep) {
+		} else if (r->done) {
 			inflight_drop(a, t, i);
 		} else {
 			i++;
@@ -179,7 +180,8 @@ static void taint_inflight(struct vp_thread *t)
 }
 
 /* c, linked to t's current cause, could be any of t's requests in flight: judge it (judge.h). */
-static void judge_call(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t, struct vp_xchg *c)
+static void judge_call(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t, struct vp_xchg *c,
+		       struct vp_xchg *chosen)
 {
 	struct vp_xchg *cand[VP_JUDGE_MAX];
 	unsigned n = 0;
@@ -188,9 +190,9 @@ static void judge_call(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t
 		taint_inflight(t);
 		return;
 	}
-	cand[n++] = t->cur;
+	cand[n++] = chosen;
 	for (unsigned i = 0; i < t->ninflight; i++)
-		if (t->inflight[i] != t->cur)
+		if (t->inflight[i] != chosen)
 			cand[n++] = t->inflight[i];
 	vp_judge__open(&p->judge, a->paths, c, cand, n);
 }
@@ -394,7 +396,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 		p->calls_by_input++;
 		link_call(a, p, c, t->cur, n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
 		if (n > 1)
-			judge_call(a, p, t, c);
+			judge_call(a, p, t, c, t->cur);
 	} else if (p->open.list_next == &p->open) {
 		root_call(a, p, c, VP_BASIS_ROOT);
 	} else {

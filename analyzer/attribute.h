@@ -46,9 +46,9 @@ struct vp_thread {
 	/*
 	 * Requests in flight on this thread: it read their input (request, or
 	 * a reply to one of their calls) and has not finished them.  A request
-	 * leaves when done, or when it has replied and the thread reads input
-	 * of another one (a synchronous thread has moved on).  Each holds a
-	 * reference.  The calls the thread sends choose among these.
+	 * leaves when done (the next request on its connection, or a close):
+	 * one that has replied may still send more.  Each holds a reference.
+	 * The calls the thread sends choose among these (judge.h).
 	 */
 	struct vp_xchg *inflight[VP_INFLIGHT_MAX];
 	uint8_t ninflight;

@@ -12,7 +12,8 @@ struct vp_xchg *vp_exchanges__finish(struct vp_sock *s)
 		return NULL;
 	x->done = true;
 	x->sock = NULL;
-	if ((!x->has_rep && !x->one_way) || x->req.gap || x->rep.gap)
+	/* A request closed without a reply is judged with its peer (paths.c). */
+	if ((!x->has_rep && !x->unanswered) || x->req.gap || x->rep.gap)
 		x->incomplete = true;
 	s->x = NULL;
 	return x;
@@ -20,9 +21,16 @@ struct vp_xchg *vp_exchanges__finish(struct vp_sock *s)
 
 struct vp_xchg *vp_exchanges__close(struct vp_sock *s)
 {
-	/* A message and then a FIN, no reply: a goodbye (COM_QUIT, Terminate), complete as it is. */
-	if (s->x && !s->x->has_rep && s->saw_fin)
-		s->x->one_way = true;
+	struct vp_xchg *x = s->x;
+
+	if (x && !x->has_rep) {
+		x->unanswered = true;
+		x->tls = s->tls;
+		/* A message and then a FIN, no reply: a goodbye (COM_QUIT, Terminate). */
+		x->one_way = s->saw_fin;
+		/* On TLS, a last message this small is a close_notify alert: teardown. */
+		x->teardown = s->tls && x->req.bytes <= VP_TLS_ALERT_MAX;
+	}
 	return vp_exchanges__finish(s);
 }
 
@@ -38,6 +46,9 @@ static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op,
 	x->host = host;
 	x->side = s->role == VPR_ROLE_ACCEPTED ? VP_SERVER : VP_CLIENT;
 	x->pid = op->pid;
+	/* The handshake before it is the first call's setup time. */
+	if (!s->nexch && s->setup_first_ts)
+		x->setup_ns = op->h.ts_ns - s->setup_first_ts;
 	x->conn_index = s->nexch++;
 	x->local = s->local;
 	x->remote = s->remote;
@@ -75,6 +86,34 @@ static enum vp_cut_answer sender_cut(const struct vp_sock *s, const struct vpr_s
 	return ans;
 }
 
+/*
+ * A TLS handshake is connection setup, not an exchange: from a first
+ * request-direction operation that begins the stream with a handshake record
+ * (the recorder's VPR_OP_TLS_HS) until the request direction speaks again
+ * after the reply direction did (TLS 1.3: the client's Finished, with or
+ * before its first request).  Whichever thread does it, it is no request.
+ */
+static bool in_setup(struct vp_sock *s, const struct vpr_sock_op *op)
+{
+	bool request_dir = op->dir == vp_request_dir(s->role);
+
+	if (!s->in_setup) {
+		if (s->nexch || s->x || !request_dir || !(op->flags & VPR_OP_TLS_HS))
+			return false;
+		s->in_setup = s->tls = true;
+		s->setup_first_ts = op->h.ts_ns;
+		return true;
+	}
+	if (!request_dir) {
+		s->setup_replied = true;
+		return true;
+	}
+	if (!s->setup_replied)
+		return true;
+	s->in_setup = false;
+	return false;
+}
+
 int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		     struct vp_xpool *pool, struct vp_op_result *res)
 {
@@ -83,12 +122,18 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 
 	res->finished = NULL;
 	res->x = NULL;
-	if (!op->bytes) {
+	/* Bytes sent on a closed connection (a close_notify after the peer's reset) are no exchange. */
+	if (!op->bytes || s->closed_ts) {
 		res->kind = VP_OP_IGNORED;
 		return 0;
 	}
 	if (op->h.ts_ns > s->last_ts)
 		s->last_ts = op->h.ts_ns;
+	if (in_setup(s, op)) {
+		s->dir = (int8_t)op->dir;
+		res->kind = VP_OP_SETUP;
+		return 0;
+	}
 	s->dir = (int8_t)op->dir;
 	if (op->dir == vp_request_dir(s->role)) {
 		/* After a reply, even reads that follow reads may begin the next request. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "exchanges.h"
 #include "paths.h"
 
 void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
@@ -164,12 +165,39 @@ struct arena {
 	struct vp_call **ptrs;
 };
 
+/*
+ * A request closed without a reply is a one-way call (COM_QUIT, Terminate)
+ * when the close was orderly, or when the server read all of it (but for a
+ * TLS alert after it) and then closed with it unread: the reset came after
+ * the message arrived.  Otherwise the reset cut the exchange.
+ */
+static bool one_way(const struct vp_xchg *x, const struct vp_xchg *server)
+{
+	int32_t unread;
+
+	if (!x->unanswered)
+		return false;
+	if (x->one_way || (server && server->one_way))
+		return true;
+	if (!server || !server->req.nops)
+		return false;
+	unread = (int32_t)(x->req.seq_end - server->req.seq_end);
+	return unread >= 0 && unread <= (x->tls ? VP_TLS_ALERT_MAX : 0);
+}
+
+/* A call is shown unless it is a TLS goodbye that caused nothing. */
+static bool shown(const struct vp_xchg *c)
+{
+	return !c->teardown || (c->peer && c->peer->child_head);
+}
+
 static size_t count_calls(const struct vp_xchg *s)
 {
 	size_t n = 1;
 
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
-		n += count_calls(k->peer);
+		if (shown(k))
+			n += count_calls(k->peer);
 	return n;
 }
 
@@ -212,18 +240,20 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct ar
 		call->srv_first = s->req.first_ts;
 		call->srv_last = vp_xchg__end_ts(s);
 	}
-	call->complete = !(c && c->incomplete) && !(s && s->incomplete);
-	call->one_way = c ? c->one_way : s->one_way;
+	call->one_way = one_way(main, main == c ? s : NULL);
+	call->complete = !(c && c->incomplete) && !(s && s->incomplete) &&
+			 (!main->unanswered || call->one_way);
 	call->link = c ? c->link : s->link;
 	call->setup_ns = (int64_t)(c ? c->setup_ns : s->setup_ns);
 	r->exact &= call->link.exact && !(s && s->tainted);
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
-		n++;
+		n += shown(k);
 	if (n) {
 		call->calls = m->ptrs;
 		m->ptrs += n;
 		for (const struct vp_xchg *k = s->child_head; k; k = k->sibling)
-			call->calls[call->ncalls++] = build(p, r, m, k, k->peer, hosts_seen);
+			if (shown(k))
+				call->calls[call->ncalls++] = build(p, r, m, k, k->peer, hosts_seen);
 		sort_by_start(call->calls, call->ncalls);
 	}
 	return call;
@@ -263,6 +293,14 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 	struct vp_xchg *c = root->side == VP_CLIENT ? root : NULL;
 	struct vp_xchg *s = c ? c->peer : root;
 	size_t n = count_calls(s);
+	bool teardown = (c && c->teardown) || (s && s->teardown);
+
+	/* A TLS connection's goodbye that caused nothing is not a request. */
+	if (teardown && n == 1) {
+		p->teardowns++;
+		release_tree(p, c, s);
+		return;
+	}
 	struct vp_request *r = calloc(1, sizeof(*r) + n * sizeof(struct vp_call) +
 					     n * sizeof(struct vp_call *));
 	struct arena m;

@@ -104,6 +104,30 @@ void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s)
 	free(s);
 }
 
+void vp_socktab__closed(struct vp_socktab *t, struct vp_sock *s, uint64_t ts)
+{
+	if (s->closed_ts)
+		return;
+	s->closed_ts = ts ? ts : 1;
+	if (t->closed_tail)
+		t->closed_tail->next_closed = s;
+	else
+		t->closed_head = s;
+	t->closed_tail = s;
+}
+
+void vp_socktab__reap(struct vp_socktab *t, uint64_t before)
+{
+	struct vp_sock *s;
+
+	while ((s = t->closed_head) && s->closed_ts < before) {
+		t->closed_head = s->next_closed;
+		if (!t->closed_head)
+			t->closed_tail = NULL;
+		vp_socktab__remove(t, s);
+	}
+}
+
 void vp_socktab__free(struct vp_socktab *t)
 {
 	size_t pos = 0;

@@ -46,12 +46,19 @@ struct vp_sock {
 	uint32_t nsetup;   /* messages that were connection setup (greetings) */
 	uint32_t nlate;	   /* reads of a request's tail after it was answered (messages.h) */
 	bool saw_fin;	   /* a FIN was sent or received: the connection closes in order, not reset */
+	bool tls;	   /* it began with a TLS handshake (VPR_OP_TLS_HS) */
+	bool in_setup;	   /* the handshake is under way: no exchange yet */
+	bool setup_replied; /* the handshake's reply direction has spoken */
+	uint64_t setup_first_ts; /* when the handshake began: setup time of the first call */
 	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
 	struct vp_sock *peer_sock; /* the other end, once a call paired them (cleared on removal) */
+	uint64_t closed_ts;	   /* when it closed (0: open); kept a while for its peer's sake */
+	struct vp_sock *next_closed;
 };
 
 struct vp_socktab {
 	struct u64map by_cookie;
+	struct vp_sock *closed_head, *closed_tail; /* closed, in closing order, not yet removed */
 	struct u64map server_ports; /* (family << 16 | port) of accepted ends here */
 	uint64_t nsocks;	    /* sockets seen in all */
 };
@@ -63,6 +70,13 @@ struct vp_sock *vp_socktab__conn(struct vp_socktab *t, const struct vpr_conn *c)
 /* Decide an unknown role from what the host knows, given the first operation's direction. */
 void vp_socktab__infer_role(struct vp_socktab *t, struct vp_sock *s, uint8_t first_dir);
 void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s);
+/*
+ * s closed at ts: keep it (its peer may still need where its messages began,
+ * messages.h) until vp_socktab__reap is told that time has passed.
+ */
+void vp_socktab__closed(struct vp_socktab *t, struct vp_sock *s, uint64_t ts);
+/* Remove the sockets that closed before `before` (host clock). */
+void vp_socktab__reap(struct vp_socktab *t, uint64_t before);
 void vp_socktab__free(struct vp_socktab *t);
 
 /* States only an orderly close (a FIN, either way) passes through; a reset goes straight to CLOSE. */

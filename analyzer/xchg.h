@@ -50,8 +50,11 @@ struct vp_xchg {
 	bool incomplete;   /* ops lost, request or reply missing, peer missing */
 	bool peer_expected; /* the other end is on a recorded host */
 	bool in_match;	   /* waiting in the matcher */
-	bool one_way;	   /* a request, no reply, then an orderly close: complete as it is */
+	bool unanswered;   /* closed after a request with no reply (one-way, or cut by a reset) */
+	bool one_way;	   /* unanswered, and the close was orderly (a FIN) */
+	bool tls;	   /* on a connection that began with a TLS handshake */
 	bool judged;	   /* client: its parent is still being judged (judge.h) */
+	bool teardown;	   /* one-way TLS close_notify before a close: no request of its own */
 	bool tainted;	   /* server: a call it may have caused went elsewhere by inference */
 	bool dead;	   /* emitted; freed when refs drops to 0 */
 	uint32_t pid;

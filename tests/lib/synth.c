@@ -228,8 +228,15 @@ void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32
 void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 	      uint8_t dir, uint32_t bytes, uint32_t seq_end)
 {
+	synth_op_flags(h, ts, pid, tid, cookie, dir, bytes, seq_end, 0);
+}
+
+void synth_op_flags(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
+		    uint8_t dir, uint32_t bytes, uint32_t seq_end, uint8_t flags)
+{
 	struct vpr_sock_op op = {0};
 
+	op.flags = flags;
 	op.cookie = cookie;
 	op.pid = pid;
 	op.bytes = bytes;
@@ -323,8 +330,8 @@ void synth_xfer_half(struct synth_link *l, enum synth_dir d, bool recv_side, uin
 	uint32_t end = l->seq[d] + bytes;
 
 	if (l->host[side])
-		synth_op(l->host[side], ts, l->pid[side], tid, l->cookie[side],
-			 recv_side ? VPR_DIR_RECV : VPR_DIR_SEND, bytes, end);
+		synth_op_flags(l->host[side], ts, l->pid[side], tid, l->cookie[side],
+			       recv_side ? VPR_DIR_RECV : VPR_DIR_SEND, bytes, end, l->op_flags);
 	if (advance)
 		l->seq[d] = end;
 }

@@ -61,6 +61,8 @@ void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32
 		      const char *local, const char *remote);
 void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 	      uint8_t dir, uint32_t bytes, uint32_t seq_end);
+void synth_op_flags(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
+		    uint8_t dir, uint32_t bytes, uint32_t seq_end, uint8_t flags);
 void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost);
 void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns);
 
@@ -76,6 +78,7 @@ struct synth_link {
 	uint32_t seq[2]; /* next stream position of c2s, s2c */
 	char addr[2][64];
 	bool no_conn_records; /* ops only, as for a socket the recorder never saw open */
+	uint8_t op_flags;     /* VPR_OP_* of the operations written from now on */
 };
 
 /*

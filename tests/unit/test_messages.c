@@ -55,10 +55,15 @@ static struct synth_link *db(struct two_hosts *t, uint64_t cookie, const char *l
 	return synth_link__open(t->b, cookie, 500, NULL, 0, 0, local, "10.0.0.3:3306", ts);
 }
 
+static void db_call_by(struct synth_link *d, uint32_t tid, uint64_t t)
+{
+	synth_req(d, 40, tid, t, 0);
+	synth_rep(d, 60, 0, t + US(10), tid);
+}
+
 static void db_call(struct synth_link *d, uint64_t t)
 {
-	synth_req(d, 40, 501, t, 0);
-	synth_rep(d, 60, 0, t + US(10), 501);
+	db_call_by(d, 501, t);
 }
 
 /*
@@ -175,15 +180,58 @@ static void test_reply_streamed_around_call(void **state)
 	assert_int_equal(t->c.reqs[0]->root->reply_bytes, 600);
 }
 
-/* php's database connection: a query, then COM_QUIT and a close; FIN or reset. */
-static void goodbye(struct two_hosts *t, bool orderly)
+/*
+ * TLS: the accepting thread does the handshake, a worker reads the client's
+ * Finished, sends a session ticket, then reads the request the client wrote
+ * with its Finished; at the end the client's close_notify.  The handshake is
+ * the first call's setup time and the goodbye no request.
+ */
+static void test_tls_handshake_then_request_on_another_thread(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *l = fcgi(t), *d = db(t, 21, "10.0.0.2:50001", 0);
+
+	l->op_flags = VPR_OP_STREAM_START | VPR_OP_TLS_HS;
+	synth_xfer(l, SYNTH_C2S, 300, 301, US(100), 510, US(105)); /* ClientHello */
+	synth_xfer(l, SYNTH_S2C, 2000, 510, US(110), 301, US(115)); /* ServerHello .. Finished */
+	l->op_flags = 0;
+	synth_xfer_half(l, SYNTH_C2S, false, 380, 301, US(120), false); /* Finished + request */
+	synth_xfer_half(l, SYNTH_C2S, true, 80, 501, US(130), true);
+	synth_rep(l, 250, 501, US(135), 301); /* a session ticket */
+	synth_xfer_half(l, SYNTH_C2S, true, 300, 501, US(140), true);
+	db_call(d, US(150));
+	synth_rep(l, 500, 501, US(200), 301);
+	synth_req(l, 200, 301, US(300), 502);
+	db_call_by(d, 502, US(310));
+	synth_rep(l, 400, 502, US(400), 301);
+	synth_req(l, 24, 301, US(500), 502); /* close_notify */
+	synth_link__close_orderly(l, US(510));
+	synth_link__free(d);
+	assert_string_equal(analyze(t), "web/301>php/501(php/501>10.0.0.3:3306) | "
+					"web/301>php/502(php/502>10.0.0.3:3306)");
+	assert_int_equal(t->c.reqs[0]->root->setup_ns, US(20));
+	assert_int_equal(t->c.reqs[0]->root->conn_index, 0);
+	assert_int_equal(t->c.reqs[0]->root->request_bytes, 380);
+	assert_int_equal(t->c.reqs[0]->root->reply_bytes, 750);
+	assert_int_equal(t->c.reqs[1]->root->setup_ns, 0);
+	assert_true(t->c.reqs[0]->exact && t->c.reqs[1]->exact);
+}
+
+/*
+ * php's database connection: a query, then COM_QUIT and a close, with a FIN
+ * or a reset; the database read the goodbye before the reset, or not.
+ */
+static void goodbye(struct two_hosts *t, bool orderly, bool read)
 {
 	struct synth_link *d =
 		synth_link__open(t->b, 21, 500, t->a, 31, 300, "10.0.0.2:50001", "10.0.0.1:3306", 0);
 
 	synth_req(d, 40, 501, US(100), 301);
 	synth_rep(d, 60, 301, US(110), 501);
-	synth_req(d, 5, 501, US(200), 301); /* COM_QUIT: no reply comes */
+	/* COM_QUIT: no reply comes */
+	synth_xfer_half(d, SYNTH_C2S, false, 5, 501, US(200), false);
+	if (read)
+		synth_xfer_half(d, SYNTH_C2S, true, 5, 301, US(205), true);
 	if (orderly)
 		synth_link__close_orderly(d, US(210));
 	else
@@ -194,19 +242,31 @@ static void test_one_way_before_fin(void **state)
 {
 	struct two_hosts *t = *state;
 
-	goodbye(t, true);
+	goodbye(t, true, true);
 	assert_string_equal(analyze(t), "php/501>web/301 | php/501>web/301");
 	assert_int_equal(vp_call__outcome(t->c.reqs[0]->root), VP_OUTCOME_COMPLETE);
 	assert_int_equal(vp_call__outcome(t->c.reqs[1]->root), VP_OUTCOME_ONE_WAY);
 	assert_true(t->c.reqs[1]->complete);
 }
 
-static void test_one_way_before_reset(void **state)
+/* The database read it all and closed: the reset (unread bytes, or its own) came after. */
+static void test_one_way_read_then_reset(void **state)
 {
 	struct two_hosts *t = *state;
 
-	goodbye(t, false);
+	goodbye(t, false, true);
 	assert_string_equal(analyze(t), "php/501>web/301 | php/501>web/301");
+	assert_int_equal(vp_call__outcome(t->c.reqs[1]->root), VP_OUTCOME_ONE_WAY);
+}
+
+/* A reset before the database read the message: cut in the middle, incomplete. */
+static void test_one_way_cut_by_reset(void **state)
+{
+	struct two_hosts *t = *state;
+
+	goodbye(t, false, false);
+	/* The database never read it: no server end of that call. */
+	assert_string_equal(analyze(t), "php/501>web/301 | php/501>10.0.0.1:3306");
 	assert_int_equal(vp_call__outcome(t->c.reqs[1]->root), VP_OUTCOME_INCOMPLETE);
 	assert_false(t->c.reqs[1]->complete);
 }
@@ -219,8 +279,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_body_read_after_early_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_half_close_then_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_streamed_around_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tls_handshake_then_request_on_another_thread, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_one_way_before_fin, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_one_way_before_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_way_read_then_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_way_cut_by_reset, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
