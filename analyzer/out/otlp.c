@@ -225,7 +225,7 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 	char name[VP_ADDRSTRLEN + VPR_COMM_LEN + 8];
 
 	if (server) {
-		start = c->srv_req_first;
+		start = vp_call__server_start(c);
 		end = vp_call__server_end(c);
 	}
 	cJSON_AddStringToObject(span, "traceId", b->trace_hex);

@@ -51,6 +51,16 @@ char *vp_call_end__name(const struct vp_analysis *a, const struct vp_call_end *e
  */
 int64_t vp_out_unix_epoch(const struct vp_analysis *a);
 /*
+ * When a recorded server started on the call, never before the client
+ * sent it: a server's first receive can be stamped while it waited for
+ * the bytes (a blocking read), before the client's send.
+ */
+static inline int64_t vp_call__server_start(const struct vp_call *c)
+{
+	return c->client.recorded && c->start_ns > c->srv_req_first ? c->start_ns : c->srv_req_first;
+}
+
+/*
  * When a recorded server finished with the call: its last reply byte, or
  * its last request byte when it never replied (one-way, incomplete).
  */
@@ -58,7 +68,7 @@ static inline int64_t vp_call__server_end(const struct vp_call *c)
 {
 	int64_t end = c->srv_rep_last > c->srv_req_last ? c->srv_rep_last : c->srv_req_last;
 
-	return end > c->srv_req_first ? end : c->srv_req_first;
+	return end > vp_call__server_start(c) ? end : vp_call__server_start(c);
 }
 
 /* "1.234ms": a duration in the unit that reads best. */

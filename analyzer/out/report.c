@@ -110,7 +110,7 @@ static void flatten(const struct vp_analysis *a, const struct vp_call *c, int pa
 	add_num(o, "s", (double)(c->start_ns - base));
 	add_num(o, "e", (double)(c->end_ns - base));
 	if (c->server.recorded) {
-		add_num(o, "ss", (double)(c->srv_req_first - base));
+		add_num(o, "ss", (double)(vp_call__server_start(c) - base));
 		add_num(o, "se", (double)(vp_call__server_end(c) - base));
 	}
 	add_num(o, "rq", (double)c->request_bytes);

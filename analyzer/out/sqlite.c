@@ -229,7 +229,7 @@ static int add_call(struct vp_sqlite *s, const struct vp_analysis *a, const stru
 	col_i64(&row, c->end_ns);
 	col_i64(&row, c->end_ns - c->start_ns);
 	if (c->server.recorded) {
-		from = c->srv_req_first;
+		from = vp_call__server_start(c);
 		to = vp_call__server_end(c);
 		col_i64(&row, from);
 		col_i64(&row, to);

@@ -104,7 +104,9 @@ def walk(c, parent_span, ss, req):
         if s["res"]["process.pid"]["intValue"] != str(c["server"]["pid"]) or \
                 s["res"]["host.name"]["stringValue"] != paths["hosts"][c["server"]["host"]]["name"]:
             bad.append("req %d: server resource" % req["id"])
-        if int(s["startTimeUnixNano"]) != c["server_start_ns"] + epoch:
+        # The server span starts when the server got the request, never before the client sent it.
+        start = max(c["server_start_ns"], c["start_ns"] if c["client"]["host"] is not None else -2**63)
+        if int(s["startTimeUnixNano"]) != start + epoch:
             bad.append("req %d: server span start" % req["id"])
         parent_span = s["spanId"]
     for k in c["calls"]:
