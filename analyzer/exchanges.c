@@ -114,8 +114,8 @@ static bool in_setup(struct vp_sock *s, const struct vpr_sock_op *op)
 	return false;
 }
 
-int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
-		     struct vp_xpool *pool, struct vp_op_result *res)
+static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
+		       struct vp_xpool *pool, struct vp_op_result *res)
 {
 	bool same_dir = s->dir == op->dir;
 	struct vpr_sock_op tail = {0}, rest;
@@ -190,4 +190,34 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		res->kind = VP_OP_REP_MORE;
 	}
 	return 0;
+}
+
+/*
+ * A TLS handshake record inside a request, or opening its reply, makes the
+ * exchange connection setup too: a handshake after the stream began
+ * (MySQL's SSLRequest, STARTTLS) or TLS 1.2's second flight.  It stays an
+ * exchange (attribution and pairing have seen it) but is shown as the setup
+ * time of the next one, which takes its place as the connection's first.
+ */
+static void note_handshake(struct vp_sock *s, struct vp_xchg *x, const struct vpr_sock_op *op)
+{
+	if (!(op->flags & VPR_OP_TLS_HS) || x->setup)
+		return;
+	x->setup = true;
+	s->tls = true;
+	if (!s->setup_first_ts)
+		s->setup_first_ts = x->req.first_ts;
+	if (x->conn_index + 1 == s->nexch)
+		s->nexch--;
+}
+
+int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
+		     struct vp_xpool *pool, struct vp_op_result *res)
+{
+	int ret = exchange_op(s, op, host, pool, res);
+
+	if (!ret && res->x && (res->kind == VP_OP_REQ_FIRST || res->kind == VP_OP_REQ_MORE ||
+			       res->kind == VP_OP_REP_FIRST))
+		note_handshake(s, res->x, op);
+	return ret;
 }

@@ -14,8 +14,8 @@
 #include "sockets.h"
 #include "xchg.h"
 
-/* The largest TLS alert record (close_notify: 24 bytes in TLS 1.3, 31 with TLS 1.2's GCM). */
-#define VP_TLS_ALERT_MAX 64
+/* The largest TLS alert record (close_notify: 24 bytes in TLS 1.3, 31 in TLS 1.2 with GCM). */
+#define VP_TLS_ALERT_MAX 31
 
 enum vp_op_kind {
 	VP_OP_IGNORED = 0, /* no bytes (EOF): nothing to do */

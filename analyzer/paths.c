@@ -185,10 +185,19 @@ static bool one_way(const struct vp_xchg *x, const struct vp_xchg *server)
 	return unread >= 0 && unread <= (x->tls ? VP_TLS_ALERT_MAX : 0);
 }
 
-/* A call is shown unless it is a TLS goodbye that caused nothing. */
+/* A TLS handshake after the stream began, at either end of a call. */
+static bool setup(const struct vp_xchg *c, const struct vp_xchg *s)
+{
+	return (c && c->setup) || (s && s->setup);
+}
+
+/*
+ * A call is shown unless it is a handshake that caused nothing; a goodbye
+ * (close_notify, COM_QUIT) is a one-way call like any other.
+ */
 static bool shown(const struct vp_xchg *c)
 {
-	return !c->teardown || (c->peer && c->peer->child_head);
+	return !setup(c, c->peer) || (c->peer && c->peer->child_head);
 }
 
 static size_t count_calls(const struct vp_xchg *s)
@@ -293,10 +302,8 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 	struct vp_xchg *c = root->side == VP_CLIENT ? root : NULL;
 	struct vp_xchg *s = c ? c->peer : root;
 	size_t n = count_calls(s);
-	bool teardown = (c && c->teardown) || (s && s->teardown);
-
-	/* A TLS connection's goodbye that caused nothing is not a request. */
-	if (teardown && n == 1) {
+	/* A TLS handshake, or a TLS client's last close_notify, that caused nothing is no request. */
+	if ((setup(c, s) || (c && c->teardown) || (s && s->teardown)) && n == 1) {
 		p->teardowns++;
 		release_tree(p, c, s);
 		return;

@@ -26,7 +26,7 @@ struct vp_paths {
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
 	uint64_t requests_exact;
-	uint64_t teardowns; /* TLS close_notify messages that were not requests */
+	uint64_t teardowns; /* TLS handshakes and goodbyes that were not requests */
 	struct vp_xpool pool;	  /* where exchanges come from and go back to */
 };
 

@@ -54,7 +54,8 @@ struct vp_xchg {
 	bool one_way;	   /* unanswered, and the close was orderly (a FIN) */
 	bool tls;	   /* on a connection that began with a TLS handshake */
 	bool judged;	   /* client: its parent is still being judged (judge.h) */
-	bool teardown;	   /* one-way TLS close_notify before a close: no request of its own */
+	bool teardown;	   /* one-way TLS close_notify before a close: as a root, no request */
+	bool setup;	   /* a TLS handshake after the stream began: no request or call of its own */
 	bool tainted;	   /* server: a call it may have caused went elsewhere by inference */
 	bool dead;	   /* emitted; freed when refs drops to 0 */
 	uint32_t pid;

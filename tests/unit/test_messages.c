@@ -218,6 +218,41 @@ static void test_tls_handshake_then_request_on_another_thread(void **state)
 }
 
 /*
+ * MySQL over TLS: the server greets, the client sends SSLRequest and then
+ * its ClientHello (only the second send starts with a handshake record; the
+ * server reads both at once), the server's flight starts with one; then
+ * Finished with the login, a query, COM_QUIT.  The handshake is setup: the
+ * login is the connection's first call.
+ */
+static void test_tls_after_the_stream_began(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *d =
+		synth_link__open(t->b, 21, 500, t->a, 31, 300, "10.0.0.2:50001", "10.0.0.1:3306", 0);
+
+	synth_xfer(d, SYNTH_S2C, 104, 301, US(100), 501, US(105)); /* greeting */
+	synth_xfer_half(d, SYNTH_C2S, false, 36, 501, US(110), false);
+	synth_op_flags(t->b, US(111), 500, 501, 21, VPR_DIR_SEND, 517, d->seq[SYNTH_C2S] + 36 + 517,
+		       VPR_OP_TLS_HS);
+	synth_xfer_half(d, SYNTH_C2S, true, 553, 301, US(115), true);
+	d->op_flags = VPR_OP_TLS_HS;
+	synth_xfer(d, SYNTH_S2C, 1225, 301, US(120), 501, US(125));
+	d->op_flags = 0;
+	synth_req(d, 269, 501, US(130), 301); /* Finished + login */
+	synth_rep(d, 33, 301, US(140), 501);
+	synth_req(d, 60, 501, US(200), 301); /* a query */
+	synth_rep(d, 300, 301, US(210), 501);
+	synth_req(d, 51, 501, US(300), 301); /* COM_QUIT + close_notify */
+	synth_link__close_orderly(d, US(310));
+	assert_string_equal(analyze(t), "php/501>web/301 | php/501>web/301 | php/501>web/301");
+	assert_int_equal(t->c.reqs[0]->root->conn_index, 0);
+	assert_int_equal(t->c.reqs[0]->root->request_bytes, 269);
+	assert_int_equal(t->c.reqs[0]->root->setup_ns, US(20));
+	assert_int_equal(t->c.reqs[1]->root->conn_index, 1);
+	assert_int_equal(vp_call__outcome(t->c.reqs[2]->root), VP_OUTCOME_ONE_WAY);
+}
+
+/*
  * php's database connection: a query, then COM_QUIT and a close, with a FIN
  * or a reset; the database read the goodbye before the reset, or not.
  */
@@ -281,6 +316,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_streamed_around_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tls_handshake_then_request_on_another_thread, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_tls_after_the_stream_began, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_way_before_fin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_way_read_then_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_way_cut_by_reset, setup, teardown),
