@@ -414,9 +414,13 @@ static void advance(struct vp_analysis *a, bool all)
 	vp_clocks__solve(&a->clocks);
 	/* Closed sockets stay while another host may still be analyzed behind this one. */
 	for (size_t h = 0; h < a->nhosts; h++) {
-		int64_t before = a->horizon - (int64_t)(2 * LOOKAHEAD_NS + MERGE_QUANTUM_NS) -
-				 a->clocks.offset[h];
+		int64_t before;
 
+		/* The horizon is INT64_MIN until a record is read: nothing to reap then. */
+		if (__builtin_sub_overflow(a->horizon, (int64_t)(2 * LOOKAHEAD_NS + MERGE_QUANTUM_NS),
+					   &before) ||
+		    __builtin_sub_overflow(before, a->clocks.offset[h], &before))
+			continue;
 		if (before > 0)
 			vp_socktab__reap(&a->hs[h].socks, (uint64_t)before);
 	}

@@ -65,6 +65,8 @@ static FILE *devnull;
 
 static void put(struct image *im, const void *p, size_t n)
 {
+	if (!n)
+		return;
 	if (im->len + n > im->cap) {
 		im->cap = (im->len + n) * 2;
 		im->p = realloc(im->p, im->cap);

@@ -31,10 +31,13 @@ max_len_of() {
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+mkdir -p "$OUTPUT/fuzz"
+# Absolute: a target may change its working directory (fuzz_cli does).
+out=$(cd "$OUTPUT/fuzz" && pwd)
 status=0
 for bin in "$@"; do
 	name=$(basename "$bin")
-	run=$OUTPUT/fuzz/$name.run
+	run=$out/$name.run
 	seeds=tests/fuzz/corpus/$name
 	rm -rf "$run"
 	mkdir -p "$run/corpus"
