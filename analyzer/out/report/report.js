@@ -94,12 +94,19 @@
 		card('records lost', num(lost), lost > 0)));
 
 	/* ---- latency histogram ---- */
-	function histogram(p, w, h, axis) {
+	/* All patterns' sparklines share one latency axis, so that they compare at a glance. */
+	var allLo = Infinity, allHi = -Infinity;
+	D.patterns.forEach(function (p) {
+		if (!p.hist.length) return;
+		allLo = Math.min(allLo, p.hist[0][0]);
+		allHi = Math.max(allHi, p.hist[p.hist.length - 1][0]);
+	});
+	function histogram(p, w, h, axis, range) {
 		var hist = p.hist;
 		var s = sv('svg', {width: w, height: h + (axis ? 16 : 0), class: 'hist', role: 'img',
 			'aria-label': 'latency distribution'});
 		if (!hist.length) return s;
-		var lo = hist[0][0], hi = hist[hist.length - 1][0];
+		var lo = range ? range[0] : hist[0][0], hi = range ? range[1] : hist[hist.length - 1][0];
 		if (hi - lo < 8) { lo = Math.max(0, lo - 4); hi = hi + 4; }
 		var max = 0;
 		hist.forEach(function (b) { max = Math.max(max, b[1]); });
@@ -150,12 +157,14 @@
 		patSection.appendChild(el('p', {class: 'muted', text: 'The ' + D.patterns.length + ' patterns with the most total time of ' +
 			num(m.patterns) + '.'}));
 
+	var SHOWN = 12;
 	D.patterns.forEach(function (p) {
 		var root = p.nodes[0];
 		var tr = el('tr', {class: 'pattern', id: 'pattern-' + p.rank, 'data-rank': p.rank},
 			el('td', {text: p.rank}), el('td', {class: 'num', text: num(p.count)}), el('td', {class: 'num', text: dur(p.total)}),
 			el('td', {class: 'num', text: dur(p.total / p.count)}), el('td', {class: 'num', text: dur(root.p50)}),
-			el('td', {class: 'num', text: dur(root.p99)}), el('td', null, histogram(p, 160, 26, false)),
+			el('td', {class: 'num', text: dur(root.p99)}), el('td', {title: 'requests by latency, ' + dur(bucketLow(allLo)) + ' .. ' + dur(bucketLow(allHi + 1)) +
+				' (log scale, shared by all patterns)'}, histogram(p, 160, 26, false, [allLo, allHi])),
 			el('td', {class: 'shape'}, shapeText(p),
 				p.inexact ? el('span', {class: 'badge inferred', text: pct(p.inexact, p.count) + ' inferred'}) : null,
 				p.incomplete ? el('span', {class: 'badge incomplete', text: num(p.incomplete) + ' incomplete'}) : null));
@@ -171,8 +180,17 @@
 			tr.after(detail);
 			tr.classList.add('open');
 		});
+		if (p.rank > SHOWN) tr.hidden = true;
 		ptbody.appendChild(tr);
 	});
+	if (D.patterns.length > SHOWN) {
+		var more = el('button', {class: 'link', text: 'show all ' + D.patterns.length + ' patterns'});
+		more.addEventListener('click', function () {
+			Array.prototype.forEach.call(ptbody.querySelectorAll('tr.pattern'), function (t) { t.hidden = false; });
+			more.remove();
+		});
+		patSection.appendChild(el('p', null, more));
+	}
 
 	function patternDetail(p) {
 		var tree = el('table', {class: 'tree'}, el('thead', null, el('tr', null, el('th', {text: 'service'}),
@@ -224,11 +242,16 @@
 				r.exact ? el('span', {class: 'badge exact', text: 'exact'}) : el('span', {class: 'badge inferred', text: 'inferred links'}),
 				r.complete ? null : el('span', {class: 'badge incomplete', text: 'incomplete'})));
 		var drawn = false;
-		d.addEventListener('toggle', function () {
-			if (d.open && !drawn) {
+		/* Drawn when first opened: by hand (toggle), or at once by show(). */
+		d.show = function () {
+			if (!drawn) {
 				d.appendChild(waterfall(r));
 				drawn = true;
 			}
+			d.open = true;
+		};
+		d.addEventListener('toggle', function () {
+			if (d.open) d.show();
 		});
 		return d;
 	}
@@ -269,9 +292,10 @@
 			}
 			lane.appendChild(bar);
 			var txt = dur(c.e - c.s) + (c.outcome !== 'complete' ? ' · ' + c.outcome : '') + (inferred ? ' · ' + c.basis : '');
-			var tx = left + width > 82 ? null : (left + width + 0.6).toFixed(3) + '%';
-			lane.appendChild(el('span', {class: 'btext', style: tx ? 'left:' + tx : 'right:' + (100 - left + 0.6).toFixed(3) + '%',
-				text: txt}));
+			/* After the bar; inside its end when the bar reaches the right edge. */
+			var after = left + width <= 82;
+			lane.appendChild(el('span', {class: 'btext' + (after ? '' : ' inside'), text: txt,
+				style: after ? 'left:' + (left + width + 0.6).toFixed(3) + '%' : 'right:' + (100 - left - width + 0.6).toFixed(3) + '%'}));
 			wf.appendChild(el('div', {class: 'row' + (inferred ? ' inferred' : '')}, label, lane));
 		});
 		waterfalls++;
@@ -283,7 +307,7 @@
 	D.slowest.forEach(function (id, i) {
 		var d = requestDetails(id);
 		slowList.appendChild(d);
-		if (i < 3) d.open = true;
+		if (i < 3) d.show();
 	});
 
 	function openRequest(id) {
@@ -292,7 +316,7 @@
 			d = requestDetails(id);
 			picked.insertBefore(d, picked.firstChild);
 		}
-		d.open = true;
+		d.show();
 		d.classList.remove('flash');
 		void d.offsetWidth;
 		d.classList.add('flash');
@@ -301,6 +325,7 @@
 	function openPattern(rank) {
 		var tr = document.getElementById('pattern-' + rank);
 		if (!tr) return;
+		tr.hidden = false;
 		if (!tr.classList.contains('open')) tr.click();
 		tr.scrollIntoView({block: 'center'});
 	}
@@ -330,7 +355,7 @@
 		});
 		var layers = [];
 		order.forEach(function (n) { (layers[n.layer] = layers[n.layer] || []).push(n); });
-		var NW = 200, NH = 46, GX = 110, GY = 18;
+		var NW = 200, NH = 46, GX = 200, GY = 28;
 		var height = 0;
 		layers.forEach(function (l, li) {
 			if (!l) return;
@@ -368,12 +393,15 @@
 				', max ' + dur(e.max) + (e.inferred ? '\n' + num(e.inferred) + ' linked by inference' : '') +
 				(e.incomplete ? '\n' + num(e.incomplete) + ' incomplete' : '')}));
 			s.appendChild(path);
-			var lx = back ? (f.x + t.x + NW) / 2 : (x1 + x2) / 2, ly = back ? Math.max(f.y, t.y) + NH + 34 : (y1 + y2) / 2 - 4;
+			/* Labels sit at 70% of the way, where edges into one node have parted from edges out of another. */
+			var u = 0.7, a = Math.pow(1 - u, 3), b = 3 * Math.pow(1 - u, 2) * u, c = 3 * (1 - u) * u * u, dd = u * u * u;
+			var lx = back ? (f.x + t.x + NW) / 2 : a * x1 + b * (x1 + GX / 2) + c * (x2 - GX / 2) + dd * x2;
+			var ly = back ? Math.max(f.y, t.y) + NH + 34 : a * y1 + b * y1 + c * y2 + dd * y2 - 4;
 			s.appendChild(sv('text', {class: 'el', x: lx, y: ly, 'text-anchor': 'middle',
 				text: num(e.count) + ' · ' + dur(e.mean)}));
 		});
 		s.insertBefore(sv('defs', null, sv('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5,
-			markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse'}, sv('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#8796ad'}))),
+			markerWidth: 9, markerHeight: 9, markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse'}, sv('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#8796ad'}))),
 		s.firstChild);
 		order.forEach(function (n) {
 			var parts = splitService(n.name);
