@@ -11,6 +11,7 @@
 #include "matcher.h"
 #include "paths.h"
 #include "sockets.h"
+#include "streams.h"
 
 #define DEFAULT_WINDOW_NS (1000ull * 1000 * 1000)
 /* Before messages have aligned two hosts, their wall clocks may be this far apart. */
@@ -53,6 +54,7 @@ struct vp_analysis {
 	struct vp_clocks clocks;
 	struct vp_matcher matcher;
 	struct vp_paths paths;
+	struct vp_streams streams; /* ends by 4-tuple, from the look-ahead */
 	uint64_t window_ns;
 	uint64_t events, exchanges;
 	bool addrs_complete; /* every host recorded its own addresses */
@@ -251,6 +253,41 @@ static void finished(struct vp_analysis *a, struct host_state *hs, struct vp_xch
 	vp_paths__done_one(&a->paths, x);
 }
 
+/*
+ * The sender's end of s's stream, before a call on it has paired them
+ * (link_sockets): by 4-tuple, the end one of whose messages began where s's
+ * current request began (stream positions tell reused ports apart).
+ */
+static void find_sender(struct vp_analysis *a, struct vp_sock *s)
+{
+	for (struct vp_stream_end *e = vp_streams__find(&a->streams, &s->remote, &s->local); e;
+	     e = e->next) {
+		struct vp_sock *p;
+
+		if (!vp_endpoint__equal(&e->local, &s->remote) || !vp_endpoint__equal(&e->remote, &s->local))
+			continue;
+		p = u64map__get(&a->hs[e->host].socks.by_cookie, e->cookie);
+		if (p && p != s && vp_cuts__has(&p->cuts, s->x->req.seq_start)) {
+			s->peer_sock = p;
+			return;
+		}
+	}
+}
+
+struct reaping {
+	struct vp_analysis *a;
+	int host;
+};
+
+/* A closed socket is removed: its 4-tuple names it no more. */
+static void socket_gone(void *ctx, const struct vp_sock *s)
+{
+	struct reaping *r = ctx;
+
+	if (s->have_tuple)
+		vp_streams__forget(&r->a->streams, r->host, s->cookie, &s->local, &s->remote);
+}
+
 static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
 {
 	struct vp_op_result res;
@@ -263,6 +300,10 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		s->pid = op->pid;
 	if (s->role == VPR_ROLE_UNKNOWN)
 		vp_socktab__infer_role(&hs->socks, s, op->dir);
+	/* A read after replying: the tail of that request, or the next one?  The sender knows. */
+	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple &&
+	    op->dir == vp_request_dir(s->role))
+		find_sender(a, s);
 	if (vp_exchanges__op(s, op, h, &a->paths.pool, &res))
 		abort();
 	if (res.finished)
@@ -319,6 +360,8 @@ static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
 	const struct vpr_sock_op *op = (const struct vpr_sock_op *)rec;
 	struct vp_sock *s;
 
+	if (rec->type == VPR_CONN)
+		vp_streams__add(&a->streams, (int)h, (const struct vpr_conn *)rec);
 	if (rec->type != VPR_SOCK_OP)
 		return;
 	s = vp_socktab__get(&a->hs[h].socks, op->cookie, op->h.ts_ns);
@@ -414,6 +457,7 @@ static void advance(struct vp_analysis *a, bool all)
 	vp_clocks__solve(&a->clocks);
 	/* Closed sockets stay while another host may still be analyzed behind this one. */
 	for (size_t h = 0; h < a->nhosts; h++) {
+		struct reaping r = {a, (int)h};
 		int64_t before;
 
 		/* The horizon is INT64_MIN until a record is read: nothing to reap then. */
@@ -422,7 +466,7 @@ static void advance(struct vp_analysis *a, bool all)
 		    __builtin_sub_overflow(before, a->clocks.offset[h], &before))
 			continue;
 		if (before > 0)
-			vp_socktab__reap(&a->hs[h].socks, (uint64_t)before);
+			vp_socktab__reap(&a->hs[h].socks, (uint64_t)before, socket_gone, &r);
 	}
 	for (;;) {
 		/*
@@ -616,6 +660,7 @@ void vp_analysis__free(struct vp_analysis *a)
 		vp_fifo__free(&a->hs[h].ahead);
 	}
 	vp_matcher__free(&a->matcher);
+	vp_streams__free(&a->streams);
 	vp_paths__free(&a->paths);
 	vp_clocks__free(&a->clocks);
 	free(a->hs);

@@ -64,6 +64,14 @@ void vp_cuts__see(struct vp_cuts *c, const struct vpr_sock_op *op)
 	c->last_dir = (int8_t)op->dir;
 }
 
+bool vp_cuts__has(const struct vp_cuts *c, uint32_t pos)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->at[i] == pos)
+			return true;
+	return false;
+}
+
 enum vp_cut_answer vp_cuts__find(const struct vp_cuts *c, uint32_t a, uint32_t b, uint32_t *at)
 {
 	uint32_t oldest;

@@ -57,6 +57,8 @@ enum vp_cut_answer {
 void vp_cuts__init(struct vp_cuts *c);
 /* The look-ahead saw op (either direction) at this end. */
 void vp_cuts__see(struct vp_cuts *c, const struct vpr_sock_op *op);
+/* Is pos where one of this end's latest messages began? */
+bool vp_cuts__has(const struct vp_cuts *c, uint32_t pos);
 /* Does a message of this end begin within the byte range [a, b) it sent? */
 enum vp_cut_answer vp_cuts__find(const struct vp_cuts *c, uint32_t a, uint32_t b, uint32_t *at);
 

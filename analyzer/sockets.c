@@ -116,7 +116,8 @@ void vp_socktab__closed(struct vp_socktab *t, struct vp_sock *s, uint64_t ts)
 	t->closed_tail = s;
 }
 
-void vp_socktab__reap(struct vp_socktab *t, uint64_t before)
+void vp_socktab__reap(struct vp_socktab *t, uint64_t before,
+		      void (*gone)(void *ctx, const struct vp_sock *s), void *ctx)
 {
 	struct vp_sock *s;
 
@@ -124,6 +125,8 @@ void vp_socktab__reap(struct vp_socktab *t, uint64_t before)
 		t->closed_head = s->next_closed;
 		if (!t->closed_head)
 			t->closed_tail = NULL;
+		if (gone)
+			gone(ctx, s);
 		vp_socktab__remove(t, s);
 	}
 }

@@ -75,8 +75,9 @@ void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s);
  * messages.h) until vp_socktab__reap is told that time has passed.
  */
 void vp_socktab__closed(struct vp_socktab *t, struct vp_sock *s, uint64_t ts);
-/* Remove the sockets that closed before `before` (host clock). */
-void vp_socktab__reap(struct vp_socktab *t, uint64_t before);
+/* Remove the sockets that closed before `before` (host clock); gone(ctx, s) first, if set. */
+void vp_socktab__reap(struct vp_socktab *t, uint64_t before,
+		      void (*gone)(void *ctx, const struct vp_sock *s), void *ctx);
 void vp_socktab__free(struct vp_socktab *t);
 
 /* States only an orderly close (a FIN, either way) passes through; a reset goes straight to CLOSE. */

@@ -6,8 +6,9 @@
  *
  * "Begins the stream" is decided from counters TCP keeps anyway, so every
  * other operation pays two loads and a compare.  Only an operation that
- * begins a stream reads its first bytes, from the caller's own buffer, and
- * keeps nothing of them but one bit: no payload is ever recorded.
+ * begins within the stream's first EARLY_BYTES reads its first bytes, from
+ * the caller's own buffer, and keeps nothing of them but one bit: no
+ * payload is ever recorded.
  *
  * Included by vpath.bpf.c after vmlinux.h and the libbpf headers.
  */
@@ -20,8 +21,8 @@
 #define LOAD_ORDER() asm volatile("" ::: "memory")
 
 /*
- * A receive's range [start, ...) begins the stream when start is the first
- * data byte's sequence number: rcv_nxt less bytes_received.  The kernel adds
+ * How far into its stream a receive's range [start, ...) begins: the first
+ * data byte's sequence number is rcv_nxt less bytes_received.  The kernel adds
  * to bytes_received every advance of rcv_nxt after the SYN, the FIN's
  * included, so the difference is that number for the socket's whole life
  * (checked on 6.18; start must be corrected for a FIN the read consumed, as
@@ -31,9 +32,9 @@
  * bytes_received before it moves rcv_nxt, so a segment arriving between the
  * two loads can only make a stream start be missed, never invented.
  */
-static __always_inline bool recv_starts_stream(__u32 start, __u32 rcv_nxt, __u64 bytes_received)
+static __always_inline __u32 recv_offset(__u32 start, __u32 rcv_nxt, __u64 bytes_received)
 {
-	return start == rcv_nxt - (__u32)bytes_received;
+	return start - (rcv_nxt - (__u32)bytes_received); /* 0: it begins the stream */
 }
 
 /*
@@ -117,15 +118,24 @@ static __always_inline bool user_data_head(__u32 kind, __u64 arg, __u8 *head)
 	return bpf_probe_read_user(head, TLS_RECORD_HEADER_LEN, (const void *)arg) == 0;
 }
 
-/* The flags of an operation of `bytes` bytes that begins its stream. */
-static __always_inline __u8 stream_start_flags(__u32 bytes, __u32 kind, __u64 arg)
+/*
+ * Operations that begin this close to their stream's start are sampled: a
+ * handshake may follow a protocol's own opening (MySQL's greeting and
+ * SSLRequest, STARTTLS) or be TLS 1.2's second flight.  Later ones never
+ * are, so a long connection pays the sampling a few times at most.
+ */
+#define EARLY_BYTES 4096
+
+/* The flags of an operation of `bytes` bytes that begins early in its stream. */
+static __always_inline __u8 early_flags(bool at_start, __u32 bytes, __u32 kind, __u64 arg)
 {
 	__u8 head[TLS_RECORD_HEADER_LEN];
+	__u8 flags = at_start ? VPR_OP_STREAM_START : 0;
 
 	if (bytes >= TLS_RECORD_HEADER_LEN && user_data_head(kind, arg, head) &&
 	    tls_handshake_header(head))
-		return VPR_OP_STREAM_START | VPR_OP_TLS_HS;
-	return VPR_OP_STREAM_START;
+		flags |= VPR_OP_TLS_HS;
+	return flags;
 }
 
 #endif /* VPATH_STREAM_START_H */

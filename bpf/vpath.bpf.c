@@ -512,7 +512,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	struct tcp_sock *tp;
 	__u64 pid_tgid, data = 0;
 	__u32 seq_end, ref;
-	bool at_start;
+	bool at_start, early;
 	__u8 op_flags = 0;
 
 	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)) || !sk)
@@ -536,14 +536,19 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 		LOAD_ORDER();
 		lead = send_lead(seq_end - ret, ref, tp->bytes_acked);
 		at_start = lead <= 1 && send_starts_stream(lead, sk->sk_max_ack_backlog);
+		early = lead < EARLY_BYTES;
 	} else {
+		__u32 offset;
+
 		ref = tp->rcv_nxt;
 		seq_end = recv_seq_end(tp->copied_seq, ref, sk->__sk_common.skc_flags);
 		LOAD_ORDER();
-		at_start = recv_starts_stream(seq_end - ret, ref, tp->bytes_received);
+		offset = recv_offset(seq_end - ret, ref, tp->bytes_received);
+		at_start = offset == 0;
+		early = offset < EARLY_BYTES;
 	}
-	if (at_start)
-		op_flags = stream_start_flags(ret, current_call_data(sk, dir, &data), data);
+	if (early)
+		op_flags = early_flags(at_start, ret, current_call_data(sk, dir, &data), data);
 	emit_op(pid_tgid, sk_cookie(sk), ret, seq_end, dir, op_flags);
 	return 0;
 }
@@ -761,7 +766,8 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	struct sock *sk;
 	__u32 seq_end, ref;
 	__u64 cookie;
-	bool at_start;
+	bool at_start, early;
+	__u32 offset;
 
 	callp = bpf_map_lookup_elem(&fallback_fds, &tid);
 	if (!callp)
@@ -785,15 +791,17 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 		lead = send_lead(seq_end - ret, ref, BPF_CORE_READ(tp, bytes_acked));
 		at_start = lead <= 1 &&
 			   send_starts_stream(lead, BPF_CORE_READ_BITFIELD_PROBED(sk, sk_max_ack_backlog));
+		early = lead < EARLY_BYTES;
 	} else {
 		ref = BPF_CORE_READ(tp, rcv_nxt);
 		seq_end = recv_seq_end(BPF_CORE_READ(tp, copied_seq), ref,
 				       BPF_CORE_READ(sk, __sk_common.skc_flags));
-		at_start = recv_starts_stream(seq_end - ret, ref, BPF_CORE_READ(tp, bytes_received));
+		offset = recv_offset(seq_end - ret, ref, BPF_CORE_READ(tp, bytes_received));
+		at_start = offset == 0;
+		early = offset < EARLY_BYTES;
 	}
 	emit_op(pid_tgid, cookie, ret, seq_end, dir,
-		VPR_OP_FALLBACK |
-			(at_start ? stream_start_flags(ret, call.data_kind, call.data) : 0));
+		VPR_OP_FALLBACK | (early ? early_flags(at_start, ret, call.data_kind, call.data) : 0));
 	return 0;
 }
 

@@ -71,8 +71,9 @@ struct vpr_sock_op {
  */
 #define VPR_OP_STREAM_START 0x02
 /*
- * Only with STREAM_START: the first bytes are a TLS handshake record header
- * (type 22, version 3.0-3.4, a plausible length).  The bytes are not stored.
+ * The first bytes are a TLS handshake record header (type 22, version
+ * 3.0-3.4, a plausible length); looked at only for operations that begin
+ * within the first 4 KiB of their stream.  The bytes are not stored.
  */
 #define VPR_OP_TLS_HS 0x04
 

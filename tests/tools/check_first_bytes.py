@@ -5,8 +5,10 @@ usage: check_first_bytes.py DUMP EXPECT NAME
 
 DUMP is `vpath-analyze dump` output, EXPECT the "conn client_port=..." lines
 of first_bytes_exchange.py.  For every connection, end and direction the
-first operation must carry stream_start (and tls_hs when expected), and no
-other operation either flag.  Prints TAP lines prefixed with NAME.
+first operation must carry stream_start (and tls_hs when expected); no later
+one stream_start; a later one tls_hs exactly when it begins at an offset the
+exchange named (early_c2s / early_s2c: within the first 4 KiB, where the
+recorder looks), never past 4 KiB.  Prints TAP lines prefixed with NAME.
 """
 import re
 import sys
@@ -62,9 +64,21 @@ for e in expected:
             report(first["start"], f"{what}: first op ({first['bytes']} bytes) is the stream start")
             report(first["tls"] == (want == "tls"),
                    f"{what}: first op {'is' if want == 'tls' else 'is not'} a TLS handshake")
-            marked = [o["bytes"] for o in rest if o["start"] or o["tls"]]
-            report(not marked, f"{what}: no later op marked ({len(rest)} later)",
-                   f"marked ops of {marked} bytes")
+            c2s = (end == "client") == (direction == "send")
+            early = {int(x) for x in e.get("early_c2s" if c2s else "early_s2c", "").split(",") if x}
+            offset, wrong, seen = first["bytes"], [], set()
+            for o in rest:
+                want_tls = offset in early and offset < 4096
+                if o["start"] or o["tls"] != want_tls:
+                    wrong.append(f"{o['bytes']}@{offset}")
+                if o["tls"]:
+                    seen.add(offset)
+                offset += o["bytes"]
+            report(not wrong, f"{what}: later ops marked only where a handshake header begins "
+                   f"in the first 4 KiB ({len(rest)} later, offset {offset})",
+                   f"wrong: {wrong}")
+            report(seen == early, f"{what}: the early handshake headers marked ({sorted(early)})",
+                   f"marked at {sorted(seen)}")
 stray = [o for o in ops if id(o) not in checked and (o["start"] or o["tls"])]
 report(not stray, "no other operation marked", f"{len(stray)} marked")
 sys.exit(1 if failures else 0)

@@ -10,7 +10,9 @@ writing the socket with read()/write()): handshake, a request, a reply.
 plain: several connections without TLS, each using other socket calls:
 - sendto/recvfrom one way, write/read the other; the server's first reply is
   a single byte and the next message begins with bytes that look like a TLS
-  handshake header (only a stream's first bytes may count);
+  handshake header, and so does the client's second message: within the
+  stream's first 4 KiB they count (a handshake may follow a protocol's own
+  opening), after 4 KiB of padding the same bytes do not;
 - a first message in both directions that is a TLS handshake record header
   followed by junk, by sendmsg/recvmsg one way and writev/readv the other:
   the recorder classifies bytes, not protocols, so these count as TLS;
@@ -20,7 +22,9 @@ For every connection it prints one line
   conn client_port=P client_send=X server_recv=X server_send=X client_recv=X
 where X is what the first operation of that end and direction must carry:
 "tls" (stream start + TLS handshake), "plain" (stream start only) or "none"
-(no data that way).  Exits non-zero if an exchange went wrong.
+(no data that way), and optionally early_tls=N,M: the stream offsets where a
+later message begins with a handshake header within the first 4 KiB (the
+same for both ends).  Exits non-zero if an exchange went wrong.
 """
 import os
 import socket
@@ -50,9 +54,11 @@ def read_exactly(read, n):
     return got
 
 
-def report(cl, client_send, server_recv, server_send, client_recv):
+def report(cl, client_send, server_recv, server_send, client_recv, early_c2s="", early_s2c=""):
     print(f"conn client_port={cl.getsockname()[1]} client_send={client_send} "
-          f"server_recv={server_recv} server_send={server_send} client_recv={client_recv}",
+          f"server_recv={server_recv} server_send={server_send} client_recv={client_recv}"
+          + (f" early_c2s={early_c2s}" if early_c2s else "")
+          + (f" early_s2c={early_s2c}" if early_s2c else ""),
           flush=True)
 
 
@@ -102,20 +108,35 @@ def tls_exchange(port, cert, key):
     join()
 
 
+PAD = b"p" * 5000  # puts what follows past the sampled first 4 KiB
+
+
 def plain_calls(srv):
+    late = TLS_LIKE + b"past 4 KiB"
+
     def serve(conn):
         read_exactly(lambda n: conn.recv(n), 11)  # recvfrom
         os.write(conn.fileno(), b"A")  # write: a 1-byte first message
         time.sleep(0.05)
         os.write(conn.fileno(), TLS_LIKE + b"not the stream's first bytes")
         read_exactly(lambda n: conn.recv(n), len(TLS_LIKE) + 4)
+        read_exactly(lambda n: conn.recv(n), len(PAD))
+        read_exactly(lambda n: conn.recv(n), len(late))
+        os.write(conn.fileno(), PAD)
+        time.sleep(0.05)
+        os.write(conn.fileno(), late)
 
     cl, join = pair(srv, serve)
-    report(cl, "plain", "plain", "plain", "plain")
+    report(cl, "plain", "plain", "plain", "plain", early_c2s="11", early_s2c="1")
     cl.send(b"hello world")  # sendto
     read_exactly(lambda n: os.read(cl.fileno(), n), 1)  # read
     read_exactly(lambda n: os.read(cl.fileno(), n), len(TLS_LIKE) + 28)
     cl.send(TLS_LIKE + b"more")
+    cl.send(PAD)
+    time.sleep(0.05)
+    cl.send(late)
+    read_exactly(lambda n: os.read(cl.fileno(), n), len(PAD))
+    read_exactly(lambda n: os.read(cl.fileno(), n), len(late))
     join()
     cl.close()
 
