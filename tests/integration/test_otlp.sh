@@ -13,13 +13,7 @@ cd "$(dirname "$0")/../.."
 A=$VPATH_ANALYZE
 d=$(scratch_dir)
 
-if [ ! -x "$A" ]; then
-	not_ok "otlp: build $A first (make)"
-	exit 1
-fi
-vapp_recording "$d/rec" || { not_ok "otlp: a recording to export"; exit 1; }
-echo "# $REC_KIND recording: ${#REC_FILES[@]} hosts"
-"$A" paths --json "${REC_FILES[@]}" >"$d/paths.json" 2>/dev/null
+output_test_begin otlp "$d" || exit 1
 for f in "${REC_FILES[@]}"; do "$A" dump "$f" | head -1; done >"$d/headers"
 
 "$A" otlp -o "$d/otlp.json" "${REC_FILES[@]}" 2>"$d/err"

@@ -11,13 +11,7 @@ cd "$(dirname "$0")/../.."
 A=$VPATH_ANALYZE
 d=$(scratch_dir)
 
-if [ ! -x "$A" ]; then
-	not_ok "report: build $A first (make)"
-	exit 1
-fi
-vapp_recording "$d/rec" || { not_ok "report: a recording to report on"; exit 1; }
-echo "# $REC_KIND recording: ${#REC_FILES[@]} hosts"
-"$A" paths --json "${REC_FILES[@]}" >"$d/paths.json" 2>/dev/null
+output_test_begin report "$d" || exit 1
 
 "$A" report -o "$d/report.html" "${REC_FILES[@]}" 2>"$d/err"
 check "report -o writes the page (exit 0)" [ $? -eq 0 ] && [ -s "$d/report.html" ]

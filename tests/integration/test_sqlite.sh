@@ -10,17 +10,11 @@ cd "$(dirname "$0")/../.."
 A=$VPATH_ANALYZE
 d=$(scratch_dir)
 
-if [ ! -x "$A" ]; then
-	not_ok "sqlite: build $A first (make)"
-	exit 1
-fi
 if ! python3 -c 'import sqlite3' 2>/dev/null; then
 	skip "sqlite output" "python3 has no sqlite3 module"
 	exit 0
 fi
-vapp_recording "$d/rec" || { not_ok "sqlite: a recording to export"; exit 1; }
-echo "# $REC_KIND recording: ${#REC_FILES[@]} hosts"
-"$A" paths --json "${REC_FILES[@]}" >"$d/paths.json" 2>/dev/null
+output_test_begin sqlite "$d" || exit 1
 
 "$A" sqlite "${REC_FILES[@]}" 2>"$d/err"
 check "sqlite without -o is refused with one line" [ $? -eq 2 ] && grep -q '^error: sqlite needs -o FILE$' "$d/err"

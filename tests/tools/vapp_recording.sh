@@ -44,3 +44,16 @@ otlp_schema_dir() {
 	}
 	rm -rf "$s" && mv "$s.tmp" "$s" && echo "$s"
 }
+
+# The start of every output test: vpath-analyze is built, the recording is
+# made and paths --json of it is in DIR/paths.json.  NAME names the test in
+# the failure line.
+output_test_begin() { # NAME DIR
+	if [ ! -x "$VPATH_ANALYZE" ]; then
+		not_ok "$1: build $VPATH_ANALYZE first (make)"
+		return 1
+	fi
+	vapp_recording "$2/rec" || { not_ok "$1: a recording to read"; return 1; }
+	echo "# $REC_KIND recording: ${#REC_FILES[@]} hosts"
+	"$VPATH_ANALYZE" paths --json "${REC_FILES[@]}" >"$2/paths.json" 2>/dev/null
+}
