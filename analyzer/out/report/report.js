@@ -292,10 +292,12 @@
 			}
 			lane.appendChild(bar);
 			var txt = dur(c.e - c.s) + (c.outcome !== 'complete' ? ' · ' + c.outcome : '') + (inferred ? ' · ' + c.basis : '');
-			/* After the bar; inside its end when the bar reaches the right edge. */
-			var after = left + width <= 82;
-			lane.appendChild(el('span', {class: 'btext' + (after ? '' : ' inside'), text: txt,
-				style: after ? 'left:' + (left + width + 0.6).toFixed(3) + '%' : 'right:' + (100 - left - width + 0.6).toFixed(3) + '%'}));
+			/* After the bar; near the right edge inside a wide bar, else before it. */
+			var where = left + width <= 82 ? 'after' : width >= 25 ? 'inside' : 'before';
+			lane.appendChild(el('span', {class: 'btext' + (where === 'inside' ? ' inside' : ''), text: txt,
+				style: where === 'after' ? 'left:' + (left + width + 0.6).toFixed(3) + '%'
+					: where === 'inside' ? 'right:' + (100 - left - width + 0.6).toFixed(3) + '%'
+					: 'right:' + (100 - left + 0.6).toFixed(3) + '%'}));
 			wf.appendChild(el('div', {class: 'row' + (inferred ? ' inferred' : '')}, label, lane));
 		});
 		waterfalls++;
