@@ -38,7 +38,7 @@ static void count(char *buf, size_t len, uint64_t n)
 {
 	if (n < 10000)
 		snprintf(buf, len, "%" PRIu64, n);
-	else if (n < 10000000)
+	else if (n < 1000000)
 		snprintf(buf, len, "%.1fk", (double)n / 1e3);
 	else
 		snprintf(buf, len, "%.1fM", (double)n / 1e6);
