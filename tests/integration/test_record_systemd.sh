@@ -83,3 +83,19 @@ check "record systemd: sandboxed recording is 0600" test "$(stat -c %a "$d/out/r
 check "record systemd: sandboxed recording has the host's addresses" grep -q "^addr " "$d/dump.txt"
 $CHECK_TCPMSG "$d/dump.txt" "$d/client.log" "$d/server.log" "$rounds" --preexisting \
 	--name "record systemd sandbox"
+
+# Ring segments after the first are made and removed after the recorder
+# dropped its privileges, and the unit no longer grants CAP_DAC_OVERRIDE.
+port=$(free_port)
+must_start_recorder "record systemd sandbox ring" "$d/out/ring" "$d/ring.log" --ring 3 \
+	--segment-size 64K --port "$port"
+start_traffic "$d" "$port" 100
+for _ in $(seq 150); do
+	[ -e "$d/out/ring.004" ] && break
+	sleep 0.1
+done
+stop_recorder
+check "record systemd: sandboxed ring stops cleanly ($(tail -1 "$d/ring.log"))" test $? -eq 0
+segments=$(ls "$d/out" | grep -c '^ring\.[0-9]*$')
+check "record systemd: sandboxed ring rotated and removed old segments (ring.004 exists, $segments kept)" \
+	test -e "$d/out/ring.004" -a "$segments" -le 3
