@@ -8,26 +8,23 @@
 int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec)
 {
 	size_t size = rec->size < sizeof(union vpr_any) ? rec->size : sizeof(union vpr_any);
-	union vpr_any *slot;
 
 	if (f->len == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 1024;
+		size_t cap = f->cap ? f->cap * 2 : 1024; /* a power of two: positions are masked */
 		union vpr_any *v = malloc(cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		/* Unwrap into the new ring: oldest first. */
 		for (size_t i = 0; i < f->len; i++)
-			v[i] = f->v[(f->head + i) % f->cap];
+			v[i] = f->v[(f->head + i) & (f->cap - 1)];
 		free(f->v);
 		f->v = v;
 		f->cap = cap;
 		f->head = 0;
 	}
-	slot = &f->v[(f->head + f->len) % f->cap];
-	memcpy(slot, rec, size);
-	if (size < sizeof(*slot))
-		memset((char *)slot + size, 0, sizeof(*slot) - size);
+	/* Only the record's own bytes: readers look at the fields of its type, which it holds. */
+	memcpy(&f->v[(f->head + f->len) & (f->cap - 1)], rec, size);
 	f->len++;
 	return 0;
 }
@@ -39,7 +36,7 @@ const struct vpr_hdr *vp_fifo__pop(struct vp_fifo *f)
 	if (!f->len)
 		return NULL;
 	r = &f->v[f->head];
-	f->head = (f->head + 1) % f->cap;
+	f->head = (f->head + 1) & (f->cap - 1);
 	f->len--;
 	return &r->h;
 }

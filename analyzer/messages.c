@@ -64,6 +64,12 @@ void vp_cuts__see(struct vp_cuts *c, const struct vpr_sock_op *op)
 	c->last_dir = (int8_t)op->dir;
 }
 
+/* The i-th cut kept, oldest first. */
+static uint32_t cut_at(const struct vp_cuts *c, unsigned i)
+{
+	return c->at[(c->head + VP_CUTS - c->n + i) % VP_CUTS];
+}
+
 bool vp_cuts__has(const struct vp_cuts *c, uint32_t pos)
 {
 	for (unsigned i = 0; i < c->n; i++)
@@ -75,25 +81,39 @@ bool vp_cuts__has(const struct vp_cuts *c, uint32_t pos)
 enum vp_cut_answer vp_cuts__find(const struct vp_cuts *c, uint32_t a, uint32_t b, uint32_t *at)
 {
 	uint32_t oldest;
+	unsigned lo, hi;
 
 	/* Not seen sending up to b, or b is beyond what was seen: unknown. */
 	if (!c->valid || !c->n || (int32_t)(c->sent_through - b) < 0)
 		return VP_CUT_UNKNOWN;
-	oldest = c->at[(c->head + VP_CUTS - c->n) % VP_CUTS];
+	oldest = cut_at(c, 0);
 	/* Cuts at or after a may have been overwritten: cannot tell. */
 	if (c->any_forgotten && (int32_t)(c->forgotten - a) >= 0)
 		return VP_CUT_UNKNOWN;
-	for (unsigned i = 0; i < c->n; i++) {
-		uint32_t p = c->at[(c->head + VP_CUTS - c->n + i) % VP_CUTS];
-
-		if (seq_in(p, a, b)) {
-			*at = p;
-			return VP_CUT_AT;
-		}
+	/* Cuts grow along the stream: the first at or after a, by bisection from the oldest. */
+	if ((int32_t)(a - oldest) < 0) {
+		/*
+		 * Before the oldest cut kept: inside the message of the last cut
+		 * overwritten, or sent before the recording (unknown).
+		 */
+		if (!seq_in(oldest, a, b))
+			return c->any_forgotten ? VP_CUT_NONE : VP_CUT_UNKNOWN;
+		*at = oldest;
+		return VP_CUT_AT;
 	}
-	/*
-	 * Before the oldest cut kept: inside the message of the last cut
-	 * overwritten, or sent before the recording (unknown).
-	 */
-	return (int32_t)(a - oldest) >= 0 || c->any_forgotten ? VP_CUT_NONE : VP_CUT_UNKNOWN;
+	lo = 0;
+	hi = c->n;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (cut_at(c, mid) - oldest < a - oldest)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->n && seq_in(cut_at(c, lo), a, b)) {
+		*at = cut_at(c, lo);
+		return VP_CUT_AT;
+	}
+	return VP_CUT_NONE;
 }
