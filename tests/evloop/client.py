@@ -46,33 +46,47 @@ class Session(threading.Thread):
         except (OSError, ValueError, KeyError) as e:
             self.error = "%s: %s" % (type(e).__name__, e)
 
+    # The transport: one JSON line each way.  tests/handoff/client.py
+    # overrides open/exchange/close to speak HTTP instead.
+    def open(self, host, port):
+        """Connects; returns the local (ip, port)."""
+        self.sock = socket.create_connection((host, port), timeout=30)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.reader = self.sock.makefile("rb")
+        return self.sock.getsockname()[:2]
+
+    def exchange(self, n, stages):
+        """Sends request n, returns the raw reply (bytes, one JSON object)."""
+        msg = {"id": n, "stages": stages, "pad": "p" * (n % 500)}
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        line = self.reader.readline()
+        if not line:
+            raise OSError("the gateway closed the connection")
+        return line
+
+    def close(self):
+        self.reader.close()
+        self.sock.close()
+
     def serve(self):
         sh = self.shared
         host, port = sh.args.target.rsplit(":", 1)
-        sock = socket.create_connection((host, int(port)), timeout=30)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        reader = sock.makefile("rb")
-        ip, lport = sock.getsockname()[:2]
+        ip, lport = self.open(host, int(port))
         ordinal = 0
         while True:
             n = sh.next_request()
             if n is None:
                 break
             stages = plan(sh.args.seed, n)
-            msg = {"id": n, "stages": stages, "pad": "p" * (n % 500)}
-            sock.sendall(json.dumps(msg).encode() + b"\n")
-            line = reader.readline()
-            if not line:
-                raise OSError("the gateway closed the connection")
-            reply = json.loads(line)
+            raw = self.exchange(n, stages)
+            reply = json.loads(raw)
             want = sum(len(s) for s in stages)
             if reply["id"] != n or len(reply["calls"]) != want:
-                raise ValueError("request %d: reply %s does not match its plan" % (n, line[:200]))
+                raise ValueError("request %d: reply %s does not match its plan" % (n, raw[:200]))
             sh.write({"id": n, "client": "%s:%d" % (ip, lport), "conn_index": ordinal,
                       "calls": reply["calls"], "stages": stages})
             ordinal += 1
-        reader.close()
-        sock.close()
+        self.close()
 
 
 class Shared:
@@ -95,7 +109,7 @@ class Shared:
             self.out.write(json.dumps(rec) + "\n")
 
 
-def main():
+def main(session_class=Session):
     ap = argparse.ArgumentParser()
     ap.add_argument("--target", required=True)
     ap.add_argument("--sessions", type=int, default=16)
@@ -106,7 +120,7 @@ def main():
     t0 = time.monotonic()
     with open(args.out, "w") as out:
         shared = Shared(args, out)
-        sessions = [Session(shared) for _ in range(args.sessions)]
+        sessions = [session_class(shared) for _ in range(args.sessions)]
         for s in sessions:
             s.start()
         for s in sessions:

@@ -23,19 +23,9 @@ EV_CLIENT_IP=$EV_NET.10
 EV_GATEWAY=$EV_NET.1:7000
 EV_BACKEND=$EV_NET.2:7100
 
-gateway= requests=1500 sessions=16 seed=$((RANDOM)) keep=${KEEP:-}
-while [ $# -gt 0 ]; do
-	case $1 in
-	--gateway) gateway=$2; shift ;;
-	--requests) requests=$2; shift ;;
-	--sessions) sessions=$2; shift ;;
-	--seed) seed=$2; shift ;;
-	--keep) keep=$2; shift ;;
-	-h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
-	esac
-	shift
-done
+source tests/evloop/workload.sh
+wl_options gateway 3,14 "$@"
+gateway=$wl_kind wl_front_host=gateway
 case $gateway in
 node) gateway_cmd=(node "$EV_SRC/gateway.js") ;;
 asyncio) gateway_cmd=(python3 "$EV_SRC/gateway_asyncio.py") ;;
@@ -54,15 +44,6 @@ ev_setup() {
 		"$gateway" "$EV_GATEWAY" "$EV_BACKEND" >"$E2E_DIR/evloop.json"
 }
 
-# Starts NAME on HOST in its own process group; returns once it listens.
-ev_server_start() { # name host command...
-	local name=$1 host=$2
-	shift 2
-	setsid ip netns exec "$(e2e_ns "$host")" "$@" >"$E2E_DIR/$name.log" 2>&1 </dev/null &
-	E2E_SERVER_PIDS+=($!)
-	_e2e_wait_line "$E2E_DIR/$name.log" "listening on" "$!" 10 "$name"
-}
-
 why=$(e2e_servers_unavailable ev_missing)
 if [ -n "$why" ]; then
 	echo "run.sh: $why" >&2
@@ -71,18 +52,6 @@ fi
 ev_setup || exit 2
 on_exit 'e2e_keep_results "$keep"'
 e2e_log "evloop $gateway: seed $seed, $requests requests on $sessions sessions"
-# The recorders start first, so the pool's connections and their ordinals
-# are recorded from the start, as the client's are.
-e2e_recorders_start || exit 2
-ev_server_start backend backend python3 "$EV_SRC/backend.py" --listen "$EV_BACKEND" || exit 2
-ev_server_start gateway gateway "${gateway_cmd[@]}" "$EV_GATEWAY" "$EV_BACKEND" || exit 2
-setsid ip netns exec "$(e2e_ns client)" python3 "$EV_SRC/client.py" --target "$EV_GATEWAY" \
-	--sessions "$sessions" --requests "$requests" --seed "$seed" --out "$E2E_DIR/truth.jsonl" \
-	>"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" </dev/null &
-E2E_CLIENT_PID=$!
-e2e_client_wait client.py || exit 2
-e2e_log "client: $(cat "$E2E_DIR/client.json")"
-e2e_servers_stop
-e2e_recorders_stop || { e2e_log "a recorder failed"; exit 2; }
-e2e_analyze || exit 2
-python3 "$EV_SRC/score.py" compare --dir "$E2E_DIR"
+wl_run evloop.json "$EV_SRC/client.py" --target "$EV_GATEWAY" \
+	-- python3 "$EV_SRC/backend.py" --listen "$EV_BACKEND" \
+	-- "${gateway_cmd[@]}" "$EV_GATEWAY" "$EV_BACKEND"

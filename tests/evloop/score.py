@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Scores `vpath-analyze paths --json` against the truth of an event-loop
 workload run (run.sh): DIR holds truth.jsonl (client.py), found.json and
-evloop.json ({"gateway": kind, "gateway_addr", "backend_addr"}).
+evloop.json ({"gateway": kind, "gateway_addr", "backend_addr"}, optional
+"workload" to name it in the labels; --meta names another such file, as
+tests/handoff does).
 
 A true request is found when a path enters the gateway on its (client
 ip:port, ordinal on that connection); its path is right when the calls under
@@ -14,7 +16,7 @@ orphaned (found as a root), missing, and how many links marked exact
 (calls[].link.exact) are wrong.  A field the analyzer does not write yet is
 reported as unknown.
 
-  score.py compare --dir DIR [--found FILE] [--label TEXT]
+  score.py compare --dir DIR [--found FILE] [--label TEXT] [--meta FILE]
       TAP lines and figures; exit 0 when the gates pass (completeness 100%,
       every path and link marked exact right), 1 when one fails, 2 when the
       input cannot be scored.  DIR/failures.jsonl: every wrong path.
@@ -134,11 +136,11 @@ def pct(n, d):
 
 
 def compare(args):
-    meta = load_json(os.path.join(args.dir, "evloop.json"))
+    meta = load_json(os.path.join(args.dir, args.meta))
     truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
     found = Found(load_json(args.found or os.path.join(args.dir, "found.json")),
                   meta["gateway_addr"], meta["backend_addr"])
-    label = args.label or "evloop %s:" % meta["gateway"]
+    label = args.label or "%s %s:" % (meta.get("workload", "evloop"), meta["gateway"])
     owner = {}
     for t in truth:
         for c in t["calls"]:
@@ -260,7 +262,7 @@ def call_object(gateway_ip, backend, port, ordinal):
 
 
 def fake_found(args):
-    meta = load_json(os.path.join(args.dir, "evloop.json"))
+    meta = load_json(os.path.join(args.dir, args.meta))
     truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
     gw_ip = meta["gateway_addr"].rsplit(":", 1)[0]
     requests = []
@@ -280,7 +282,7 @@ def claim_exact(req):
 
 
 def break_found(args):
-    meta = load_json(os.path.join(args.dir, "evloop.json"))
+    meta = load_json(os.path.join(args.dir, args.meta))
     truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
     doc = load_json(args.found or os.path.join(args.dir, "found.json"))
     found = Found(doc, meta["gateway_addr"], meta["backend_addr"])
@@ -322,6 +324,8 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--found")
     ap.add_argument("--label")
+    ap.add_argument("--meta", default="evloop.json",
+                    help="the run's description in DIR (tests/handoff: handoff.json)")
     ap.add_argument("--what", choices=("move", "drop", "lose"))
     ap.add_argument("--out")
     args = ap.parse_args()

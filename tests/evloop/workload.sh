@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# What the runs of tests/evloop/run.sh and tests/handoff/run.sh share: their
+# options, a server started on a host, and the run itself (recorders, back
+# end, front end, client, analysis, score.py).  Source tests/lib.sh and
+# tests/e2e/harness.sh first.
+#
+#   wl_options KIND_OPTION HELP_LINES "$@"  sets wl_kind, requests, sessions,
+#       seed, keep from --KIND_OPTION X --requests N --sessions S --seed X
+#       --keep DIR; -h prints lines HELP_LINES (sed range) of $0
+#   wl_run META CLIENT_ARGS -- BACK_CMD... -- FRONT_CMD...
+#       with the hosts made (client, a front end's host named by
+#       $wl_front_host, backend) and $E2E_DIR/META written
+
+wl_options() { # kind-option help-lines args...
+	local kind_opt=$1 help=$2
+	shift 2
+	wl_kind= requests=1500 sessions=16 seed=$((RANDOM)) keep=${KEEP:-}
+	while [ $# -gt 0 ]; do
+		case $1 in
+		"--$kind_opt") wl_kind=$2; shift ;;
+		--requests) requests=$2; shift ;;
+		--sessions) sessions=$2; shift ;;
+		--seed) seed=$2; shift ;;
+		--keep) keep=$2; shift ;;
+		-h|--help) sed -n "${help}p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+		esac
+		shift
+	done
+}
+
+# Starts NAME on HOST in its own process group; returns once it listens.
+wl_server_start() { # name host command...
+	local name=$1 host=$2
+	shift 2
+	setsid ip netns exec "$(e2e_ns "$host")" "$@" >"$E2E_DIR/$name.log" 2>&1 </dev/null &
+	E2E_SERVER_PIDS+=($!)
+	# 20 s: a JVM in a busy machine's namespace
+	_e2e_wait_line "$E2E_DIR/$name.log" "listening on" "$!" 20 "$name"
+}
+
+# Exit status: score.py's (0 gates pass, 1 a gate failed), 2 the run failed.
+wl_run() { # meta client_script client_args... -- back_cmd... -- front_cmd...
+	local meta=$1 client=$2 client_args=() back=() front=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do client_args+=("$1"); shift; done
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do back+=("$1"); shift; done
+	shift
+	front=("$@")
+	# The recorders start first, so the pool's connections and their
+	# ordinals are recorded from the start, as the client's are.
+	e2e_recorders_start || return 2
+	wl_server_start backend backend "${back[@]}" || return 2
+	wl_server_start "$wl_front_host" "$wl_front_host" "${front[@]}" || return 2
+	setsid ip netns exec "$(e2e_ns client)" python3 "$client" "${client_args[@]}" \
+		--sessions "$sessions" --requests "$requests" --seed "$seed" \
+		--out "$E2E_DIR/truth.jsonl" \
+		>"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" </dev/null &
+	E2E_CLIENT_PID=$!
+	e2e_client_wait "$(basename "$client")" || return 2
+	e2e_log "client: $(cat "$E2E_DIR/client.json")"
+	e2e_servers_stop
+	e2e_recorders_stop || { e2e_log "a recorder failed"; return 2; }
+	e2e_analyze || return 2
+	python3 tests/evloop/score.py compare --dir "$E2E_DIR" --meta "$meta"
+}

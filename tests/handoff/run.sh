@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# One run of a hand-off workload (README.md here): a client (SESSIONS
+# keep-alive connections) -> a front end that hands each request's back-end
+# calls to other threads or goroutines -> a back end, each on its own
+# network-namespace host with its own vpath-record; then vpath-analyze on all
+# recordings and tests/evloop/score.py against the client's truth.  Prints
+# TAP lines and the figures.  Exit status: 0 when the gates pass, 1 when
+# not, 2 when the run itself failed.  Needs root.
+#
+#   tests/handoff/run.sh --app python|java|go [--requests N] [--sessions S]
+#                        [--seed X] [--keep DIR]
+# python: frontend_pool.py (ThreadPoolExecutor) -> tests/evloop/backend.py
+# java:   HandoffFront.java (HttpServer, CompletableFuture) -> backend.py
+# go:     goapp.go front (net/http, http.Client) -> goapp.go back (net/http)
+# The Java and Go programs are compiled into the scratch dir first, offline.
+# --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl and
+# every log are copied to DIR.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+
+HO_SRC=tests/handoff
+HO_NET=10.203.0
+HO_CLIENT_IP=$HO_NET.10
+HO_FRONT=$HO_NET.1:7000
+HO_BACKEND=$HO_NET.2:7100
+
+source tests/evloop/workload.sh
+wl_options app 3,19 "$@"
+app=$wl_kind wl_front_host=front
+case $app in
+python | java | go) ;;
+*) echo "run.sh: --app python|java|go" >&2; exit 2 ;;
+esac
+
+# What this run needs that is not installed: the Debian package's name.
+ho_missing() {
+	case $app in
+	java) command -v javac >/dev/null && command -v java >/dev/null || echo openjdk-17-jdk-headless ;;
+	go) command -v go >/dev/null || echo golang-go ;;
+	esac
+}
+
+# Compiles the front end (and Go's back end) into $E2E_DIR/build, offline;
+# sets front_cmd and back_cmd.
+ho_build() {
+	local build=$E2E_DIR/build
+	mkdir -p "$build" || return 1
+	case $app in
+	python)
+		front_cmd=(python3 "$HO_SRC/frontend_pool.py" "$HO_FRONT" "$HO_BACKEND")
+		back_cmd=(python3 tests/evloop/backend.py --listen "$HO_BACKEND")
+		;;
+	java)
+		javac -d "$build" "$HO_SRC/HandoffFront.java" >"$E2E_DIR/build.log" 2>&1 || return 1
+		front_cmd=(java -cp "$build" HandoffFront "$HO_FRONT" "$HO_BACKEND")
+		back_cmd=(python3 tests/evloop/backend.py --listen "$HO_BACKEND")
+		;;
+	go)
+		GOCACHE=$build/cache GOPATH=$build/gopath GOPROXY=off GOFLAGS= GO111MODULE=off \
+			go build -o "$build/goapp" "$HO_SRC/goapp.go" >"$E2E_DIR/build.log" 2>&1 ||
+			return 1
+		front_cmd=("$build/goapp" front "$HO_FRONT" "$HO_BACKEND")
+		back_cmd=("$build/goapp" back "$HO_BACKEND")
+		;;
+	esac
+}
+
+why=$(e2e_servers_unavailable ho_missing)
+if [ -n "$why" ]; then
+	echo "run.sh: $why" >&2
+	exit 2
+fi
+e2e_hosts_setup client:$HO_CLIENT_IP front:${HO_FRONT%:*} backend:${HO_BACKEND%:*} || exit 2
+on_exit 'e2e_keep_results "$keep"'
+printf '{"workload": "handoff", "gateway": "%s", "gateway_addr": "%s", "backend_addr": "%s"}\n' \
+	"$app" "$HO_FRONT" "$HO_BACKEND" >"$E2E_DIR/handoff.json"
+if ! ho_build; then
+	e2e_log "building the $app front end failed:"
+	tail -5 "$E2E_DIR/build.log" | sed 's/^/#   /' >&2
+	exit 2
+fi
+http=
+[ "$app" = python ] || http=--http
+e2e_log "handoff $app: seed $seed, $requests requests on $sessions sessions"
+wl_run handoff.json "$HO_SRC/client.py" $http --target "$HO_FRONT" \
+	-- "${back_cmd[@]}" -- "${front_cmd[@]}"
