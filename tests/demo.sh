@@ -88,7 +88,7 @@ step "Ground truth: every reply carried its real path; compare call by call"
 e2e_compare | sed 's/^/  /'
 rc=${PIPESTATUS[0]}
 if [ "$rc" -eq 0 ]; then
-	printf '\n%s    every path exact.%s  (%d s; all namespaces, processes and files removed)\n' \
+	printf '\n%s    every path right, and every path marked exact among them.%s  (%d s; all namespaces, processes and files removed)\n' \
 		"$G" "$N" $((SECONDS - t0))
 else
 	printf '\n%s    some paths were wrong: see above%s (KEEP=DIR keeps them for a look)\n' \
