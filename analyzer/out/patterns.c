@@ -71,6 +71,7 @@ struct pattern {
 	uint64_t hash;
 	size_t same_hash; /* next pattern with this hash, index + 1 (0: none) */
 	uint64_t count;
+	uint64_t exact; /* requests whose every link is exact (evidence.h) */
 	double total_ns;
 	struct pnode *nodes; /* preorder in canonical order */
 	size_t nnodes;
@@ -329,6 +330,7 @@ int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a, const 
 		p = new_pattern(ps, hash, r->id);
 	ps->last = (size_t)(p - ps->v);
 	p->count++;
+	p->exact += r->exact;
 	p->total_ns += (double)(r->root->end_ns - r->root->start_ns);
 	count_client(p, intern(ps, a, &r->root->client, true));
 	for (i = 0; i < ps->nflat; i++) {
@@ -434,8 +436,10 @@ void vp_patterns__print(struct vp_patterns *ps, struct vp_out_ctx *o)
 
 		vp_fmt_duration((int64_t)p->total_ns, t, sizeof(t));
 		vp_fmt_duration((int64_t)(p->total_ns / (double)p->count), m, sizeof(m));
-		fprintf(o->f, "pattern %zu: %" PRIu64 " requests, total %s, mean %s (e.g. request %" PRIu64 ")\n",
-			i + 1, p->count, t, m, p->example_id);
+		fprintf(o->f,
+			"pattern %zu: %" PRIu64 " requests, total %s, mean %s (e.g. request %" PRIu64
+			"), %.0f%% exact\n",
+			i + 1, p->count, t, m, p->example_id, 100.0 * (double)p->exact / (double)p->count);
 		print_clients(ps, p, o->f);
 		/* The name column fits the longest name of this pattern. */
 		for (size_t k = 0; k < p->nnodes; k++) {

@@ -378,6 +378,7 @@ static void test_patterns(void **state)
 	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
 	buf = patterns_of(t);
 	assert_non_null(strstr(buf, "pattern 1: 10 requests"));
+	assert_non_null(strstr(buf, "), 100% exact\n")); /* one thread per request: decided */
 	assert_null(strstr(buf, "pattern 2"));
 	assert_non_null(strstr(buf, "\n    db ? :5432 "));
 	free(buf);
