@@ -19,6 +19,7 @@ PKGS=(
 	python3-psycopg2 python3-redis wrk
 	nodejs                                    # tests/evloop: the Node.js event-loop gateway
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
+	openjdk-17-jdk-headless golang-go         # tests/handoff: the Java and Go front ends (compiled offline)
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -65,3 +65,26 @@ wl_run() { # meta client_script client_args... -- back_cmd... -- front_cmd...
 	e2e_analyze || return 2
 	python3 tests/evloop/score.py compare --dir "$E2E_DIR" --meta "$meta"
 }
+
+# The scorer must accept a perfect analysis made from the truth of the run
+# kept in DIR and fail each broken copy of it (a call moved, dropped, a
+# request lost); TAP lines named after LABEL.
+wl_scorer_selfcheck() { # label dir meta
+	local label=$1 dir=$2 meta=$3 what rc score=tests/evloop/score.py
+	python3 $score fake-found --dir "$dir" --meta "$meta" --out "$dir/perfect.json"
+	python3 $score compare --dir "$dir" --meta "$meta" --found "$dir/perfect.json" \
+		>"$dir/perfect.out"
+	check "$label: the scorer accepts a perfect analysis" [ $? -eq 0 ]
+	for what in move drop lose; do
+		rc=2
+		if python3 $score break --dir "$dir" --meta "$meta" --found "$dir/perfect.json" \
+			--what "$what" --out "$dir/$what.json"; then
+			python3 $score compare --dir "$dir" --meta "$meta" --found "$dir/$what.json" \
+				>"$dir/$what.out"
+			rc=$?
+		fi
+		# 1 is "a gate failed"; 2 would be the scorer itself failing
+		check "$label: the scorer fails the analysis with one call or request broken: $what" \
+			[ $rc -eq 1 ]
+	done
+}

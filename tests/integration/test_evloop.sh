@@ -9,6 +9,7 @@
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
+source tests/evloop/workload.sh
 
 why=$(e2e_unavailable)
 if [ -n "$why" ]; then
@@ -20,7 +21,6 @@ node_why=$(e2e_servers_unavailable node_missing)
 seed=${VPATH_SEED:-11}
 requests=${EVLOOP_REQUESTS:-1500}
 echo "# seed $seed (set VPATH_SEED to change it), $requests requests per gateway"
-score=tests/evloop/score.py
 for gateway in node asyncio; do
 	if [ "$gateway" = node ] && [ -n "$node_why" ]; then
 		skip "evloop node" "$node_why"
@@ -33,19 +33,6 @@ for gateway in node asyncio; do
 		not_ok "evloop $gateway: the run itself failed (see the lines above)"
 		continue
 	fi
-	python3 $score fake-found --dir "$keep" --out "$keep/perfect.json"
-	python3 $score compare --dir "$keep" --found "$keep/perfect.json" >"$keep/perfect.out"
-	check "evloop $gateway: the scorer accepts a perfect analysis" [ $? -eq 0 ]
-	for what in move drop lose; do
-		rc=2
-		if python3 $score break --dir "$keep" --found "$keep/perfect.json" --what "$what" \
-			--out "$keep/$what.json"; then
-			python3 $score compare --dir "$keep" --found "$keep/$what.json" >"$keep/$what.out"
-			rc=$?
-		fi
-		# 1 is "a gate failed"; 2 would be the scorer itself failing
-		check "evloop $gateway: the scorer fails the analysis with one call or request broken: $what" \
-			[ $rc -eq 1 ]
-	done
+	wl_scorer_selfcheck "evloop $gateway" "$keep" evloop.json
 done
 exit 0

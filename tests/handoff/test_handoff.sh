@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Front ends that hand each request's back-end calls to other threads or
+# goroutines (tests/handoff/README.md, issue 10): Python's
+# ThreadPoolExecutor, Java's HttpServer with CompletableFuture over a pooled
+# back end, Go's net/http with a shared http.Client; 16 client sessions each,
+# recorded on three network-namespace hosts and scored against the client's
+# truth.  Gates: every request found, every path and every link marked exact
+# right; overall accuracy is printed (goal 99%).  Then the scorer must accept
+# a perfect analysis and fail each broken one.  It moves to
+# tests/integration/ once the analyzer passes its gates.
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+source tests/evloop/workload.sh
+
+why=$(e2e_unavailable)
+if [ -n "$why" ]; then
+	skip "hand-off front ends" "$why"
+	exit 0
+fi
+java_missing() { command -v javac >/dev/null || echo openjdk-17-jdk-headless; }
+go_missing() { command -v go >/dev/null || echo golang-go; }
+seed=${VPATH_SEED:-11}
+requests=${HANDOFF_REQUESTS:-1500}
+echo "# seed $seed (set VPATH_SEED to change it), $requests requests per front end"
+for app in python java go; do
+	case $app in
+	java) why=$(e2e_servers_unavailable java_missing) ;;
+	go) why=$(e2e_servers_unavailable go_missing) ;;
+	*) why= ;;
+	esac
+	if [ -n "$why" ]; then
+		skip "handoff $app" "$why"
+		continue
+	fi
+	keep=$(scratch_dir)/run
+	tests/handoff/run.sh --app "$app" --requests "$requests" --sessions 16 \
+		--seed "$seed" --keep "$keep"
+	if [ $? -eq 2 ]; then
+		not_ok "handoff $app: the run itself failed (see the lines above)"
+		continue
+	fi
+	wl_scorer_selfcheck "handoff $app" "$keep" handoff.json
+done
+exit 0
