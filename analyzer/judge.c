@@ -102,6 +102,10 @@ void vp_judge__open(struct vp_judge *j, struct vp_paths *p, struct vp_xchg *c,
 		c->link = vp_link_make(VP_BASIS_LAST_INPUT, (uint16_t)n);
 		return;
 	}
+	if (j->n >= VP_JUDGE_OPEN_MAX) {
+		judge(j, p, j->v[0], true);
+		memmove(j->v, j->v + 1, --j->n * sizeof(*j->v));
+	}
 	if (j->n == j->cap) {
 		size_t cap = j->cap ? j->cap * 2 : 16;
 		struct vp_judgment **v = realloc(j->v, cap * sizeof(*v));

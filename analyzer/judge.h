@@ -25,6 +25,12 @@
 
 /* Candidates judged at most; more in flight at once and the link stays inferred. */
 #define VP_JUDGE_MAX 16
+/*
+ * Judgments open at once in a process at most: past this the oldest is
+ * decided with what is known, so that a request that replied in part and
+ * never ends (a stream) cannot hold every later call, and memory, open.
+ */
+#define VP_JUDGE_OPEN_MAX 4096
 
 enum vp_fit {
 	VP_FIT_UNKNOWN = 0,

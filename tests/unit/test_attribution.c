@@ -353,6 +353,70 @@ static void test_event_loop_interleaving(void **state)
 }
 
 /*
+ * An event loop reads request 1, then request 2, then sends a call: the most
+ * recent input is request 2's, but the call is request 1's (a pool waiter,
+ * a timer).  When request 2 has finished replying before the call's reply
+ * comes, it cannot be the call's parent: the window leaves request 1, and
+ * the link is exact.  When both are still open, the choice is inferred and
+ * neither request is exact.
+ */
+static void event_loop_window(struct world *w, bool second_done_early)
+{
+	struct links k = open_links(w);
+
+	synth_req(k.l1, 100, 901, US(100), 300); /* read at 105 */
+	synth_req(k.l2, 100, 902, US(102), 300); /* read at 107 */
+	synth_req(k.d1, 10, 300, US(110), 401);	 /* request 1's call, after request 2's input */
+	if (second_done_early) {
+		synth_rep(k.l2, 50, 300, US(111), 902);
+		synth_req(k.l2, 100, 902, US(117), 300); /* its next request: the first is done */
+		synth_rep(k.l2, 50, 300, US(123), 902);
+	}
+	synth_rep(k.d1, 30, 401, US(114), 300); /* read at 119 */
+	if (!second_done_early)
+		synth_rep(k.l2, 50, 300, US(125), 902);
+	synth_rep(k.l1, 100, 300, US(130), 901);
+	synth_req(k.l1, 100, 901, US(140), 300);
+	synth_rep(k.l1, 100, 300, US(146), 901);
+	synth_req(k.l2, 100, 902, US(150), 300);
+	synth_rep(k.l2, 100, 300, US(156), 902);
+	free_links(&k);
+}
+
+static void test_event_loop_window_decides(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+
+	event_loop_window(w, true);
+	assert_string_equal(analyze(w), "lg/901>web/300(web/300>db/401) | lg/902>web/300 | "
+					"lg/902>web/300 | lg/901>web/300 | lg/902>web/300");
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_WINDOW);
+	assert_true(call->link.exact);
+	assert_true(w->c.reqs[0]->exact);
+	assert_true(w->c.reqs[1]->exact);
+}
+
+static void test_event_loop_window_leaves_two(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+
+	event_loop_window(w, false);
+	/* Both fit: the most recent input's request keeps it, and says so. */
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/902>web/300(web/300>db/401) | "
+					"lg/901>web/300 | lg/902>web/300");
+	call = w->c.reqs[1]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_LAST_INPUT);
+	assert_false(call->link.exact);
+	assert_int_equal(call->link.candidates, 2);
+	assert_false(w->c.reqs[0]->exact); /* it may be missing the call */
+	assert_false(w->c.reqs[1]->exact);
+	assert_true(w->c.reqs[2]->exact);
+}
+
+/*
  * The non-blocking event loop of the vApp: it connects for request 1, reads
  * request 2 while the connection comes up, then sends request 1's call (an
  * output that follows no input of request 1: the connect() was request 1's
@@ -433,6 +497,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_in_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_greeting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_interleaving, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_window_decides, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
 	};
