@@ -6,9 +6,10 @@ it belongs to and the request that message truly serves, and for each call
 sent, the request the analyzer put it under.
 
   explain.py --dir DIR --id N [--analyze PATH-TO-vpath-analyze]
+             [--meta evloop.json] [--host gateway]
 
-Reads DIR/gateway.vpr (through `vpath-analyze dump`), truth.jsonl,
-found.json and evloop.json.
+Reads DIR/HOST.vpr (through `vpath-analyze dump`), truth.jsonl,
+found.json and META (tests/handoff: --meta handoff.json --host front).
 """
 import argparse
 import json
@@ -25,11 +26,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--id", type=int, required=True)
+    ap.add_argument("--meta", default="evloop.json", help="tests/handoff: handoff.json")
+    ap.add_argument("--host", default="gateway", help="the gateway's host (tests/handoff: front)")
     ap.add_argument("--analyze", default=os.path.join(os.environ.get("OUTPUT", ".output"),
                                                       "vpath-analyze"))
     args = ap.parse_args()
     d = args.dir
-    meta = json.load(open(os.path.join(d, "evloop.json")))
+    meta = json.load(open(os.path.join(d, args.meta)))
     truth = [json.loads(line) for line in open(os.path.join(d, "truth.jsonl"))]
     request_of = {(t["client"], t["conn_index"]): t["id"] for t in truth}
     call_owner = {tuple(c): t["id"] for t in truth for c in t["calls"]}
@@ -46,7 +49,7 @@ def main():
             found_parent[cid] = "%s (%s%s)" % (rid, link.get("basis", "?"),
                                                ", exact" if link.get("exact") else "")
 
-    dump = subprocess.run([args.analyze, "dump", os.path.join(d, "gateway.vpr")],
+    dump = subprocess.run([args.analyze, "dump", os.path.join(d, args.host + ".vpr")],
                           capture_output=True, text=True, check=True).stdout.splitlines()
     conns = {}   # cookie -> ("client", addr) or ("backend", local port)
     state = {}   # cookie -> [direction of the current message, messages read, messages sent]

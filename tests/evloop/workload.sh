@@ -88,3 +88,17 @@ wl_scorer_selfcheck() { # label dir meta
 			[ $rc -eq 1 ]
 	done
 }
+
+# One run of a test: RUN_SH with its options and --keep, then the scorer's
+# self-checks on what it kept.
+wl_test_run() { # label meta run.sh options...
+	local label=$1 meta=$2 keep
+	shift 2
+	keep=$(scratch_dir)/run
+	"$@" --sessions 16 --keep "$keep"
+	if [ $? -eq 2 ]; then
+		not_ok "$label: the run itself failed (see the lines above)"
+		return
+	fi
+	wl_scorer_selfcheck "$label" "$keep" "$meta"
+}

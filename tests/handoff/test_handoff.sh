@@ -34,13 +34,7 @@ for app in python java go; do
 		skip "handoff $app" "$why"
 		continue
 	fi
-	keep=$(scratch_dir)/run
-	tests/handoff/run.sh --app "$app" --requests "$requests" --sessions 16 \
-		--seed "$seed" --keep "$keep"
-	if [ $? -eq 2 ]; then
-		not_ok "handoff $app: the run itself failed (see the lines above)"
-		continue
-	fi
-	wl_scorer_selfcheck "handoff $app" "$keep" handoff.json
+	wl_test_run "handoff $app" handoff.json tests/handoff/run.sh --app "$app" \
+		--requests "$requests" --seed "$seed"
 done
 exit 0

@@ -26,13 +26,7 @@ for gateway in node asyncio; do
 		skip "evloop node" "$node_why"
 		continue
 	fi
-	keep=$(scratch_dir)/run
-	tests/evloop/run.sh --gateway "$gateway" --requests "$requests" --sessions 16 \
-		--seed "$seed" --keep "$keep"
-	if [ $? -eq 2 ]; then
-		not_ok "evloop $gateway: the run itself failed (see the lines above)"
-		continue
-	fi
-	wl_scorer_selfcheck "evloop $gateway" "$keep" evloop.json
+	wl_test_run "evloop $gateway" evloop.json tests/evloop/run.sh --gateway "$gateway" \
+		--requests "$requests" --seed "$seed"
 done
 exit 0
