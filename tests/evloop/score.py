@@ -16,15 +16,17 @@ orphaned (found as a root), missing, and how many links marked exact
 (calls[].link.exact) are wrong.  A field the analyzer does not write yet is
 reported as unknown.
 
-  score.py compare --dir DIR [--found FILE] [--label TEXT] [--meta FILE]
+  score.py compare --dir DIR [--found FILE] [--label TEXT] [--meta FILE] [--gate-roots]
       TAP lines and figures; exit 0 when the gates pass (completeness 100%,
-      every path and link marked exact right), 1 when one fails, 2 when the
+      every path and link marked exact right; with --gate-roots also no true
+      call found as a root marked exact), 1 when one fails, 2 when the
       input cannot be scored.  DIR/failures.jsonl: every wrong path.
   score.py fake-found --dir DIR --out FILE
       what a perfect analyzer would write, every link marked exact
-  score.py break --dir DIR [--found FILE] --what move|drop|lose --out FILE
+  score.py break --dir DIR [--found FILE] --what move|drop|lose|orphan --out FILE
       found.json damaged in one place, the damage claimed exact: a call moved
-      to another request, a call dropped, or a request lost
+      to another request, a call dropped, a request lost, or a call made a
+      root of its own (marked exact as a root)
 """
 import argparse
 import collections
@@ -188,10 +190,14 @@ def compare(args):
             links["right"] += 1
         else:
             links["under another request"] += 1
+    # A back-end call found as a root has a link too (basis "root"): marked
+    # exact, it claims to have no parent, which is wrong for a true call
+    # (a gate with --gate-roots, a figure without).
     for cid, parent in found.parent_of.items():
         if parent is None:
-            continue
-        right = cid in owner and owner[cid]["key"] == parent
+            right = cid not in owner
+        else:
+            right = cid in owner and owner[cid]["key"] == parent
         link = found.link_of[cid]
         if link is None:
             links["link unknown"] += 1
@@ -200,8 +206,9 @@ def compare(args):
         basis["links"] += 1
         basis["right"] += right
         if link.get("exact"):
-            links["marked exact"] += 1
-            links["marked exact, wrong"] += not right
+            which = "marked exact" if parent is not None else "roots marked exact"
+            links[which] += 1
+            links[which + ", wrong"] += not right
     links["not in the truth"] = sum(1 for cid in found.parent_of if cid not in owner)
 
     with open(os.path.join(args.dir, "failures.jsonl") if not args.found else
@@ -226,6 +233,10 @@ def compare(args):
         what = "%d of %d links marked exact are wrong" % (links["marked exact, wrong"],
                                                           links["marked exact"])
     gates.append((links["marked exact, wrong"] == 0, what))
+    what = "%d of %d back-end calls found as roots marked exact have a parent" % (
+        links["roots marked exact, wrong"], links["roots marked exact"])
+    if args.gate_roots:
+        gates.append((links["roots marked exact, wrong"] == 0, what))
     for ok, what in gates:
         print("%s - %s %s" % ("ok" if ok else "not ok", label, what))
 
@@ -243,6 +254,8 @@ def compare(args):
           % (label, n_calls, links["right"], pct(links["right"], n_calls),
              links["under another request"], links["orphaned"], links["missing"],
              links["not in the truth"], found.foreign, found.deep))
+    if not args.gate_roots:
+        print("# %s %s" % (label, what))
     print("# %s links marked exact %d, of which wrong %d%s"
           % (label, links["marked exact"], links["marked exact, wrong"],
              "; %d links without a link field" % links["link unknown"]
@@ -304,7 +317,14 @@ def break_found(args):
             continue
         call = mine[0]
         calls.remove(call)
-        if args.what == "move":
+        if args.what == "orphan":
+            # a root of its own that claims, exactly, to have no parent
+            # (its request owns up to being unsure, so only the link is wrong)
+            call["link"] = {"basis": "root", "exact": True, "candidates": 0}
+            req["exact"] = False
+            doc["requests"].append({"id": len(doc["requests"]), "exact": True, "complete": True,
+                                    "root": call})
+        elif args.what == "move":
             # to a request it does not belong to, which then claims to be exact
             others = [k for k in keys if k != key]
             if not others:
@@ -324,9 +344,11 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--found")
     ap.add_argument("--label")
+    ap.add_argument("--gate-roots", action="store_true",
+                    help="a true call found as a root marked exact fails the run")
     ap.add_argument("--meta", default="evloop.json",
                     help="the run's description in DIR (tests/handoff: handoff.json)")
-    ap.add_argument("--what", choices=("move", "drop", "lose"))
+    ap.add_argument("--what", choices=("move", "drop", "lose", "orphan"))
     ap.add_argument("--out")
     args = ap.parse_args()
     try:

@@ -11,6 +11,9 @@
 #       with the hosts made (client, a front end's host named by
 #       $wl_front_host, backend) and $E2E_DIR/META written
 
+# score.py compare's extra options (tests/handoff: --gate-roots)
+wl_score_opts=()
+
 wl_options() { # kind-option help-lines args...
 	local kind_opt=$1 help=$2
 	shift 2
@@ -63,24 +66,26 @@ wl_run() { # meta client_script client_args... -- back_cmd... -- front_cmd...
 	e2e_servers_stop
 	e2e_recorders_stop || { e2e_log "a recorder failed"; return 2; }
 	e2e_analyze || return 2
-	python3 tests/evloop/score.py compare --dir "$E2E_DIR" --meta "$meta"
+	python3 tests/evloop/score.py compare --dir "$E2E_DIR" --meta "$meta" "${wl_score_opts[@]}"
 }
 
 # The scorer must accept a perfect analysis made from the truth of the run
 # kept in DIR and fail each broken copy of it (a call moved, dropped, a
-# request lost); TAP lines named after LABEL.
+# request lost, and with --gate-roots in wl_score_opts a call made a root
+# that claims to be one); TAP lines named after LABEL.
 wl_scorer_selfcheck() { # label dir meta
-	local label=$1 dir=$2 meta=$3 what rc score=tests/evloop/score.py
+	local label=$1 dir=$2 meta=$3 what rc score=tests/evloop/score.py breaks=(move drop lose)
+	[ ${#wl_score_opts[@]} -eq 0 ] || breaks+=(orphan)
 	python3 $score fake-found --dir "$dir" --meta "$meta" --out "$dir/perfect.json"
-	python3 $score compare --dir "$dir" --meta "$meta" --found "$dir/perfect.json" \
-		>"$dir/perfect.out"
+	python3 $score compare --dir "$dir" --meta "$meta" "${wl_score_opts[@]}" \
+		--found "$dir/perfect.json" >"$dir/perfect.out"
 	check "$label: the scorer accepts a perfect analysis" [ $? -eq 0 ]
-	for what in move drop lose; do
+	for what in "${breaks[@]}"; do
 		rc=2
 		if python3 $score break --dir "$dir" --meta "$meta" --found "$dir/perfect.json" \
 			--what "$what" --out "$dir/$what.json"; then
-			python3 $score compare --dir "$dir" --meta "$meta" --found "$dir/$what.json" \
-				>"$dir/$what.out"
+			python3 $score compare --dir "$dir" --meta "$meta" "${wl_score_opts[@]}" \
+				--found "$dir/$what.json" >"$dir/$what.out"
 			rc=$?
 		fi
 		# 1 is "a gate failed"; 2 would be the scorer itself failing
