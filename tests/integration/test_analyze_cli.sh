@@ -59,7 +59,7 @@ check "paths --json matches the schema and the generator" python3 - "$d/paths.js
 import json, sys
 doc = json.load(open(sys.argv[1]))
 reqs = doc["requests"]
-assert doc["version"] == 1 and len(reqs) == int(sys.argv[2]), len(reqs)
+assert doc["version"] == 2 and len(reqs) == int(sys.argv[2]), len(reqs)
 names = {h["id"]: h["name"] for h in doc["hosts"]}
 offsets = {h["name"]: h["offset_ns"] for h in doc["hosts"]}
 # host k's clock runs k*3 s ahead of lg's: offsets undo it (within microseconds)
