@@ -259,6 +259,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		struct vp_proc *p = thread_proc(a, t, op->pid);
 
 		list_add_tail(&p->open, s);
+		s->tainted = p->mixed;
 		take_comm(s, t, p);
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
@@ -268,9 +269,26 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 	set_cur(a, t, s);
 }
 
+/* Let go of the open requests a pending call held; taint them when it went to none of them. */
+static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
+{
+	for (unsigned i = 0; i < c->nheld; i++) {
+		if (taint)
+			c->held[i]->tainted = true;
+		vp_paths__done_one(a->paths, c->held[i]);
+	}
+	free(c->held);
+	c->held = NULL;
+	c->nheld = 0;
+}
+
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
 {
 	p->calls_root++;
+	/* Requests were open when it was sent: any of them may have handed it on. */
+	if (c->sent_among_open || p->mixed)
+		why = VP_BASIS_UNCLAIMED;
+	release_held(a, c, true);
 	c->link = vp_link_make(why, 0);
 	p->calls_exact += c->link.exact;
 	vp_paths__root(a->paths, c);
@@ -280,10 +298,20 @@ static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, s
 		      enum vp_basis why, uint16_t candidates)
 {
 	c->link = vp_link_make(why, candidates);
+	if (p->mixed)
+		c->link.exact = false;
 	p->calls_exact += c->link.exact;
 	vp_paths__link_child(a->paths, c, s);
 }
 
+
+/* From now on no link of p is exact, and no request open in it now or later. */
+static void become_mixed(struct vp_proc *p)
+{
+	p->mixed = p->judge.never_exact = true;
+	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
+		x->tainted = true;
+}
 
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first)
@@ -295,8 +323,11 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 	if (first) {
 		take_comm(s, t, p);
 		p->served++;
-		if (s->req.last_tid != t->tid)
+		if (s->req.last_tid != t->tid) {
 			p->handoff++;
+			if (t->reads_requests && !p->mixed)
+				become_mixed(p);
+		}
 		else if (t->last_req_id != s->id && t->last_req_ts > s->req.first_ts)
 			p->interleaved++;
 	}
@@ -311,6 +342,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			p->calls_by_reply++;
 			if (n > 1)
 				taint_inflight(t);
+			release_held(a, c, false);
 			link_call(a, p, c, s, VP_BASIS_HANDOFF, n);
 		} else {
 			root_call(a, p, c, VP_BASIS_ROOT);
@@ -369,6 +401,31 @@ void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)
 	s->open_cause = NULL;
 }
 
+/*
+ * A call that waits for a reply to claim it (pending) could belong to any
+ * request open in the process: each is held until it is claimed, and
+ * tainted if it goes to none (an executor's thread that never replies).
+ * Past VP_HELD_MAX open requests, all are tainted at once.
+ */
+#define VP_HELD_MAX 64
+static void hold_open(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
+{
+	unsigned n = 0;
+
+	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
+		n++;
+	c->sent_among_open = n > 0;
+	if (n > VP_HELD_MAX || !(c->held = calloc(n, sizeof(*c->held)))) {
+		for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
+			x->tainted = true;
+		return;
+	}
+	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
+		c->held[c->nheld++] = x;
+		x->wait++;
+	}
+}
+
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
@@ -400,6 +457,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	} else if (p->open.list_next == &p->open) {
 		root_call(a, p, c, VP_BASIS_ROOT);
 	} else {
+		hold_open(a, p, c);
 		list_add_tail(&p->pending, c);
 		tlist_add_tail(&t->pending, c);
 	}

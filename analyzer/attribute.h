@@ -68,6 +68,12 @@ struct vp_proc {
 	uint64_t calls;		/* client exchanges made */
 	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
 	uint64_t calls_exact; /* links to its calls (roots included) exact when made */
+	/*
+	 * A thread that reads requests replied to one another thread read: the
+	 * threads carry more than one request each in turn (an M:N runtime such
+	 * as Go's), so no thread rule decides a link in this process any more.
+	 */
+	bool mixed;
 	struct vp_judge judge; /* calls of its event loops still judged (judge.h) */
 };
 

@@ -60,6 +60,7 @@ struct vp_judge {
 	struct vp_judgment **v;
 	size_t n, cap;
 	uint64_t decided, exact, moved; /* statistics */
+	bool never_exact; /* the process's threads decide nothing (attribute.h: mixed) */
 };
 
 /*

@@ -68,6 +68,9 @@ struct vp_xchg {
 	struct vp_msg req, rep;
 	uint64_t setup_ns;    /* connection setup (TLS handshake) before this first exchange */
 	struct vp_link link;  /* client: how it was attached to its parent (evidence.h) */
+	struct vp_xchg **held; /* pending client: open requests that might claim it, each held */
+	uint16_t nheld;
+	bool sent_among_open; /* client: requests of its process were open when it was sent */
 	struct vp_xchg *up;   /* see above */
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */

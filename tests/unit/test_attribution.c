@@ -417,6 +417,33 @@ static void test_event_loop_window_leaves_two(void **state)
 }
 
 /*
+ * Threads that read requests also answer requests other threads read (Go's
+ * goroutines move between threads): from then on a thread's requests say
+ * nothing about whose calls it sends, and no link of the process is exact.
+ */
+static void test_threads_carrying_several_requests(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	synth_req(k.l1, 100, 901, US(100), 301);
+	synth_req(k.l2, 100, 902, US(102), 302);
+	synth_req(k.d1, 10, 302, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(112), 302);
+	synth_rep(k.l1, 100, 302, US(120), 901); /* 302 answers what 301 read */
+	synth_rep(k.l2, 100, 301, US(125), 902);
+	synth_req(k.l1, 100, 901, US(200), 301);
+	synth_req(k.d2, 10, 301, US(210), 402);
+	synth_rep(k.d2, 30, 402, US(212), 301);
+	synth_rep(k.l1, 100, 301, US(220), 901);
+	free_links(&k);
+	assert_string_equal(analyze(w), "lg/901>web/302 | lg/902>web/301(web/302>db/401) | "
+					"lg/901>web/301(web/301>db/402)");
+	assert_false(w->c.reqs[2]->root->calls[0]->link.exact);
+	assert_false(w->c.reqs[2]->exact);
+}
+
+/*
  * The non-blocking event loop of the vApp: it connects for request 1, reads
  * request 2 while the connection comes up, then sends request 1's call (an
  * output that follows no input of request 1: the connect() was request 1's
@@ -480,6 +507,18 @@ static void test_background_call_is_root(void **state)
 
 	assert_string_equal(analyze(w), "lg/903>web/312 | web/311>db/401 | lg/901>web/311(web/311>db/401) | "
 					"web/399>db/402");
+	/*
+	 * The warm-up and the health check were sent while requests were open:
+	 * without a reply that claims them, they may be an executor's calls for
+	 * one of those (issue: wake-ups), so neither they nor those requests
+	 * are exact.  The worker's call claimed by its reply is.
+	 */
+	assert_int_equal(w->c.reqs[1]->root->link.basis, VP_BASIS_UNCLAIMED);
+	assert_int_equal(w->c.reqs[3]->root->link.basis, VP_BASIS_UNCLAIMED);
+	assert_false(w->c.reqs[0]->exact);
+	assert_int_equal(w->c.reqs[2]->root->calls[0]->link.basis, VP_BASIS_HANDOFF);
+	assert_true(w->c.reqs[2]->root->calls[0]->link.exact);
+	assert_false(w->c.reqs[2]->exact); /* open when the health check was sent */
 	synth_link__free(l0);
 	synth_link__free(l);
 	synth_link__free(d);
@@ -498,6 +537,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_greeting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_interleaving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_window_decides, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_carrying_several_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
