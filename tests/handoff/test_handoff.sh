@@ -26,7 +26,7 @@ go_missing() { command -v go >/dev/null || echo golang-go; }
 seed=${VPATH_SEED:-11}
 requests=${HANDOFF_REQUESTS:-1500}
 echo "# seed $seed (set VPATH_SEED to change it), $requests requests per front end"
-for app in python java go; do
+for app in ${HANDOFF_APPS:-python java go}; do
 	case $app in
 	java) why=$(e2e_servers_unavailable java_missing) ;;
 	go) why=$(e2e_servers_unavailable go_missing) ;;
