@@ -41,15 +41,21 @@ void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x)
 	}
 }
 
-void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s)
+/* c becomes the last call of s. */
+static void append_child(struct vp_xchg *s, struct vp_xchg *c)
 {
 	c->up = s;
-	c->up_state = VP_UP_LINKED;
 	if (s->child_tail)
 		s->child_tail->sibling = c;
 	else
 		s->child_head = c;
 	s->child_tail = c;
+}
+
+void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s)
+{
+	c->up_state = VP_UP_LINKED;
+	append_child(s, c);
 	/* A call that already finished does not hold its parent open. */
 	if (c->wait > 0)
 		s->wait++;
@@ -67,12 +73,7 @@ void vp_paths__move_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg 
 			from->child_tail = prev;
 	}
 	c->sibling = NULL;
-	c->up = to;
-	if (to->child_tail)
-		to->child_tail->sibling = c;
-	else
-		to->child_head = c;
-	to->child_tail = c;
+	append_child(to, c);
 	/* Still open below: the new parent waits for it instead of the old one. */
 	if (c->wait > 0) {
 		to->wait++;
