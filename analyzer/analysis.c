@@ -187,6 +187,13 @@ static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
 	struct vp_xchg *c = x->side == VP_CLIENT ? x : y;
 	struct vp_xchg *s = x->side == VP_CLIENT ? y : x;
 
+	/* A call under its own server end (odd or damaged input): keep them apart. */
+	if (vp_paths__is_ancestor(s, c)) {
+		vp_paths__peer_gone(&a->paths, c);
+		vp_paths__peer_gone(&a->paths, s);
+		return;
+	}
+
 	/* A socket seen only through its operations learns its address from the peer. */
 	if (!c->have_tuple && s->have_tuple) {
 		c->local = s->remote;

@@ -297,6 +297,10 @@ static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, e
 static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, struct vp_xchg *s,
 		      enum vp_basis why, uint16_t candidates)
 {
+	if (vp_paths__is_ancestor(c, s)) {
+		root_call(a, p, c, VP_BASIS_UNCLAIMED);
+		return;
+	}
 	c->link = vp_link_make(why, candidates);
 	if (p->mixed)
 		c->link.exact = false;

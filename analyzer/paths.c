@@ -41,6 +41,14 @@ void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x)
 	}
 }
 
+bool vp_paths__is_ancestor(const struct vp_xchg *x, const struct vp_xchg *of)
+{
+	for (const struct vp_xchg *y = of; y; y = y->up_state == VP_UP_LINKED ? y->up : NULL)
+		if (y == x)
+			return true;
+	return false;
+}
+
 /* c becomes the last call of s. */
 static void append_child(struct vp_xchg *s, struct vp_xchg *c)
 {

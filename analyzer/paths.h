@@ -34,6 +34,12 @@ void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
 		    const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx);
 /* One of the things x waits for has finished. */
 void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x);
+/*
+ * x is `of` or above it in its tree.  Damaged or odd input (one thread reading
+ * what it sent itself) could otherwise link a call under its own descendant:
+ * a cycle that never completes.
+ */
+bool vp_paths__is_ancestor(const struct vp_xchg *x, const struct vp_xchg *of);
 /* Client exchange c was made while serving server exchange s (same host). */
 void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
 /* Client exchange c, a child, moves to server exchange `to` (stage 5b changed its mind). */
