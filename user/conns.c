@@ -209,10 +209,10 @@ static int write_conn(const struct inet_diag_msg *m, void *arg)
 }
 
 int conns_write_preexisting(struct output *out, uint32_t netns, const uint16_t *ports,
-			    unsigned nports)
+			    unsigned nports, uint64_t ts)
 {
 	struct conns_ctx c = { .out = out, .netns = netns, .ports = ports, .nports = nports,
-			       .ts = mono_ns() };
+			       .ts = ts ? ts : mono_ns() };
 	static const int families[] = { AF_INET, AF_INET6 };
 	int err = 0;
 

@@ -10,9 +10,9 @@ struct output;
 /*
  * Append one VPR_CONN (origin PREEXISTING) per open TCP connection of the
  * current network namespace (inode netns) whose ports pass the filter
- * (nports = 0: all).  -errno.
+ * (nports = 0: all), stamped ts (0: now).  -errno.
  */
 int conns_write_preexisting(struct output *out, uint32_t netns, const uint16_t *ports,
-			    unsigned nports);
+			    unsigned nports, uint64_t ts);
 
 #endif

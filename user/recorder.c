@@ -62,6 +62,7 @@ struct recorder {
 	uint64_t *lost;	      /* per CPU, as last read */
 	uint64_t *lost_written; /* per CPU, as last written */
 	uint64_t malformed;	/* ring records that failed the size check */
+	uint64_t emitted_ts;	/* stamp of the last record handed to the output */
 	int write_err;
 };
 
@@ -148,7 +149,13 @@ static uint64_t total_lost(const struct recorder *r)
 	return sum;
 }
 
-/* What every file and segment starts with, so that it can be read alone. */
+/*
+ * What every file and segment starts with, so that it can be read alone.
+ * The snapshot is stamped with the last record handed out, not now: records
+ * held back for time order (up to ~100 ms of them) follow it in the new
+ * segment, and a reader must see a connection's recorded role before its
+ * first operation there.
+ */
 static int write_start(void *ctx, struct output *out)
 {
 	struct recorder *r = ctx;
@@ -160,9 +167,10 @@ static int write_start(void *ctx, struct output *out)
 	if (!err)
 		err = write_drops(r, to_output, out, true);
 	if (!err)
-		err = task_table__write_snapshot(r->tasks, out);
+		err = task_table__write_snapshot(r->tasks, out, r->emitted_ts);
 	if (!err)
-		err = conns_write_preexisting(out, r->netns_here, r->opts->ports, r->opts->nports);
+		err = conns_write_preexisting(out, r->netns_here, r->opts->ports, r->opts->nports,
+					      r->emitted_ts);
 	return err;
 }
 
@@ -222,6 +230,7 @@ static int emit_record(void *ctx, const void *rec)
 		if (err)
 			return err;
 	}
+	r->emitted_ts = h->ts_ns;
 	err = output__append(r->out, rec);
 	if (err)
 		r->write_err = err;

@@ -250,9 +250,9 @@ static void write_one(const void *node, VISIT which, void *arg)
 	c->err = output__append(c->out, &rec);
 }
 
-int task_table__write_snapshot(struct task_table *t, struct output *out)
+int task_table__write_snapshot(struct task_table *t, struct output *out, uint64_t ts)
 {
-	struct snapshot_ctx c = { .out = out, .ts = mono_ns() };
+	struct snapshot_ctx c = { .out = out, .ts = ts ? ts : mono_ns() };
 
 	twalk_r(t->root, write_one, &c);
 	return c.err;

@@ -27,8 +27,8 @@ void task_table__free(struct task_table *t);
 int task_table__scan_proc(struct task_table *t, const struct task_filter *f);
 /* Follow a recorded VPR_TASK (fork, exec, rename add or rename; exit removes). */
 int task_table__update(struct task_table *t, const struct vpr_task *rec);
-/* Append one VPR_TASK SNAPSHOT per known thread.  -errno. */
-int task_table__write_snapshot(struct task_table *t, struct output *out);
+/* Append one VPR_TASK SNAPSHOT per known thread, stamped ts (0: now).  -errno. */
+int task_table__write_snapshot(struct task_table *t, struct output *out, uint64_t ts);
 unsigned task_table__count(const struct task_table *t);
 
 #endif
