@@ -127,29 +127,28 @@ static void inflight_drop(struct vp_attr *a, struct vp_thread *t, unsigned i)
 	vp_paths__unref(a->paths, x);
 }
 
+/* Requests done (the next request on their connection, or a close) leave t, all but keep. */
+static void inflight_prune(struct vp_attr *a, struct vp_thread *t, const struct vp_xchg *keep)
+{
+	for (unsigned i = 0; i < t->ninflight;) {
+		if (t->inflight[i]->done && t->inflight[i] != keep)
+			inflight_drop(a, t, i);
+		else
+			i++;
+	}
+}
+
 /*
- * t read input of request x.  Done ones are gone.  One that has replied
- * stays until done: a reply may be sent in parts (a TLS session ticket
- * first, a stream around calls), so its thread moving on proves nothing.
+ * t read input of request x.  One that has replied stays until done: a
+ * reply may be sent in parts (a TLS session ticket first, a stream around
+ * calls), so its thread moving on proves nothing.
  */
 static void inflight_input(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 {
-	bool have = false;
-
-	for (unsigned i = 0; i < t->ninflight;) {
-		struct vp_xchg *r = t->inflight[i];
-
-		if (r == x) {
-			have = true;
-			i++;
-		} else if (r->done) {
-			inflight_drop(a, t, i);
-		} else {
-			i++;
-		}
-	}
-	if (have)
-		return;
+	inflight_prune(a, t, x);
+	for (unsigned i = 0; i < t->ninflight; i++)
+		if (t->inflight[i] == x)
+			return;
 	if (t->ninflight == VP_INFLIGHT_MAX) {
 		t->inflight_overflow = true;
 		inflight_drop(a, t, 0);
@@ -161,15 +160,25 @@ static void inflight_input(struct vp_attr *a, struct vp_thread *t, struct vp_xch
 /* How many requests a call t sends now could belong to (at least 1: its cause). */
 static uint16_t inflight_candidates(struct vp_attr *a, struct vp_thread *t)
 {
-	for (unsigned i = 0; i < t->ninflight;) {
-		if (t->inflight[i]->done)
-			inflight_drop(a, t, i);
-		else
-			i++;
-	}
+	inflight_prune(a, t, NULL);
 	if (t->inflight_overflow && t->ninflight > 1)
 		return UINT16_MAX;
 	return t->ninflight ? t->ninflight : 1;
+}
+
+/* t's references go: its current cause and its requests in flight. */
+static void thread_forget(struct vp_attr *a, struct vp_thread *t)
+{
+	set_cur(a, t, NULL);
+	while (t->ninflight)
+		inflight_drop(a, t, 0);
+}
+
+/* No request open in p now is exact: one of them may be missing a call. */
+static void taint_open(struct vp_proc *p)
+{
+	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
+		x->tainted = true;
 }
 
 /* Every request in flight on t may be missing a call that went elsewhere by inference. */
@@ -222,9 +231,7 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 				pending_del(c);
 				root_call(a, xchg_proc(a, c), c, VP_BASIS_ROOT);
 			}
-			set_cur(a, t, NULL);
-			while (t->ninflight)
-				inflight_drop(a, t, 0);
+			thread_forget(a, t);
 			free(t);
 		}
 		return;
@@ -308,13 +315,11 @@ static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, s
 	vp_paths__link_child(a->paths, c, s);
 }
 
-
 /* From now on no link of p is exact, and no request open in it now or later. */
 static void become_mixed(struct vp_proc *p)
 {
 	p->mixed = p->judge.never_exact = true;
-	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
-		x->tainted = true;
+	taint_open(p);
 }
 
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
@@ -420,8 +425,7 @@ static void hold_open(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 		n++;
 	c->sent_among_open = n > 0;
 	if (n > VP_HELD_MAX || !(c->held = calloc(n, sizeof(*c->held)))) {
-		for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
-			x->tainted = true;
+		taint_open(p);
 		return;
 	}
 	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
@@ -503,13 +507,8 @@ void vp_attr__flush(struct vp_attr *a)
 			list_del(c);
 	}
 	pos = 0;
-	while (u64map__next(&a->threads, &pos, NULL, &v)) {
-		struct vp_thread *t = v;
-
-		set_cur(a, t, NULL);
-		while (t->ninflight)
-			inflight_drop(a, t, 0);
-	}
+	while (u64map__next(&a->threads, &pos, NULL, &v))
+		thread_forget(a, v);
 }
 
 enum vp_model vp_proc__model(const struct vp_proc *p)
@@ -545,12 +544,8 @@ void vp_attr__free(struct vp_attr *a)
 	void *v;
 
 	while (u64map__next(&a->threads, &pos, NULL, &v)) {
-		struct vp_thread *t = v;
-
-		set_cur(a, t, NULL);
-		while (t->ninflight)
-			inflight_drop(a, t, 0);
-		free(t);
+		thread_forget(a, v);
+		free(v);
 	}
 	pos = 0;
 	while (u64map__next(&a->procs, &pos, NULL, &v)) {

@@ -114,6 +114,15 @@ static bool in_setup(struct vp_sock *s, const struct vpr_sock_op *op)
 	return false;
 }
 
+/* op adds to the request of the exchange in progress. */
+static int request_more(struct vp_sock *s, const struct vpr_sock_op *op, struct vp_op_result *res)
+{
+	vp_msg__add(&s->x->req, op);
+	res->kind = VP_OP_REQ_MORE;
+	res->x = s->x;
+	return 0;
+}
+
 static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		       struct vp_xpool *pool, struct vp_op_result *res)
 {
@@ -137,28 +146,17 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 	s->dir = (int8_t)op->dir;
 	if (op->dir == vp_request_dir(s->role)) {
 		/* After a reply, even reads that follow reads may begin the next request. */
-		if (same_dir && s->x && !s->x->has_rep) {
-			vp_msg__add(&s->x->req, op);
-			res->kind = VP_OP_REQ_MORE;
-			res->x = s->x;
-			return 0;
-		}
+		if (same_dir && s->x && !s->x->has_rep)
+			return request_more(s, op, res);
 		switch (sender_cut(s, &op, &tail, &rest)) {
 		case VP_CUT_UNKNOWN:
 			/* The receiver's own rule: a run of reads is one message. */
-			if (same_dir && s->x) {
-				vp_msg__add(&s->x->req, op);
-				res->kind = VP_OP_REQ_MORE;
-				res->x = s->x;
-				return 0;
-			}
+			if (same_dir && s->x)
+				return request_more(s, op, res);
 			break;
 		case VP_CUT_NONE:
-			vp_msg__add(&s->x->req, op);
 			s->nlate++;
-			res->kind = VP_OP_REQ_MORE;
-			res->x = s->x;
-			return 0;
+			return request_more(s, op, res);
 		case VP_CUT_AT:
 			if (tail.bytes) {
 				vp_msg__add(&s->x->req, &tail);
