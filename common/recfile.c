@@ -213,6 +213,12 @@ size_t vpr_record_min_size(uint16_t type)
 		return sizeof(struct vpr_drops);
 	case VPR_ADDR:
 		return sizeof(struct vpr_addr);
+	case VPR_PAYLOAD:
+		return VPR_PAYLOAD_HDR_SIZE; /* data[] is stored only as far as len */
+	case VPR_WAKEUP:
+		return sizeof(struct vpr_wakeup);
+	case VPR_GOROUTINE:
+		return sizeof(struct vpr_goroutine);
 	default:
 		return 0;
 	}
@@ -223,6 +229,7 @@ const char *vpr_type_name(uint16_t type)
 	static const char *const names[VPR_TYPE_MAX] = {
 		[VPR_SOCK_OP] = "sock_op", [VPR_CONN] = "conn",	  [VPR_TASK] = "task",
 		[VPR_CLOCK] = "clock",	   [VPR_DROPS] = "drops", [VPR_ADDR] = "addr",
+		[VPR_PAYLOAD] = "payload", [VPR_WAKEUP] = "wakeup", [VPR_GOROUTINE] = "goroutine",
 	};
 	return type < VPR_TYPE_MAX && names[type] ? names[type] : "unknown";
 }

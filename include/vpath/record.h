@@ -30,6 +30,9 @@ enum vpr_type {
 	VPR_CLOCK = 4,	 /* monotonic <-> realtime pair (written by the recorder) */
 	VPR_DROPS = 5,	 /* cumulative lost records of one CPU (written by the recorder) */
 	VPR_ADDR = 6,	 /* one of the host's own addresses (written by the recorder) */
+	VPR_PAYLOAD = 7, /* first bytes of an operation's data (opt-in: --capture) */
+	VPR_WAKEUP = 8,	 /* one thread woke another (scheduler wake-up) */
+	VPR_GOROUTINE = 9, /* Go runtime: a goroutine on a thread, created, made ready */
 	VPR_TYPE_MAX,
 };
 
@@ -158,7 +161,64 @@ struct vpr_addr {
 	__u8 addr[16];
 };
 
-/* Any one record: room for the largest, for code that holds records of every type. */
+/*
+ * The first bytes of one socket operation's data, written only when the
+ * user asks for them (vpath-record --capture; docs/security.md).  It follows
+ * its operation's VPR_SOCK_OP and names the same operation (tid, ts_ns,
+ * cookie, dir, seq_end).  Only len bytes of data are stored: the record's
+ * size is VPR_PAYLOAD_SIZE(len), shorter than the struct.  Secrets are
+ * replaced before the record reaches a file (VPR_PAYLOAD_REDACTED).
+ */
+#define VPR_PAYLOAD_MAX 256
+
+struct vpr_payload {
+	struct vpr_hdr h;
+	__u64 cookie;
+	__u32 pid;
+	__u32 seq_end; /* as in the operation's vpr_sock_op */
+	__u32 bytes;   /* the operation's bytes; data[] holds the first len of them */
+	__u16 len;     /* 0..VPR_PAYLOAD_MAX */
+	__u8 dir;      /* enum vpr_dir */
+	__u8 flags;    /* VPR_PAYLOAD_* */
+	__u8 data[VPR_PAYLOAD_MAX];
+};
+
+#define VPR_PAYLOAD_REDACTED 0x01 /* some bytes of data[] were replaced (docs/security.md) */
+#define VPR_PAYLOAD_HDR_SIZE 40u
+#define VPR_PAYLOAD_SIZE(len) (VPR_PAYLOAD_HDR_SIZE + (((__u32)(len) + 7u) & ~7u))
+
+/*
+ * A thread made another runnable (sched_waking), recorded only between
+ * threads that can matter (docs/recorder.md).  h.tid is the waker (0 when
+ * the wake-up came from interrupt context), h.ts_ns when it happened.
+ */
+struct vpr_wakeup {
+	struct vpr_hdr h;
+	__u32 pid; /* the waker's thread group, 0 from interrupt context */
+	__u32 woken_tid;
+	__u32 woken_pid;
+	__u32 flags;
+};
+
+enum vpr_go_kind {
+	VPR_GO_RUN = 0,	  /* thread h.tid runs goroutine goid (from this moment on) */
+	VPR_GO_NEW = 1,	  /* goroutine goid created goroutine other */
+	VPR_GO_READY = 2, /* goroutine goid made goroutine other runnable */
+};
+
+/* What the Go runtime probes saw (docs/recorder.md).  h.tid: the OS thread. */
+struct vpr_goroutine {
+	struct vpr_hdr h;
+	__u32 pid;
+	__u32 kind; /* enum vpr_go_kind */
+	__u64 goid;
+	__u64 other; /* NEW, READY: the goroutine created or made ready; else 0 */
+};
+
+/*
+ * Any one record of fixed size: room for the largest, for code that holds
+ * records of every type.  A vpr_payload is not among them (up to 296 bytes).
+ */
 union vpr_any {
 	struct vpr_hdr h;
 	struct vpr_sock_op op;
@@ -167,6 +227,8 @@ union vpr_any {
 	struct vpr_clock clock;
 	struct vpr_drops drops;
 	struct vpr_addr addr;
+	struct vpr_wakeup wakeup;
+	struct vpr_goroutine go;
 };
 
 #ifndef __VMLINUX_H__
@@ -177,6 +239,9 @@ _Static_assert(sizeof(struct vpr_task) == 48, "vpr_task layout");
 _Static_assert(sizeof(struct vpr_clock) == 24, "vpr_clock layout");
 _Static_assert(sizeof(struct vpr_drops) == 24, "vpr_drops layout");
 _Static_assert(sizeof(struct vpr_addr) == 48, "vpr_addr layout");
+_Static_assert(__builtin_offsetof(struct vpr_payload, data) == VPR_PAYLOAD_HDR_SIZE, "vpr_payload layout");
+_Static_assert(sizeof(struct vpr_wakeup) == 32, "vpr_wakeup layout");
+_Static_assert(sizeof(struct vpr_goroutine) == 40, "vpr_goroutine layout");
 #endif
 
 /*
