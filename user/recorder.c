@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -534,6 +535,12 @@ int recorder_run(const struct record_opts *opts)
 	if (err)
 		goto cleanup;
 	r.netns_here = current_netns();
+	/*
+	 * A fixed threshold (glibc raises it as large blocks are freed): the
+	 * reorder queues' large buffers stay mmapped, so what a backlog grew is
+	 * returned to the system when they shrink, not kept in the heap.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	r.ncpus = libbpf_num_possible_cpus();
 	r.lost = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost));
 	r.lost_written = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost_written));

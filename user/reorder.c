@@ -86,6 +86,34 @@ static int reserve_tail(void **buf, size_t *head, size_t *len, size_t *cap, size
 	return 0;
 }
 
+/*
+ * A queue grown by a backlog (the recorder starved of CPU for a while) gives
+ * its memory back once the backlog is gone, so that a burst does not leave
+ * the recorder's RSS at its high-water mark for the rest of a long run.
+ * Shrinking only below an eighth of the capacity, to a quarter at most,
+ * keeps a queue from shrinking and growing again on every poll.
+ */
+#define REORDER_KEEP 16384 /* entries a queue may keep whatever it holds */
+
+static void shrink_idle(void **buf, size_t *head, size_t *len, size_t *cap, size_t size)
+{
+	size_t held = *len - *head, want = held * 2;
+	void *smaller;
+
+	if (*cap <= REORDER_KEEP || held > *cap / 8)
+		return;
+	if (want < REORDER_KEEP)
+		want = REORDER_KEEP;
+	memmove(*buf, (char *)*buf + *head * size, held * size);
+	*head = 0;
+	*len = held;
+	smaller = realloc(*buf, want * size);
+	if (!smaller)
+		return; /* keeping the larger buffer is harmless */
+	*buf = smaller;
+	*cap = want;
+}
+
 int reorder__add(struct reorder *ro, const void *rec)
 {
 	struct lone_queue *q = &ro->lone;
@@ -216,10 +244,25 @@ int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *c
 		sift_down(ro, n, 0);
 	}
 	/* Emptied queues start again at the front of their buffers. */
-	for (unsigned i = 0; i < ro->ncpus; i++)
-		if (ro->cpus[i].head == ro->cpus[i].len)
-			ro->cpus[i].head = ro->cpus[i].len = 0;
+	for (unsigned i = 0; i < ro->ncpus; i++) {
+		struct op_queue *q = &ro->cpus[i];
+
+		if (q->head == q->len)
+			q->head = q->len = 0;
+		shrink_idle((void **)&q->ops, &q->head, &q->len, &q->cap, sizeof(*q->ops));
+	}
 	if (ro->lone.head == ro->lone.len)
 		ro->lone.head = ro->lone.len = 0;
+	shrink_idle((void **)&ro->lone.recs, &ro->lone.head, &ro->lone.len, &ro->lone.cap,
+		    sizeof(*ro->lone.recs));
 	return err;
+}
+
+size_t reorder__reserved_bytes(const struct reorder *ro)
+{
+	size_t n = ro->lone.cap * sizeof(*ro->lone.recs);
+
+	for (unsigned i = 0; i < ro->ncpus; i++)
+		n += ro->cpus[i].cap * sizeof(*ro->cpus[i].ops);
+	return n;
 }

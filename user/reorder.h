@@ -33,5 +33,7 @@ int reorder__add(struct reorder *ro, const void *rec);
 /* Hands out every held record stamped at or before upto, earliest first. */
 int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *ctx);
 size_t reorder__held(const struct reorder *ro);
+/* Bytes of queue buffers reserved now: grows with a backlog, shrinks after it. */
+size_t reorder__reserved_bytes(const struct reorder *ro);
 
 #endif

@@ -241,6 +241,55 @@ static void test_rounds_keep_order_and_lose_nothing(void **state)
 	reorder__free(ro);
 }
 
+/* Nothing to hand to the sink: counts only. */
+static int count_only(void *ctx, const void *rec)
+{
+	(void)rec;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+/*
+ * A backlog (the recorder starved of CPU) grows the queues; once it is handed
+ * out, the queues give the memory back, also while a trickle goes on.
+ */
+static void test_backlog_memory_is_given_back(void **state)
+{
+	enum { BACKLOG = 400000, BATCH = 64 };
+	struct reorder *ro = reorder__new(2);
+	struct vpr_sock_op batch[BATCH];
+	uint64_t ts = 1;
+	size_t out = 0, idle, peak;
+
+	(void)state;
+	assert_non_null(ro);
+	idle = reorder__reserved_bytes(ro);
+	for (size_t n = 0; n < BACKLOG; n += BATCH) {
+		for (size_t i = 0; i < BATCH; i++)
+			batch[i] = op(ts++, 1);
+		assert_int_equal(reorder__add_ops(ro, (unsigned)(n / BATCH % 2), batch, BATCH), 0);
+	}
+	for (int i = 0; i < 1000; i++) {
+		struct vpr_conn c = conn(ts++, 2);
+
+		assert_int_equal(reorder__add(ro, &c), 0);
+	}
+	peak = reorder__reserved_bytes(ro);
+	assert_true(peak >= BACKLOG * sizeof(struct vpr_sock_op));
+	/* The backlog goes out, a trickle keeps coming. */
+	for (int round = 0; round < 4; round++) {
+		assert_int_equal(reorder__emit(ro, ts - 1, count_only, &out), 0);
+		for (size_t i = 0; i < 8; i++)
+			batch[i] = op(ts++, 1);
+		assert_int_equal(reorder__add_ops(ro, 0, batch, 8), 0);
+	}
+	assert_int_equal(reorder__emit(ro, UINT64_MAX, count_only, &out), 0);
+	assert_int_equal(out, BACKLOG + 1000 + 32);
+	assert_true(reorder__reserved_bytes(ro) <= peak / 8);
+	assert_true(reorder__reserved_bytes(ro) >= idle);
+	reorder__free(ro);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_refused_record_stays),
 		cmocka_unit_test(test_rejects_bad_input),
 		cmocka_unit_test(test_rounds_keep_order_and_lose_nothing),
+		cmocka_unit_test(test_backlog_memory_is_given_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
