@@ -28,6 +28,9 @@ max_len_of() {
 # quarantine_size_mb: a smaller use-after-free quarantine than the 256 MB
 # default; the analysis allocates and frees its buffers once per input, and
 # churning through 256 MB of fresh pages cost a third of the time here.
+# libFuzzer's timeout is wall-clock time: a long run at low priority on a
+# loaded machine needs more than the default (FUZZ_TIMEOUT, seconds per input).
+timeout_s=${FUZZ_TIMEOUT:-10}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
@@ -47,7 +50,7 @@ for bin in "$@"; do
 	# The CPU time it used: on a loaded machine exec/s (per second of wall
 	# clock) says more about the other processes than about the target.
 	cpu=$( { TIMEFORMAT='%U %S'; time {
-		"$bin" -max_total_time="$seconds" -max_len="$(max_len_of "$name")" -timeout=10 \
+		"$bin" -max_total_time="$seconds" -max_len="$(max_len_of "$name")" -timeout="$timeout_s" \
 			-rss_limit_mb=2048 -close_fd_mask=1 -print_final_stats=1 \
 			-artifact_prefix="$run/" "$run/corpus" >"$run/log" 2>&1
 		echo $? >"$run/rc"
