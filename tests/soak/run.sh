@@ -13,8 +13,11 @@
 #   - records lost without being counted: in a kept segment, stream bytes no
 #     recorded operation covers (vprstat seq_gap_bytes, one operation each
 #     with 1-byte messages) exceed the recorder's counted loss (vprstat lost);
-#   - RSS more than 5% above its value at the end of the first minute (of the
-#     first third of the run when it is shorter than 3 minutes);
+#   - RSS in the last minute more than 5% above its value at the end of the
+#     first minute (first and last thirds of a run shorter than 3 minutes):
+#     memory that stays; or a peak above that value plus twice the kernel
+#     ring (a backlog held for time order while the recorder was starved is
+#     given back, and cannot be larger than what the ring held);
 #   - descriptors growing after that point;
 #   - more ring files than --ring, or a file larger than its segment size;
 #   - the analysis of the kept segments failing, reporting damage, or marking
@@ -23,7 +26,7 @@
 # as "# " lines.  --keep DIR copies the segments, samples and logs there.
 #
 # Environment: RATE (10000 round trips/s offered), THREADS (20), RING (4
-# segments), SEGMENT (16M), SAMPLE_S (10).
+# segments), SEGMENT (16M), SAMPLE_S (10), RECORDER_NICE (-10, as the unit).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -34,6 +37,8 @@ THREADS=${THREADS:-20}
 RING=${RING:-4}
 SEGMENT=${SEGMENT:-16M}
 SAMPLE_S=${SAMPLE_S:-10}
+RECORDER_NICE=${RECORDER_NICE:--10}
+RINGBUF_KB=16384 # the recorder's default kernel ring (bpf/vpath.h VPATH_RINGBUF_DEFAULT)
 ECHOBENCH=$OUTPUT/tests/echobench
 VPRSTAT=$OUTPUT/tests/vprstat
 CLK_TCK=$(getconf CLK_TCK)
@@ -83,6 +88,9 @@ if ! start_recorder "$d/rec" "$d/rec.log" --port "$port" --ring "$RING" --segmen
 	exit 1
 fi
 rec=$RECORDER_PID
+# At the priority the installed unit gives it (systemd/vpath-record.service.in:
+# Nice=-10), so that the rest of a loaded machine does not starve it.
+for t in /proc/"$rec"/task/*; do renice -n "$RECORDER_NICE" -p "${t##*/}" >/dev/null; done
 "$ECHOBENCH" -t "$THREADS" -r "$RATE" -d "$total_s" -P "$port" >"$d/echo.out" 2>"$d/echo.err" &
 echo_pid=$!
 on_exit "kill -KILL $echo_pid"
@@ -129,14 +137,21 @@ summary=$(tail -n 1 "$d/rec.log")
 read -r base_t base_rss base_fds < <(awk -v s="$settle_s" '$1 >= s { print $1, $2, $4; exit }' "$d/samples.tsv")
 read -r first_rss < <(awk 'NR == 1 { print $2 }' "$d/samples.tsv")
 read -r last_rss < <(awk 'END { print $2 }' "$d/samples.tsv")
+# A leak shows as memory that stays: the smallest RSS of the last minute (or
+# last third of a short run).
+read -r end_rss < <(awk -v s="$((total_s - settle_s))" '$1 >= s && (r == "" || $2 < r) { r = $2 } END { print r + 0 }' "$d/samples.tsv")
 read -r max_rss max_fds < <(awk -v s="$settle_s" '$1 >= s { if ($2 > r) r = $2; if ($4 > f) f = $4 }
 	END { print r + 0, f + 0 }' "$d/samples.tsv")
 nsamples=$(wc -l <"$d/samples.tsv")
 if [ -z "${base_rss:-}" ] || [ "$nsamples" -lt 3 ]; then
 	fail "soak: enough samples after settling ($nsamples samples, none at ${settle_s}s or later)"
 else
-	verdict "soak: RSS within 5% of its value at ${base_t}s (${base_rss} kB, at most ${max_rss} kB later)" \
-		test "$max_rss" -le $((base_rss + base_rss / 20))
+	verdict "soak: RSS at the end within 5% of its value at ${base_t}s (${base_rss} kB, ${end_rss} kB in the last minute)" \
+		test "$end_rss" -le $((base_rss + base_rss / 20))
+	# A backlog drained from the kernel ring while the recorder was starved
+	# is held for time order, then given back: at most twice the ring.
+	verdict "soak: RSS peak within a backlog of twice the kernel ring ($max_rss kB, bound $((base_rss + 2 * RINGBUF_KB)) kB)" \
+		test "$max_rss" -le $((base_rss + 2 * RINGBUF_KB))
 	verdict "soak: open descriptors do not grow after ${base_t}s ($base_fds, at most $max_fds later)" \
 		test "$max_fds" -le "$base_fds"
 fi
