@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "baseline/convolution.h"
+#include "baseline/nesting.h"
 #include "clock.h"
 #include "dump.h"
 #include "export.h"
@@ -38,6 +40,10 @@ static const char usage[] =
 	"  sqlite     a SQLite database of hosts, requests and calls (-o FILE, docs/sqlite.md)\n"
 	"  report     one self-contained HTML page: patterns, waterfalls, service graph,\n"
 	"             hosts and loss (docs/report.md; -n: how many slowest, default 20)\n"
+	"  baseline   --nesting or --convolution: Project 5's statistical algorithms\n"
+	"             (SOSP 2003) on the same recordings, from message timing alone (hosts\n"
+	"             and their messages, no threads): patterns as `patterns` prints them,\n"
+	"             never exact, for comparison (docs/analyzer.md)\n"
 	"\n"
 	"Options:\n"
 	"  -j, --json            paths: JSON output\n"
@@ -53,6 +59,10 @@ static const char usage[] =
 	"      --reorder D       how far records of one file may be out of order (default 10ms)\n"
 	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output)\n"
 	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
+	"      --nesting         baseline: the nesting algorithm (call pairs nested by time)\n"
+	"      --convolution     baseline: the convolution algorithm (cross-correlation)\n"
+	"      --quantum D       convolution: time quantum (default 100us)\n"
+	"      --max-lag D       convolution: longest delay looked for (default 50ms)\n"
 	"  -v, --verbose         statistics on standard error\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -68,10 +78,12 @@ static const char usage[] =
 	"  vpath-analyze otlp --endpoint http://localhost:4318 *.vpr\n"
 	"  vpath-analyze sqlite -o paths.db *.vpr\n"
 	"  vpath-analyze report -o report.html *.vpr\n"
+	"  vpath-analyze baseline --nesting *.vpr\n"
 	"\n"
 	"On a terminal, a long analysis shows its progress on standard error (not in CI).\n";
 
-enum command { CMD_PATHS, CMD_SHOW, CMD_TABLE, CMD_PATTERNS, CMD_DOT, CMD_DUMP, CMD_OTLP, CMD_SQLITE, CMD_REPORT };
+enum command { CMD_PATHS, CMD_SHOW, CMD_TABLE, CMD_PATTERNS, CMD_DOT, CMD_DUMP, CMD_OTLP, CMD_SQLITE, CMD_REPORT,
+	       CMD_BASELINE };
 
 struct cli {
 	enum command cmd;
@@ -92,6 +104,10 @@ struct cli {
 	struct vp_export_opts export_opts; /* otlp, sqlite, report */
 	struct vp_export *export;
 	struct vp_progress progress;
+	/* baseline: the message trace and which algorithm */
+	struct vp_btrace btrace;
+	bool nesting, convolution;
+	struct vp_conv_opts conv;
 };
 
 static int64_t duration_of(const struct vp_request *r)
@@ -143,6 +159,10 @@ static void write_request(struct cli *c, const struct vp_request *r)
 	case CMD_SQLITE:
 	case CMD_REPORT:
 		vp_export__add(c->export, c->a, r);
+		break;
+	case CMD_BASELINE:
+		if (vp_btrace__add_request(&c->btrace, c->a, r))
+			fprintf(stderr, "warning: out of memory, request %" PRIu64 " not counted\n", r->id);
 		break;
 	case CMD_DUMP:
 		break;
@@ -211,7 +231,7 @@ static int by_duration_desc(const void *x, const void *y)
 static int parse_command(const char *s, enum command *cmd)
 {
 	static const char *const names[] = {"paths", "show",   "table",  "patterns", "dot",
-					    "dump",  "otlp", "sqlite", "report"};
+					    "dump",  "otlp", "sqlite", "report", "baseline"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(s, names[i])) {
@@ -235,7 +255,8 @@ static int parse_span(const char *s, uint64_t *ns)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER, OPT_ENDPOINT };
+	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER, OPT_ENDPOINT, OPT_NESTING, OPT_CONVOLUTION,
+	       OPT_QUANTUM, OPT_MAX_LAG };
 	static const struct option longs[] = {
 		{"json", no_argument, NULL, 'j'},	   {"csv", no_argument, NULL, OPT_CSV},
 		{"slowest", required_argument, NULL, 'n'}, {"request", required_argument, NULL, 'r'},
@@ -244,6 +265,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		{"window", required_argument, NULL, 'w'},  {"reorder", required_argument, NULL, OPT_REORDER},
 		{"verbose", no_argument, NULL, 'v'},	   {"help", no_argument, NULL, 'h'},
 		{"output", required_argument, NULL, 'o'},  {"endpoint", required_argument, NULL, OPT_ENDPOINT},
+		{"nesting", no_argument, NULL, OPT_NESTING}, {"convolution", no_argument, NULL, OPT_CONVOLUTION},
+		{"quantum", required_argument, NULL, OPT_QUANTUM}, {"max-lag", required_argument, NULL, OPT_MAX_LAG},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -300,6 +323,20 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case OPT_ENDPOINT:
 			c->export_opts.endpoint = optarg;
 			break;
+		case OPT_NESTING:
+			c->nesting = true;
+			break;
+		case OPT_CONVOLUTION:
+			c->convolution = true;
+			break;
+		case OPT_QUANTUM:
+			err = parse_span(optarg, (uint64_t *)&c->conv.quantum_ns);
+			if (!err && !c->conv.quantum_ns)
+				err = -EINVAL;
+			break;
+		case OPT_MAX_LAG:
+			err = parse_span(optarg, (uint64_t *)&c->conv.max_lag_ns);
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -341,11 +378,54 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		c->export_opts.slowest = c->slowest;
 		c->slowest = 0;
 	}
+	if (c->cmd == CMD_BASELINE && c->nesting == c->convolution) {
+		fprintf(stderr, "error: baseline needs one of --nesting and --convolution\n");
+		return -EINVAL;
+	}
+	if (c->cmd == CMD_BASELINE && c->conv.max_lag_ns / c->conv.quantum_ns > 10000000) {
+		fprintf(stderr, "error: --max-lag is more than ten million quanta\n");
+		return -EINVAL;
+	}
+	if (c->cmd == CMD_BASELINE && c->conv.max_lag_ns < c->conv.quantum_ns) {
+		fprintf(stderr, "error: --max-lag is shorter than --quantum\n");
+		return -EINVAL;
+	}
 	if (c->cmd == CMD_DOT && !c->request_id && !c->pattern) {
 		fprintf(stderr, "error: dot needs --request ID or --pattern N\n");
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* baseline: Project 5's algorithms on the calls the analysis paired, printed at the end. */
+static int run_baseline(struct cli *c)
+{
+	int ret;
+
+	if (c->nesting) {
+		struct vp_nest_opts o;
+		struct vp_nesting n;
+
+		vp_nest_opts__default(&o);
+		ret = vp_nesting__run(&n, &c->btrace, &o);
+		if (!ret && c->json)
+			vp_nesting__print_json(&n, &c->btrace, stdout);
+		else if (!ret)
+			vp_nesting__print(&n, &c->btrace, stdout);
+		vp_nesting__free(&n);
+	} else {
+		struct vp_convolution cv;
+
+		ret = vp_convolution__run(&cv, &c->btrace, &c->conv);
+		if (!ret && c->json)
+			vp_convolution__print_json(&cv, &c->btrace, &c->conv, stdout);
+		else if (!ret)
+			vp_convolution__print(&cv, &c->btrace, &c->conv, stdout);
+		vp_convolution__free(&cv);
+	}
+	if (ret)
+		fprintf(stderr, "error: baseline failed: %s\n", strerror(-ret));
+	return ret;
 }
 
 static int cmd_dump(char **files, int n)
@@ -429,6 +509,7 @@ int main(int argc, char **argv)
 		}
 		return cmd_dump(argv + 2, argc - 2);
 	}
+	vp_conv_opts__default(&c.conv);
 	if (parse_args(&c, argc - 1, argv + 1))
 		return 2;
 	c.opts.on_request = on_request;
@@ -490,6 +571,8 @@ int main(int argc, char **argv)
 	}
 	if (c.export && vp_export__finish(c.export, c.a, c.out.t0))
 		status = 1;
+	if (c.cmd == CMD_BASELINE && !ret && run_baseline(&c))
+		status = 1;
 	report(&c);
 	for (size_t h = 0; h < vp_analysis__nhosts(c.a); h++)
 		if (vp_analysis__host(c.a, h)->corrupt)
@@ -498,6 +581,7 @@ cleanup:
 	vp_export__free(c.export);
 	free(c.kept);
 	vp_patterns__free(c.patterns);
+	vp_btrace__free(&c.btrace);
 	vp_analysis__free(c.a);
 	return status;
 }
