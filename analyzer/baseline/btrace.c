@@ -98,7 +98,10 @@ static int add_call(struct vp_btrace *t, const struct vp_analysis *a, const stru
 	/*
 	 * Host clocks only: the call's *_ns fields are on vpath's aligned
 	 * timeline; srv_first is the server's own clock, and srv_req_first
-	 * minus it is the offset vpath added, taken off srv_rep_first again.
+	 * minus it is the offset vpath added, taken off srv_rep_last again.
+	 * A return is stamped with its last byte, a call with its first: a
+	 * reply sent in parts around the calls it waits for (a header first)
+	 * still ends after them, and the call is still open until then.
 	 */
 	if (c->client.recorded) {
 		c_send = wall(a, c->client.host, (int64_t)c->cli_first);
@@ -108,7 +111,7 @@ static int add_call(struct vp_btrace *t, const struct vp_analysis *a, const stru
 		int64_t off = c->srv_req_first - (int64_t)c->srv_first;
 
 		c_recv = wall(a, c->server.host, (int64_t)c->srv_first);
-		r_send = wall(a, c->server.host, c->srv_rep_first - off);
+		r_send = wall(a, c->server.host, c->srv_rep_last - off);
 	}
 	if (!c->client.recorded) {
 		c_send = c_recv;

@@ -7,7 +7,9 @@
  *
  *   node     a recorded host (its name), or an address nobody recorded
  *   message  (src node, dst node, send time, receive time, call or return,
- *            call id)
+ *            call id); a call's times are of its first byte, a return's of
+ *            its last (a reply sent in parts ends after the calls it waited
+ *            for)
  *
  * Times are each host's own clock turned into wall-clock time with its
  * recording header only (start_real - start_mono), as NTP would give them:

@@ -8,6 +8,7 @@
 #
 #   tests/e2e/run.sh [--config FILE] [--sessions N] [--requests N | --duration SEC]
 #                    [--seed N] [--tap] [--label TEXT] [--keep DIR]
+#                    [--record-arg ARG]...   (passed to every vpath-record)
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -17,6 +18,7 @@ config=tests/e2e/scenarios/accuracy.conf
 client_args=()
 compare_args=()
 keep=
+record_args=()
 sessions=32 seed=$((RANDOM))
 amount=(--requests 3000)
 while [ $# -gt 0 ]; do
@@ -29,7 +31,8 @@ while [ $# -gt 0 ]; do
 	--tap) compare_args+=(--tap) ;;
 	--label) compare_args+=(--label "$2"); shift ;;
 	--keep) keep=$2; shift ;;
-	-h|--help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--record-arg) record_args+=("$2"); shift ;;
+	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -44,7 +47,7 @@ fi
 e2e_setup "$config" || exit 2
 on_exit 'e2e_keep_results "$keep"'
 e2e_log "seed $seed, ${#E2E_HOSTS[@]} hosts, ${#E2E_SERVERS[@]} servers, client: ${client_args[*]}"
-e2e_recorders_start || exit 2
+e2e_recorders_start "${record_args[@]}" || exit 2
 e2e_servers_start || exit 2
 e2e_client_run "${client_args[@]}" || exit 2
 e2e_servers_stop
