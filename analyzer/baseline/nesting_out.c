@@ -38,15 +38,21 @@ static struct stats stats_of(const double *v, size_t n)
 	return s;
 }
 
-void vp_nesting__print(const struct vp_nesting *n, const struct vp_btrace *t, FILE *f)
+/* The paper's per-node parallelism: candidate parents per call that had any. */
+static double parallelism(const struct vp_nesting *n)
 {
 	size_t inner = 0;
 
 	for (size_t i = 0; i < n->npairs; i++)
-		inner += n->pairs[i].parent >= 0;
+		inner += n->pairs[i].ncand > 0;
+	return inner ? (double)n->candidates / (double)inner : 0.0;
+}
+
+void vp_nesting__print(const struct vp_nesting *n, const struct vp_btrace *t, FILE *f)
+{
 	fprintf(f, "nesting (Project 5 §5.1): %zu call pairs, %" PRIu64 " calls without a return dropped, "
 		"mean parallelism %.1f candidate parents; statistical, never exact\n\n",
-		n->npairs, n->unmatched, inner ? (double)n->candidates / (double)inner : 0.0);
+		n->npairs, n->unmatched, parallelism(n));
 	for (size_t i = 0; i < n->npatterns; i++) {
 		const struct vp_npattern *p = &n->patterns[i];
 		char tot[32], m[32];
@@ -124,7 +130,8 @@ void vp_nesting__print_json(const struct vp_nesting *n, const struct vp_btrace *
 		fputs(i ? "," : "", f);
 		json_string(f, t->nodes[i].name);
 	}
-	fprintf(f, "],\"pairs\":%zu,\"unmatched\":%" PRIu64 ",\"patterns\":[", n->npairs, n->unmatched);
+	fprintf(f, "],\"pairs\":%zu,\"unmatched\":%" PRIu64 ",\"parallelism\":%.2f,\"patterns\":[", n->npairs,
+		n->unmatched, parallelism(n));
 	for (size_t i = 0; i < n->npatterns; i++) {
 		const struct vp_npattern *p = &n->patterns[i];
 

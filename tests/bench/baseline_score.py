@@ -4,6 +4,8 @@
 
   baseline_score.py [DIR] [--label TEXT] [--header]
 
+`par` is the nesting algorithm's mean parallelism (candidate parents per
+call that had any: the paper's x axis in §7.5.3).
 DIR holds what tests/e2e/run.sh --keep leaves (truth.jsonl, topology.json,
 found.json from `paths --json`) and nesting.json, convolution.json from
 `vpath-analyze baseline --nesting|--convolution --json`.  Prints one table row.
@@ -18,10 +20,12 @@ found.json from `paths --json`) and nesting.json, convolution.json from
                   j -> k (calls and returns both).  completeness = true
                   immediate steps (the next message j sent), weighted by how
                   often they happen, that are an edge of the graph under
-                  i -> j; accuracy = edges of the graph (below the root's)
-                  whose step happens in the truth at all.
+                  i -> j; accuracy = edges of the graph whose whole path
+                  from the root (client -> t1 -> t2 -> ...) is a chain of
+                  messages, in order, of at least one true request.
 """
 import argparse
+import bisect
 import json
 import os
 import sys
@@ -68,6 +72,42 @@ def true_steps(truth):
     return immediate, anywhere
 
 
+def hops(node, caller):
+    """A request's messages in order: the call, its calls' messages, the return."""
+    out = [(caller, node["server"])]
+    for c in node.get("calls", []):
+        out += hops(c, node["server"])
+    out.append((node["server"], caller))
+    return out
+
+
+def chained(edges, name, truth):
+    """Per edge: is its path from the root a subsequence of some true request's messages?"""
+    shapes = {tuple(hops(r, "client")) for r in truth}
+    index = []
+    for seq in shapes:
+        where = {}
+        for i, h in enumerate(seq):
+            where.setdefault(h, []).append(i)
+        index.append(where)
+    state = []  # per edge: per shape, the earliest position its path can end at, or None
+    right = 0
+    for e in edges:
+        hop = (name[e["from"]], name[e["to"]])
+        prev = state[e["parent"]] if e["parent"] >= 0 else [-1] * len(index)
+        cur = []
+        for where, p in zip(index, prev):
+            pos = None
+            if p is not None:
+                lst = where.get(hop, [])
+                k = bisect.bisect_right(lst, p)
+                pos = lst[k] if k < len(lst) else None
+            cur.append(pos)
+        state.append(cur)
+        right += any(x is not None for x in cur)
+    return right
+
+
 def convolution(d, truth):
     path = os.path.join(d, "convolution.json")
     if not os.path.exists(path):
@@ -77,20 +117,16 @@ def convolution(d, truth):
     names = conv["nodes"]
     servers = {s for r in truth for n, _, _ in vpcompare.walk(r) for s in [n["server"]]}
     name = [n if n in servers else "client" for n in names]
-    immediate, anywhere = true_steps(truth)
+    immediate, _ = true_steps(truth)
     edges = conv["edges"]
-    found, right, total = set(), 0, 0
+    found = set()
     for e in edges:
-        if e["parent"] < 0:
-            continue
-        p = edges[e["parent"]]
-        step = (name[p["from"]], name[e["from"]], name[e["to"]])
-        found.add(step)
-        total += 1
-        right += step in anywhere
+        if e["parent"] >= 0:
+            p = edges[e["parent"]]
+            found.add((name[p["from"]], name[e["from"]], name[e["to"]]))
     weight = sum(immediate.values())
     got = sum(w for s, w in immediate.items() if s in found)
-    return vpcompare.pct(got, weight), vpcompare.pct(right, total)
+    return vpcompare.pct(got, weight), vpcompare.pct(chained(edges, name, truth), len(edges))
 
 
 def main():
@@ -100,8 +136,8 @@ def main():
     ap.add_argument("--header", action="store_true")
     args = ap.parse_args()
     if args.header:
-        print("%-24s %8s %7s | %-15s | %-15s | %-15s" % ("run", "requests", "lost", "vpath c/a %",
-                                                        "nesting c/a %", "convolution c/a %"))
+        print("%-26s %8s %7s %5s | %-15s | %-15s | %-15s" % (
+            "run", "requests", "lost", "par", "vpath c/a %", "nesting c/a %", "convolution c/a %"))
     if not args.dir:
         return
     topo = vpcompare.Topology(os.path.join(args.dir, "topology.json"))
@@ -112,8 +148,12 @@ def main():
     cols = [per_request(args.dir, "found.json", topo, truth),
             per_request(args.dir, "nesting.json", topo, truth),
             convolution(args.dir, truth)]
+    par = 0.0
+    if os.path.exists(os.path.join(args.dir, "nesting.json")):
+        with open(os.path.join(args.dir, "nesting.json")) as f:
+            par = json.load(f).get("parallelism", 0.0)
     cells = ["%6.1f /%6.1f" % c if c else "%15s" % "-" for c in cols]
-    print("%-24s %8d %7d | %s | %s | %s" % (args.label, len(truth), lost, *cells))
+    print("%-26s %8d %7d %5.1f | %s | %s | %s" % (args.label, len(truth), lost, par, *cells))
 
 
 if __name__ == "__main__":
