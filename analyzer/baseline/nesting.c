@@ -375,6 +375,16 @@ out:
 	return ret;
 }
 
+static void board__free(struct u64map *board)
+{
+	uint64_t key;
+	void *h;
+
+	for (size_t i = 0; u64map__next(board, &i, &key, &h);)
+		free(h);
+	u64map__free(board);
+}
+
 int vp_nesting__run(struct vp_nesting *n, struct vp_btrace *t, const struct vp_nest_opts *o)
 {
 	struct work w = {0};
@@ -392,14 +402,7 @@ int vp_nesting__run(struct vp_nesting *n, struct vp_btrace *t, const struct vp_n
 	free(w.maxdur);
 	free(w.cand);
 	free(w.cand_off);
-	{
-		uint64_t key;
-		void *v;
-
-		for (size_t i = 0; u64map__next(&w.board, &i, &key, &v);)
-			free(v);
-	}
-	u64map__free(&w.board);
+	board__free(&w.board);
 	return ret;
 }
 

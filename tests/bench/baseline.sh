@@ -11,7 +11,9 @@
 #     paper's sniffer with a finite queue; the rate is measured, not set).
 # One row per run: completeness / accuracy of vpath's paths, of the nesting
 # algorithm (both per request) and of the convolution algorithm (per causal
-# step; tests/bench/baseline_score.py says how).  Needs root.
+# step; tests/bench/baseline_score.py says how).  Needs root.  About 13
+# minutes on a loaded 2-core machine, almost all of it the vApp runs;
+# --quick: 1 and 16 sessions and the skews only.
 #
 #   tests/bench/baseline.sh [--quick] [--keep DIR]
 set -u
@@ -58,7 +60,7 @@ python3 tests/bench/baseline_score.py --header
 if [ $quick = 1 ]; then
 	runs="1:200 16:400"
 else
-	runs="1:400 4:800 16:1200 64:1500 128:1500"
+	runs="1:300 4:600 16:1200 64:1200 128:1200"
 fi
 for r in $runs; do
 	s=${r%%:*} n=${r#*:}
@@ -75,7 +77,7 @@ if [ -d "$work/s16" ]; then
 fi
 if [ $quick = 0 ]; then
 	for ring in 16K 4K; do
-		record "loss$ring" 64 1500 --record-arg --ringbuf-size --record-arg "$ring" &&
+		record "loss$ring" 64 1200 --record-arg --ringbuf-size --record-arg "$ring" &&
 			score "$work/loss$ring" "64 sessions, ring $ring"
 	done
 fi
