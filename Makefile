@@ -27,7 +27,7 @@ WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -Ianalyzer/out -I$(OUTPUT)
-LDLIBS += -lbpf -lelf -lz -lcjson -lpthread -lm
+LDLIBS += -lbpf -lelf -ldw -lz -lcjson -lpthread -lm
 # vpath-analyze's sqlite and otlp --endpoint outputs (analyzer/out/).
 ANALYZE_LIBS := -lsqlite3 -lcurl
 LDLIBS += $(ANALYZE_LIBS)

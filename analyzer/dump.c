@@ -103,6 +103,16 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 			vp_addr__format(ad->family, ad->addr, a, sizeof(a)), ad->prefixlen);
 		break;
 	}
+	case VPR_GOROUTINE: {
+		const struct vpr_goroutine *g = (const void *)h;
+		static const char *const kinds[] = {"run", "new", "ready"};
+
+		fprintf(out, " pid=%u %s goid=%" PRIu64, g->pid, g->kind < 3 ? kinds[g->kind] : "?",
+			(uint64_t)g->goid);
+		if (g->kind != VPR_GO_RUN)
+			fprintf(out, " other=%" PRIu64, (uint64_t)g->other);
+		break;
+	}
 	default:
 		fprintf(out, " size=%u (unknown type %u, skipped)", h->size, h->type);
 	}

@@ -409,6 +409,220 @@ static __always_inline void fill_op(struct vpr_sock_op *op, __u64 pid_tgid, __u6
 	op->pad = 0;
 }
 
+/* ---- Go: the goroutine behind an operation (docs/recorder.md) ---- */
+
+/*
+ * Set by the recorder when it knows a Go process or binary: until then the
+ * socket path pays one load, not a map lookup.
+ */
+__u32 go_active = 0;
+
+/* Go processes being followed, by thread group id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VPATH_MAX_GO_PROCS);
+	__type(key, __u32);
+	__type(value, struct vpath_go_offsets);
+} go_procs SEC(".maps");
+
+/* Go executables named or found at start: a process exec'ed from one joins go_procs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VPATH_MAX_GO_EXES);
+	__type(key, struct vpath_go_exe);
+	__type(value, struct vpath_go_offsets);
+} go_exes SEC(".maps");
+
+/* The goroutine last written as running on a thread (VPR_GO_RUN), by tid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} go_last SEC(".maps");
+
+/* runtime.newproc1 in progress on a thread: the creating goroutine, until runqput names the new one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} go_creating SEC(".maps");
+
+static __always_inline struct vpath_go_offsets *go_offsets(__u32 tgid)
+{
+	if (!go_active)
+		return NULL;
+	return bpf_map_lookup_elem(&go_procs, &tgid);
+}
+
+/* goid of the runtime.g at g; 0 when unreadable (0 is also the scheduler's g0: no goroutine). */
+static __always_inline __u64 go_goid(const struct vpath_go_offsets *o, __u64 g)
+{
+	__u64 goid = 0;
+
+	if (!g || bpf_probe_read_user(&goid, sizeof(goid), (void *)(g + o->g_goid)))
+		return 0;
+	return goid;
+}
+
+/* The goroutine running on this thread: Go keeps its g in thread-local storage. */
+static __always_inline __u64 go_current(const struct vpath_go_offsets *o)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 g = 0;
+
+	if (bpf_probe_read_user(&g, sizeof(g), (void *)(task->thread.fsbase + (__s64)o->tls_g)))
+		return 0;
+	return go_goid(o, g);
+#else
+	return 0;
+#endif
+}
+
+static __always_inline bool go_emit(__u64 pid_tgid, __u32 kind, __u64 goid, __u64 other)
+{
+	struct vpr_goroutine *r = reserve(sizeof(*r));
+
+	if (!r)
+		return false;
+	fill_hdr(&r->h, VPR_GOROUTINE, sizeof(*r), (__u32)pid_tgid);
+	r->pid = pid_tgid >> 32;
+	r->kind = kind;
+	r->goid = goid;
+	r->other = other;
+	submit(r);
+	return true;
+}
+
+/*
+ * Before an operation of a Go process: a VPR_GO_RUN when the thread's
+ * goroutine is not the one last written for it.  Stamped before the
+ * operation, so it precedes it in the recording.  Written to the map only
+ * once it is in the ring: a lost record is tried again at the next one.
+ */
+static __always_inline void go_note_running(__u64 pid_tgid)
+{
+	struct vpath_go_offsets *o = go_offsets(pid_tgid >> 32);
+	__u32 tid = (__u32)pid_tgid;
+	__u64 goid, *last;
+
+	if (!o)
+		return;
+	goid = go_current(o);
+	if (!goid)
+		return;
+	last = bpf_map_lookup_elem(&go_last, &tid);
+	if (last && *last == goid)
+		return;
+	if (go_emit(pid_tgid, VPR_GO_RUN, goid, 0))
+		bpf_map_update_elem(&go_last, &tid, &goid, BPF_ANY);
+}
+
+/*
+ * Uprobes on the Go runtime (ABIInternal: arguments in RAX, RBX, RCX).
+ * Entry probes only: a return probe rewrites the return address on a stack
+ * that Go may move.
+ */
+#if defined(__TARGET_ARCH_x86)
+/* newproc1(fn, callergp *g, callerpc): the creator; the new g is not made yet. */
+SEC("uprobe")
+int go_newproc1(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct vpath_go_offsets *o = go_offsets(pid_tgid >> 32);
+	__u32 tid = (__u32)pid_tgid;
+	__u64 creator;
+
+	if (!o)
+		return 0;
+	creator = go_goid(o, ctx->bx);
+	if (creator)
+		bpf_map_update_elem(&go_creating, &tid, &creator, BPF_ANY);
+	return 0;
+}
+
+/* runqput(pp, gp *g, next): right after newproc1 on the same thread, with the new g. */
+SEC("uprobe")
+int go_runqput(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct vpath_go_offsets *o;
+	__u64 *creatorp, creator, goid;
+
+	creatorp = bpf_map_lookup_elem(&go_creating, &tid);
+	if (!creatorp)
+		return 0;
+	creator = *creatorp;
+	bpf_map_delete_elem(&go_creating, &tid);
+	o = go_offsets(pid_tgid >> 32);
+	if (!o)
+		return 0;
+	goid = go_goid(o, ctx->bx);
+	if (goid)
+		go_emit(pid_tgid, VPR_GO_NEW, creator, goid);
+	return 0;
+}
+
+/*
+ * goready(gp *g, traceskip): a goroutine makes gp runnable (channels,
+ * select, mutexes, WaitGroups).  Wake-ups by the scheduler itself (timers,
+ * the network poller) run on g0 and are not written.
+ */
+SEC("uprobe")
+int go_goready(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct vpath_go_offsets *o = go_offsets(pid_tgid >> 32);
+	__u64 waker, woken;
+
+	if (!o)
+		return 0;
+	waker = go_current(o);
+	woken = go_goid(o, ctx->ax);
+	if (waker && woken)
+		go_emit(pid_tgid, VPR_GO_READY, waker, woken);
+	return 0;
+}
+#endif
+
+/*
+ * At exec: a process from a known Go executable is followed, any other
+ * process with that id is not (ids are reused).
+ */
+static __always_inline void go_exec(struct task_struct *p, struct linux_binprm *bprm)
+{
+	struct vpath_go_offsets *o;
+	struct vpath_go_exe key = {};
+	struct inode *inode;
+	__u32 tgid = p->tgid;
+
+	if (!go_active)
+		return;
+	inode = bprm->file->f_inode;
+	key.ino = inode->i_ino;
+	key.dev = inode->i_sb->s_dev;
+	o = bpf_map_lookup_elem(&go_exes, &key);
+	if (o)
+		bpf_map_update_elem(&go_procs, &tgid, o, BPF_ANY);
+	else
+		bpf_map_delete_elem(&go_procs, &tgid);
+}
+
+/* A thread's last goroutine goes with it; a process's entry with its leader or its reuse. */
+static __always_inline void go_forget(struct task_struct *p, bool new_process)
+{
+	__u32 tid = p->pid, tgid = p->tgid;
+
+	if (!go_active)
+		return;
+	bpf_map_delete_elem(&go_last, &tid);
+	if (new_process)
+		bpf_map_delete_elem(&go_procs, &tgid);
+}
+
 static __always_inline void emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, __u32 seq_end,
 				    __u8 dir, __u8 flags)
 {
@@ -549,6 +763,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	}
 	if (early)
 		op_flags = early_flags(at_start, ret, current_call_data(sk, dir, &data), data);
+	go_note_running(pid_tgid);
 	emit_op(pid_tgid, sk_cookie(sk), ret, seq_end, dir, op_flags);
 	return 0;
 }
@@ -685,18 +900,21 @@ static __always_inline int record_task(struct task_struct *task, __u32 kind, __u
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
+	go_forget(child, child->pid == child->tgid);
 	return record_task(child, VPR_TASK_FORK, parent->pid, child->comm);
 }
 
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(sched_process_exec, struct task_struct *p)
+int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	go_exec(p, bprm);
 	return record_task(p, VPR_TASK_EXEC, 0, p->comm);
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
+	go_forget(p, p->pid == p->tgid);
 	return record_task(p, VPR_TASK_EXIT, 0, p->comm);
 }
 
@@ -782,6 +1000,7 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	tp = (struct tcp_sock *)sk;
 	/* First: it may write the socket's VPR_CONN, which must precede this op. */
 	cookie = fallback_cookie(sk);
+	go_note_running(pid_tgid);
 	/* The same tests as record_op(), through probes; ref first (stream_start.h). */
 	if (dir == VPR_DIR_SEND) {
 		__u32 lead;

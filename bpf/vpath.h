@@ -48,4 +48,23 @@ struct vpath_stage {
 #define VPATH_BATCH_SIZE(n) \
 	(__builtin_offsetof(struct vpath_batch, ops) + (n) * sizeof(struct vpr_sock_op))
 
+/*
+ * Go processes (user/golang.c, docs/recorder.md): where a thread's running
+ * goroutine is found, by process (go_procs) and by executable (go_exes, so
+ * that a process exec'ed later from a named binary is known at exec).
+ */
+struct vpath_go_offsets {
+	__s32 tls_g;   /* the g pointer is at fs base + tls_g */
+	__u32 g_goid;  /* offset of goid in runtime.g */
+};
+
+struct vpath_go_exe {
+	__u64 ino;
+	__u32 dev; /* the kernel's encoding: major << 20 | minor */
+	__u32 pad;
+};
+
+#define VPATH_MAX_GO_PROCS 4096
+#define VPATH_MAX_GO_EXES 64
+
 #endif /* VPATH_BPF_H */

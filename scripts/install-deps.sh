@@ -10,6 +10,7 @@ PKGS=(
 	make gcc clang llvm pkg-config            # build: clang -target bpf, llvm-strip
 	libbpf-dev libelf-dev zlib1g-dev libcjson-dev
 	libcmocka-dev                             # unit tests
+	libdw-dev                                 # vpath-record: goid's offset in a Go binary's DWARF
 	libclang-rt-dev                           # libFuzzer for clang (make fuzz, tests/integration/test_fuzz.sh)
 	python3-seccomp                           # tests/tools/unit_sandbox.py: the systemd unit's filter without systemd
 	libsqlite3-dev libcurl4-openssl-dev       # vpath-analyze sqlite, otlp --endpoint

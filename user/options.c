@@ -20,6 +20,7 @@ enum {
 	OPT_FORCE_FALLBACK,
 	OPT_NO_BATCHES,
 	OPT_GROUP,
+	OPT_GO_BINARY,
 };
 
 const char *argp_program_version = "vpath-record 0.1";
@@ -64,6 +65,10 @@ static const struct argp_option options[] = {
 	  "Kernel ring buffer size, a power of two (default 16M); larger loses fewer records "
 	  "under bursts",
 	  3 },
+	{ "go-binary", OPT_GO_BINARY, "PATH", 0,
+	  "Follow the goroutines of processes started from this Go binary, also later ones "
+	  "(repeatable, up to 16; Go processes running at start are found without it)",
+	  1 },
 	{ "verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3 },
 	{ "force-fallback", OPT_FORCE_FALLBACK, NULL, OPTION_HIDDEN,
 	  "Use the syscall fallback even where sock_*_length exist", 3 },
@@ -139,6 +144,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				refuse(state, "invalid pid '%s'", arg);
 			o->pids[o->npids++] = (uint32_t)v;
 		}
+		break;
+	case OPT_GO_BINARY:
+		if (o->ngo_binaries == VPATH_MAX_GO_BINARIES) {
+			refuse(state, "at most %d --go-binary options", VPATH_MAX_GO_BINARIES);
+			break;
+		}
+		o->go_binaries[o->ngo_binaries++] = arg;
 		break;
 	case OPT_PORT:
 		if (o->nports == VPATH_MAX_PORTS) {

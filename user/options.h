@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include "../bpf/vpath.h"
 
+#define VPATH_MAX_GO_BINARIES 16
+
 struct record_opts {
 	const char *output;
 	uint64_t duration_ns; /* 0: until a signal */
@@ -15,6 +17,8 @@ struct record_opts {
 	unsigned npids;
 	uint16_t ports[VPATH_MAX_PORTS];
 	unsigned nports;
+	const char *go_binaries[VPATH_MAX_GO_BINARIES]; /* --go-binary */
+	unsigned ngo_binaries;
 	const char *cgroup; /* cgroup v2 directory */
 	const char *netns;  /* path, name in /run/netns, or inode */
 	const char *host;   /* label written as the host name */

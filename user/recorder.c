@@ -27,6 +27,7 @@
 
 #include "recorder.h"
 #include "conns.h"
+#include "golang.h"
 #include "host.h"
 #include "netns.h"
 #include "output.h"
@@ -52,6 +53,7 @@ volatile sig_atomic_t recorder_exiting;
 struct recorder {
 	const struct record_opts *opts;
 	struct vpath_bpf *skel;
+	struct go_follow *go;
 	struct ring_buffer *rb;
 	struct reorder *ro;
 	struct output *out;
@@ -366,6 +368,7 @@ static int drain(struct recorder *r, uint64_t *upto)
 
 static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 {
+	struct bpf_program *prog;
 	int err;
 
 	r->skel = vpath_bpf__open();
@@ -378,6 +381,10 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	choose_programs(r);
 	/* Run on demand (flush_batches), never attached. */
 	bpf_program__set_autoattach(r->skel->progs.flush_stage, false);
+	/* The Go runtime probes are attached to each Go binary found (golang.c). */
+	bpf_object__for_each_program(prog, r->skel->obj)
+		if (strncmp(bpf_program__name(prog), "go_", 3) == 0)
+			bpf_program__set_autoattach(prog, false);
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
 	if (!err && r->fallback)
 		err = probe_tracefs();
@@ -402,6 +409,14 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 				"socket operations cross the ring one by one\n",
 				strerror(-err));
 	}
+	/* Before the tracepoints: an operation seen is then one of a known Go process or none. */
+	r->go = go_follow__start(r->skel->obj, r->opts->go_binaries, r->opts->ngo_binaries,
+				 r->opts->pids, r->opts->npids, verbosity);
+	if (!r->go) {
+		fprintf(stderr, "vpath-record: out of memory\n");
+		return -ENOMEM;
+	}
+	r->skel->bss->go_active = go_follow__active(r->go);
 	err = vpath_bpf__attach(r->skel);
 	if (err) {
 		fprintf(stderr, "vpath-record: cannot attach the BPF programs: %s%s\n",
@@ -505,6 +520,7 @@ static int finish(struct recorder *r)
 	int err;
 
 	vpath_bpf__detach(r->skel);
+	go_follow__detach(r->go);
 	err = drain(r, &upto);
 	if (!err)
 		err = take_leftovers(r);
@@ -596,6 +612,7 @@ cleanup:
 		}
 	}
 	ring_buffer__free(r.rb);
+	go_follow__free(r.go);
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
 	reorder__free(r.ro);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Go goroutines in the recording (tests/golang/gorecord.go, docs/recorder.md):
+# a Go program with known goroutines (main hands messages through a channel
+# to a caller goroutine that sends them over TCP to a server goroutine)
+# prints their ids; the recording must name the right goroutine before every
+# operation (VPR_GO_RUN), the creations (NEW) and main's wake-ups of the
+# caller (READY).  Three ways in: the binary named with --go-binary and
+# started after the recorder (followed from its exec), a process running
+# when the recorder starts (found by its /proc/PID/exe), and a stripped
+# binary (one warning, operations still recorded, no goroutine records).
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/tools/record_helpers.sh
+need_bpf "record go"
+if ! command -v go >/dev/null; then
+	skip "record go" "no Go compiler (Debian package golang-go, scripts/install-deps.sh)"
+	exit 0
+fi
+ROUNDS=20
+dir=$(scratch_dir)
+# The build cache is build output: kept in $OUTPUT, so that only the first run compiles the runtime.
+cache=$(realpath -m "$OUTPUT/go-cache")
+mkdir -p "$dir/src" "$cache"
+cp tests/golang/gorecord.go "$dir/src/"
+printf 'module gorecord\ngo 1.19\n' >"$dir/src/go.mod"
+if ! (cd "$dir/src" && GOCACHE=$cache GOPATH=$dir/gopath GOPROXY=off GOFLAGS= \
+	go build -o "$dir/gorecord" . && go build -ldflags='-s -w' -o "$dir/gorecord-stripped" .) \
+	>"$dir/build.log" 2>&1; then
+	not_ok "record go: gorecord builds ($(head -c 300 "$dir/build.log"))"
+	exit 1
+fi
+
+# run_case NAME BINARY WHEN [RECORDER ARGS...]: WHEN is "before" (the program
+# starts after the recorder) or "running" (before it).
+run_case() {
+	local name=$1 bin=$2 when=$3 port pid
+	shift 3
+	port=$(free_port)
+	rm -f "$dir/go" "$dir/truth.txt"
+	if [ "$when" = running ]; then
+		"$bin" "127.0.0.1:$port" "$ROUNDS" "$dir/go" >"$dir/truth.txt" 2>"$dir/prog.err" &
+		pid=$!
+		on_exit "kill -KILL $pid"
+		wait_for "$dir/truth.txt" listening || { not_ok "$name: program starts"; return 1; }
+		must_start_recorder "$name" "$dir/rec.vpr" "$dir/rec.log" -v "$@"
+	else
+		must_start_recorder "$name" "$dir/rec.vpr" "$dir/rec.log" -v "$@"
+		"$bin" "127.0.0.1:$port" "$ROUNDS" "$dir/go" >"$dir/truth.txt" 2>"$dir/prog.err" &
+		pid=$!
+		on_exit "kill -KILL $pid"
+		wait_for "$dir/truth.txt" listening || { not_ok "$name: program starts"; return 1; }
+	fi
+	touch "$dir/go"
+	wait_for "$dir/truth.txt" '^done' || not_ok "$name: program finishes ($(head -c 200 "$dir/prog.err"))"
+	wait "$pid"
+	stop_recorder || not_ok "$name: recorder exits 0"
+	"$VPATH_ANALYZE" dump "$dir/rec.vpr" >"$dir/dump.txt" 2>&1
+	RUN_PID=$pid
+}
+
+run_case "record go: named binary, started later" "$dir/gorecord" before --go-binary "$dir/gorecord"
+python3 tests/golang/check_gorecord.py "$dir/dump.txt" "$dir/truth.txt" "$RUN_PID" "$ROUNDS" |
+	sed 's/^\(not \)\?ok - /&record go, started later: /'
+
+run_case "record go: running at start" "$dir/gorecord" running
+python3 tests/golang/check_gorecord.py "$dir/dump.txt" "$dir/truth.txt" "$RUN_PID" "$ROUNDS" |
+	sed 's/^\(not \)\?ok - /&record go, running at start: /'
+
+run_case "record go: stripped" "$dir/gorecord-stripped" running
+check "record go, stripped: one warning line" \
+	test "$(grep -c 'warning: Go binary .*stripped' "$dir/rec.log")" -eq 1
+python3 tests/golang/check_gorecord.py "$dir/dump.txt" "$dir/truth.txt" "$RUN_PID" "$ROUNDS" --none |
+	sed 's/^\(not \)\?ok - /&record go, stripped: /'

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Go processes: recognise Go binaries, find where a thread's goroutine id
+ * is (the g pointer in thread-local storage, goid in runtime.g from the
+ * binary's DWARF or, without it, from a table by Go version), fill the BPF
+ * maps go_procs / go_exes, attach the runtime uprobes (go_newproc1,
+ * go_runqput, go_goready) by ELF symbol.  Uprobes are per file: one attach
+ * covers every process started from it, now or later.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <elfutils/libdw.h>
+#include <dwarf.h>
+
+#include "golang.h"
+
+/* Entry probes only: runtime functions whose arguments name the goroutines. */
+static const char *const go_probe_syms[] = { "runtime.newproc1", "runtime.runqput",
+					     "runtime.goready" };
+static const char *const go_probe_progs[] = { "go_newproc1", "go_runqput", "go_goready" };
+#define GO_NPROBES 3
+
+uint32_t go_goid_offset_for_version(const char *version)
+{
+	int major, minor;
+
+	if (sscanf(version, "go%d.%d", &major, &minor) != 2 || major != 1)
+		return 0;
+	/* runtime.g of those releases (runtime/runtime2.go); 1.23 added syscallbp before goid. */
+	if (minor >= 17 && minor <= 22)
+		return 152;
+	if (minor >= 23 && minor <= 25)
+		return 160;
+	return 0;
+}
+
+/* Bytes at a virtual address of the file, through its loaded segments. */
+static int read_vaddr(Elf *elf, int fd, uint64_t addr, void *buf, size_t len)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr < ph.p_vaddr || addr + len > ph.p_vaddr + ph.p_filesz)
+			continue;
+		return pread(fd, buf, len, (off_t)(ph.p_offset + addr - ph.p_vaddr)) == (ssize_t)len
+			       ? 0
+			       : -1;
+	}
+	return -1;
+}
+
+/* runtime.buildVersion is a Go string: {data pointer, length}. */
+static void read_build_version(Elf *elf, int fd, uint64_t addr, char *out, size_t outlen)
+{
+	uint64_t hdr[2];
+
+	out[0] = 0;
+	if (read_vaddr(elf, fd, addr, hdr, sizeof(hdr)) || hdr[1] == 0 || hdr[1] >= outlen)
+		return;
+	if (read_vaddr(elf, fd, hdr[0], out, hdr[1]))
+		out[0] = 0;
+	else
+		out[hdr[1]] = 0;
+}
+
+static int member_offset(Dwarf_Die *type, const char *member, uint32_t *off)
+{
+	Dwarf_Die die;
+
+	if (dwarf_child(type, &die))
+		return -1;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+		const char *name = dwarf_diename(&die);
+
+		if (dwarf_tag(&die) != DW_TAG_member || !name || strcmp(name, member))
+			continue;
+		if (!dwarf_attr(&die, DW_AT_data_member_location, &attr) ||
+		    dwarf_formudata(&attr, &w) || w > UINT32_MAX)
+			return -1;
+		*off = (uint32_t)w;
+		return 0;
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return -1;
+}
+
+/* goid's offset in runtime.g from the binary's DWARF; -1 without it. */
+static int dwarf_goid_offset(int fd, uint32_t *off)
+{
+	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+	Dwarf_Off cu = 0, next;
+	size_t hsize;
+	int err = -1;
+
+	if (!dw)
+		return -1;
+	while (err && dwarf_nextcu(dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie, die;
+
+		if (dwarf_offdie(dw, cu + hsize, &cudie) && dwarf_child(&cudie, &die) == 0) {
+			do {
+				const char *name = dwarf_diename(&die);
+
+				if (dwarf_tag(&die) == DW_TAG_structure_type && name &&
+				    strcmp(name, "runtime.g") == 0) {
+					err = member_offset(&die, "goid", off);
+					break;
+				}
+			} while (dwarf_siblingof(&die, &die) == 0);
+		}
+		cu = next;
+	}
+	dwarf_end(dw);
+	return err;
+}
+
+struct elf_facts {
+	bool is_go, has_symtab;
+	bool syms[GO_NPROBES];
+	uint64_t build_version; /* address of runtime.buildVersion, 0 if absent */
+	int32_t tls_g;
+};
+
+static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf_facts *f)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || strncmp(name, "runtime.", 8))
+			continue;
+		if (strcmp(name, "runtime.buildVersion") == 0)
+			f->build_version = sym.st_value;
+		for (int p = 0; p < GO_NPROBES; p++)
+			if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && strcmp(name, go_probe_syms[p]) == 0)
+				f->syms[p] = true;
+	}
+}
+
+static void elf_scan(Elf *elf, struct elf_facts *f)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, nph;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (strcmp(name, ".go.buildinfo") == 0 || strcmp(name, ".gopclntab") == 0 ||
+			     strcmp(name, ".note.go.buildid") == 0))
+			f->is_go = true;
+		if (sh.sh_type == SHT_SYMTAB) {
+			f->has_symtab = true;
+			scan_symbols(elf, scn, &sh, f);
+		}
+	}
+	/*
+	 * Go's TLS slot for g is the executable's whole TLS block (runtime.tlsg,
+	 * 8 bytes), just below the thread pointer; a binary without PT_TLS
+	 * (static, no cgo) sets its fs base 8 bytes past the slot itself.
+	 */
+	f->tls_g = -8;
+	if (elf_getphdrnum(elf, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_TLS) {
+				uint64_t align = ph.p_align ? ph.p_align : 1;
+
+				f->tls_g = -(int32_t)((ph.p_memsz + align - 1) / align * align);
+			}
+		}
+}
+
+int go_binary__inspect(const char *path, struct go_binary *info, const char **why)
+{
+	struct elf_facts f = { 0 };
+	Elf *elf;
+	int fd, ret;
+
+	memset(info, 0, sizeof(*info));
+	*why = NULL;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		elf_scan(elf, &f);
+	ret = 0;
+	if (!f.is_go)
+		goto out;
+	ret = -1;
+	if (!f.has_symtab) {
+		*why = "stripped (no symbol table)";
+		goto out;
+	}
+	if (f.build_version)
+		read_build_version(elf, fd, f.build_version, info->version, sizeof(info->version));
+	for (int p = 0; p < GO_NPROBES; p++)
+		if (!f.syms[p]) {
+			*why = "a runtime function to probe is missing (inlined or renamed)";
+			goto out;
+		}
+	info->off.tls_g = f.tls_g;
+	if (dwarf_goid_offset(fd, &info->off.g_goid) == 0) {
+		info->goid_from = GO_GOID_DWARF;
+	} else {
+		info->off.g_goid = go_goid_offset_for_version(info->version);
+		info->goid_from = GO_GOID_TABLE;
+		if (!info->off.g_goid) {
+			*why = "no DWARF and a Go version vpath does not know";
+			goto out;
+		}
+	}
+	ret = 1;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* ---- following the Go processes of the host ---- */
+
+struct go_exe_seen {
+	dev_t dev;
+	ino_t ino;
+	int state; /* go_binary__inspect's answer */
+	struct vpath_go_offsets off;
+};
+
+struct go_follow {
+	struct bpf_object *obj;
+	int procs_fd, exes_fd;
+	int verbose;
+	struct go_exe_seen *seen;
+	unsigned nseen, capseen;
+	struct bpf_link **links;
+	unsigned nlinks, caplinks;
+	unsigned nexes; /* binaries followed */
+};
+
+static int grow(void **arr, unsigned *cap, unsigned need, size_t elem)
+{
+	void *p;
+	unsigned ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, (size_t)ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int attach_probes(struct go_follow *gf, const char *path)
+{
+	for (int p = 0; p < GO_NPROBES; p++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = go_probe_syms[p]);
+		struct bpf_program *prog = bpf_object__find_program_by_name(gf->obj, go_probe_progs[p]);
+		struct bpf_link *link;
+
+		if (!prog)
+			return -ENOTSUP;
+		link = bpf_program__attach_uprobe_opts(prog, -1, path, 0, &uo);
+		if (!link)
+			return -errno;
+		if (grow((void **)&gf->links, &gf->caplinks, gf->nlinks + 1, sizeof(*gf->links))) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		gf->links[gf->nlinks++] = link;
+	}
+	return 0;
+}
+
+/*
+ * The file at path (a name given, or /proc/PID/exe), inspected and
+ * probed once per inode; its entry in the list of files seen.
+ */
+static struct go_exe_seen *see_exe(struct go_follow *gf, const char *path, const char *label)
+{
+	struct go_binary info;
+	struct go_exe_seen *e;
+	struct stat st;
+	const char *why;
+	int err;
+
+	if (stat(path, &st))
+		return NULL;
+	for (unsigned i = 0; i < gf->nseen; i++)
+		if (gf->seen[i].dev == st.st_dev && gf->seen[i].ino == st.st_ino)
+			return &gf->seen[i];
+	if (grow((void **)&gf->seen, &gf->capseen, gf->nseen + 1, sizeof(*gf->seen)))
+		return NULL;
+	e = &gf->seen[gf->nseen++];
+	memset(e, 0, sizeof(*e));
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	e->state = go_binary__inspect(path, &info, &why);
+	if (e->state < 0) {
+		fprintf(stderr, "vpath-record: warning: Go binary %s: %s; its goroutines are not "
+				"followed (thread-level rules)\n", label, why);
+		return e;
+	}
+	if (e->state == 0)
+		return e;
+	if (gf->nexes >= VPATH_MAX_GO_EXES) {
+		fprintf(stderr, "vpath-record: warning: Go binary %s: more than %d Go binaries; "
+				"its goroutines are not followed\n", label, VPATH_MAX_GO_EXES);
+		e->state = -1;
+		return e;
+	}
+	err = attach_probes(gf, path);
+	if (!err) {
+		struct vpath_go_exe key = { .ino = st.st_ino,
+					    .dev = (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)) };
+
+		err = bpf_map_update_elem(gf->exes_fd, &key, &info.off, BPF_ANY) ? -errno : 0;
+	}
+	if (err) {
+		fprintf(stderr, "vpath-record: warning: Go binary %s: cannot attach the runtime "
+				"probes (%s); its goroutines are not followed\n", label, strerror(-err));
+		e->state = -1;
+		return e;
+	}
+	e->off = info.off;
+	gf->nexes++;
+	if (gf->verbose)
+		fprintf(stderr, "vpath-record: Go binary %s (%s): goroutines followed, goid at %u "
+				"(%s), g at fs%+d\n", label, info.version[0] ? info.version : "version ?",
+			info.off.g_goid, info.goid_from == GO_GOID_DWARF ? "DWARF" : "version table",
+			info.off.tls_g);
+	return e;
+}
+
+static bool pid_listed(uint32_t pid, const uint32_t *pids, unsigned npids)
+{
+	if (!npids)
+		return true;
+	for (unsigned i = 0; i < npids; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void scan_processes(struct go_follow *gf, const uint32_t *pids, unsigned npids)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[64], label[96], *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+		struct go_exe_seen *e;
+		uint32_t key;
+
+		if (*end || pid == 0 || pid > UINT32_MAX || pid == (unsigned long)getpid() ||
+		    !pid_listed((uint32_t)pid, pids, npids))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lu/exe", pid);
+		snprintf(label, sizeof(label), "of PID %lu", pid);
+		e = see_exe(gf, path, label);
+		if (!e || e->state != 1)
+			continue;
+		key = (uint32_t)pid;
+		if (bpf_map_update_elem(gf->procs_fd, &key, &e->off, BPF_ANY) && gf->verbose)
+			fprintf(stderr, "vpath-record: Go process %lu: %s\n", pid, strerror(errno));
+	}
+	closedir(d);
+}
+
+struct go_follow *go_follow__start(struct bpf_object *obj, const char *const *binaries,
+				   unsigned nbinaries, const uint32_t *pids, unsigned npids,
+				   int verbose)
+{
+	struct go_follow *gf = calloc(1, sizeof(*gf));
+	struct bpf_map *procs, *exes;
+
+	if (!gf)
+		return NULL;
+	gf->obj = obj;
+	gf->verbose = verbose;
+	procs = bpf_object__find_map_by_name(obj, "go_procs");
+	exes = bpf_object__find_map_by_name(obj, "go_exes");
+	if (!procs || !exes)
+		return gf; /* an architecture without the Go programs */
+	gf->procs_fd = bpf_map__fd(procs);
+	gf->exes_fd = bpf_map__fd(exes);
+	for (unsigned i = 0; i < nbinaries; i++) {
+		struct go_exe_seen *e = see_exe(gf, binaries[i], binaries[i]);
+
+		if (!e)
+			fprintf(stderr, "vpath-record: warning: --go-binary %s: %s\n", binaries[i],
+				strerror(errno));
+		else if (e->state == 0)
+			fprintf(stderr, "vpath-record: warning: --go-binary %s: not a Go binary\n",
+				binaries[i]);
+	}
+	scan_processes(gf, pids, npids);
+	return gf;
+}
+
+bool go_follow__active(const struct go_follow *gf)
+{
+	return gf && gf->nexes > 0;
+}
+
+void go_follow__detach(struct go_follow *gf)
+{
+	if (!gf)
+		return;
+	for (unsigned i = 0; i < gf->nlinks; i++)
+		bpf_link__destroy(gf->links[i]);
+	gf->nlinks = 0;
+}
+
+void go_follow__free(struct go_follow *gf)
+{
+	if (!gf)
+		return;
+	go_follow__detach(gf);
+	free(gf->links);
+	free(gf->seen);
+	free(gf);
+}
