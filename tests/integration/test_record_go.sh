@@ -53,7 +53,7 @@ run_case() {
 	touch "$dir/go"
 	wait_for "$dir/truth.txt" '^done' || not_ok "$name: program finishes ($(head -c 200 "$dir/prog.err"))"
 	wait "$pid"
-	stop_recorder || not_ok "$name: recorder exits 0"
+	stop_recorder || not_ok "$name: recorder exits 0 ($(tail -n 2 "$dir/rec.log" | tr "\n" " "))"
 	"$VPATH_ANALYZE" dump "$dir/rec.vpr" >"$dir/dump.txt" 2>&1
 	RUN_PID=$pid
 }
