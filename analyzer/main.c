@@ -46,7 +46,7 @@ static const char usage[] =
 	"             never exact, for comparison (docs/analyzer.md)\n"
 	"\n"
 	"Options:\n"
-	"  -j, --json            paths: JSON output\n"
+	"  -j, --json            paths, baseline: JSON output\n"
 	"      --csv             table: comma-separated\n"
 	"  -n, --slowest N       only the N slowest requests (slowest first)\n"
 	"  -r, --request ID      only request ID\n"

@@ -35,7 +35,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 A=${OUTPUT:-.output}/vpath-analyze
 work=$(mktemp -d /tmp/vpath-baseline.XXXXXX)
-[ -n "$keep" ] || on_exit "rm -rf '$work'"
+on_exit "rm -rf '$work'"
 
 # The three analyses of one kept run, then its row.
 score() { # dir label
