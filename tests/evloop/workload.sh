@@ -13,6 +13,8 @@
 
 # score.py compare's extra options (tests/handoff: --gate-roots)
 wl_score_opts=()
+# vpath-record's extra options (tests/handoff go: --go-binary)
+wl_record_opts=()
 
 wl_options() { # kind-option help-lines args...
 	local kind_opt=$1 help=$2
@@ -53,7 +55,7 @@ wl_run() { # meta client_script client_args... -- back_cmd... -- front_cmd...
 	front=("$@")
 	# The recorders start first, so the pool's connections and their
 	# ordinals are recorded from the start, as the client's are.
-	e2e_recorders_start || return 2
+	e2e_recorders_start "${wl_record_opts[@]}" || return 2
 	wl_server_start backend backend "${back[@]}" || return 2
 	wl_server_start "$wl_front_host" "$wl_front_host" "${front[@]}" || return 2
 	setsid ip netns exec "$(e2e_ns client)" python3 "$client" "${client_args[@]}" \
