@@ -122,12 +122,13 @@ static void dump_header(FILE *out, const struct vpr_file_header *hd)
 {
 	fprintf(out,
 		"header  version=%u host=\"%.*s\" machine_id=%.*s boot_id=%.*s kernel=\"%.*s\""
-		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64 " netns=%u flags=%s%s%s",
+		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64 " netns=%u flags=%s%s%s%s",
 		hd->version, VPR_HOSTNAME_LEN, hd->hostname, VPR_ID_LEN, hd->machine_id, VPR_ID_LEN,
 		hd->boot_id, VPR_KERNEL_LEN, hd->kernel, (uint64_t)hd->start_mono_ns,
 		(uint64_t)hd->start_real_ns / 1000000000, (uint64_t)hd->start_real_ns % 1000000000,
 		hd->netns, hd->flags ? "" : "none", hd->flags & VPR_FILE_FALLBACK ? "fallback," : "",
-		hd->flags & VPR_FILE_SEGMENT ? "segment," : "");
+		hd->flags & VPR_FILE_SEGMENT ? "segment," : "",
+		hd->flags & VPR_FILE_PAYLOAD ? "payload," : "");
 	if (hd->flags & VPR_FILE_SEGMENT)
 		fprintf(out, " segment=%u", hd->segment);
 	fputc('\n', out);

@@ -92,11 +92,11 @@ enum user_data_kind {
 };
 
 /*
- * The first bytes of the data at arg, when the first buffer holds a whole
- * record header.  After a receive they are what it returned; after a send,
- * what it sent (the buffer is the caller's and unchanged).
+ * The caller's first buffer of the data at arg and how many bytes it holds
+ * (an iovec's length; ~0 for a plain buffer, whose length is the call's).
+ * Only the first iovec is looked at: the rest would cost a read each.
  */
-static __always_inline bool user_data_head(__u32 kind, __u64 arg, __u8 *head)
+static __always_inline bool user_data_first(__u32 kind, __u64 arg, __u64 *buf, __u64 *room)
 {
 	struct iovec iov;
 
@@ -108,14 +108,29 @@ static __always_inline bool user_data_head(__u32 kind, __u64 arg, __u8 *head)
 		kind = USER_DATA_IOVEC;
 	}
 	if (kind == USER_DATA_IOVEC) {
-		if (bpf_probe_read_user(&iov, sizeof(iov), (const void *)arg) ||
-		    iov.iov_len < TLS_RECORD_HEADER_LEN)
+		if (bpf_probe_read_user(&iov, sizeof(iov), (const void *)arg))
 			return false;
-		arg = (__u64)iov.iov_base;
-	} else if (kind != USER_DATA_BUF) {
-		return false;
+		*buf = (__u64)iov.iov_base;
+		*room = iov.iov_len;
+		return true;
 	}
-	return bpf_probe_read_user(head, TLS_RECORD_HEADER_LEN, (const void *)arg) == 0;
+	*buf = arg;
+	*room = ~0ull;
+	return kind == USER_DATA_BUF;
+}
+
+/*
+ * The first bytes of the data at arg, when the first buffer holds a whole
+ * record header.  After a receive they are what it returned; after a send,
+ * what it sent (the buffer is the caller's and unchanged).
+ */
+static __always_inline bool user_data_head(__u32 kind, __u64 arg, __u8 *head)
+{
+	__u64 buf, room;
+
+	if (!user_data_first(kind, arg, &buf, &room) || room < TLS_RECORD_HEADER_LEN)
+		return false;
+	return bpf_probe_read_user(head, TLS_RECORD_HEADER_LEN, (const void *)buf) == 0;
 }
 
 /*

@@ -132,6 +132,8 @@ static __always_inline void submit(void *rec)
 	bpf_ringbuf_submit(rec, flags);
 }
 
+#include "capture.h"
+
 /* ---- per-CPU batches of socket operations ---- */
 
 /*
@@ -623,11 +625,13 @@ static __always_inline void go_forget(struct task_struct *p, bool new_process)
 		bpf_map_delete_elem(&go_procs, &tgid);
 }
 
-static __always_inline void emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, __u32 seq_end,
-				    __u8 dir, __u8 flags)
+/* Returns the operation's stamp, which its payload record repeats. */
+static __always_inline __u64 emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, __u32 seq_end,
+				     __u8 dir, __u8 flags)
 {
 	struct vpath_stage *s = stage_acquire();
 	struct vpr_sock_op *op;
+	__u64 ts = 0;
 
 	if (s) {
 		__u32 n = s->batch.count;
@@ -635,18 +639,21 @@ static __always_inline void emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, _
 		/* Always true (a full batch is sent on release); the verifier wants the bound. */
 		if (n < VPATH_BATCH_OPS) {
 			fill_op(&s->batch.ops[n], pid_tgid, cookie, bytes, seq_end, dir, flags);
+			ts = s->batch.ops[n].h.ts_ns;
 			s->batch.count = n + 1;
 		} else {
 			count_lost(1);
 		}
 		stage_release(s);
-		return;
+		return ts;
 	}
 	op = reserve(sizeof(*op));
 	if (!op)
-		return;
+		return 0;
 	fill_op(op, pid_tgid, cookie, bytes, seq_end, dir, flags);
+	ts = op->h.ts_ns;
 	submit(op);
+	return ts;
 }
 
 /*
@@ -724,9 +731,9 @@ static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 
 static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
 {
 	struct tcp_sock *tp;
-	__u64 pid_tgid, data = 0;
-	__u32 seq_end, ref;
-	bool at_start, early;
+	__u64 pid_tgid, data = 0, cookie, ts;
+	__u32 seq_end, ref, kind = USER_DATA_NONE;
+	bool at_start, early, capture;
 	__u8 op_flags = 0;
 
 	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)) || !sk)
@@ -761,10 +768,17 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 		at_start = offset == 0;
 		early = offset < EARLY_BYTES;
 	}
+	/* capture_len is a .rodata constant: with capture off this is the old path. */
+	capture = capture_len && capture_wanted(sk, pid_tgid >> 32);
+	if (early || capture)
+		kind = current_call_data(sk, dir, &data);
 	if (early)
-		op_flags = early_flags(at_start, ret, current_call_data(sk, dir, &data), data);
+		op_flags = early_flags(at_start, ret, kind, data);
 	go_note_running(pid_tgid);
-	emit_op(pid_tgid, sk_cookie(sk), ret, seq_end, dir, op_flags);
+	cookie = sk_cookie(sk);
+	ts = emit_op(pid_tgid, cookie, ret, seq_end, dir, op_flags);
+	if (capture && ts)
+		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, kind, data);
 	return 0;
 }
 
@@ -983,7 +997,7 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	struct tcp_sock *tp;
 	struct sock *sk;
 	__u32 seq_end, ref;
-	__u64 cookie;
+	__u64 cookie, ts;
 	bool at_start, early;
 	__u32 offset;
 
@@ -1019,8 +1033,11 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 		at_start = offset == 0;
 		early = offset < EARLY_BYTES;
 	}
-	emit_op(pid_tgid, cookie, ret, seq_end, dir,
-		VPR_OP_FALLBACK | (early ? early_flags(at_start, ret, call.data_kind, call.data) : 0));
+	ts = emit_op(pid_tgid, cookie, ret, seq_end, dir,
+		     VPR_OP_FALLBACK |
+			     (early ? early_flags(at_start, ret, call.data_kind, call.data) : 0));
+	if (capture_len && ts && capture_wanted(sk, pid_tgid >> 32))
+		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind, call.data);
 	return 0;
 }
 

@@ -21,6 +21,9 @@ enum {
 	OPT_NO_BATCHES,
 	OPT_GROUP,
 	OPT_GO_BINARY,
+	OPT_CAPTURE,
+	OPT_CAPTURE_PORT,
+	OPT_CAPTURE_PID,
 };
 
 const char *argp_program_version = "vpath-record 0.1";
@@ -38,7 +41,14 @@ static const char doc[] =
 	"  vpath-record --netns h1 --host h1 -o h1.vpr   # network namespace /run/netns/h1\n"
 	"  vpath-record --cgroup /sys/fs/cgroup/system.slice/nginx.service -o nginx.vpr\n"
 	"  vpath-record --ring 8 --segment-size 64M -o /var/lib/vpath/rec\n"
-	"                          # flight recorder: rec.000, rec.001, ..., 8 newest kept\n";
+	"                          # flight recorder: rec.000, rec.001, ..., 8 newest kept\n"
+	"  vpath-record --capture 256 --capture-port 8080 -o web.vpr\n"
+	"                          # also the first 256 bytes of each message on port 8080\n"
+	"\n"
+	"Payload capture is off unless --capture is given.  Captured bytes can hold "
+	"personal data; HTTP Authorization/Cookie values, PostgreSQL and MySQL passwords "
+	"and Redis AUTH arguments are replaced before anything is written "
+	"(docs/security.md).\n";
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (required)", 0 },
@@ -69,6 +79,16 @@ static const struct argp_option options[] = {
 	  "Follow the goroutines of processes started from this Go binary, also later ones "
 	  "(repeatable, up to 16; Go processes running at start are found without it)",
 	  1 },
+	{ "capture", OPT_CAPTURE, "N", 0,
+	  "Also record the first N bytes (1-256) of each send and receive on the connections "
+	  "--capture-port/--capture-pid name; secrets are replaced (docs/security.md)",
+	  3 },
+	{ "capture-port", OPT_CAPTURE_PORT, "PORT", 0,
+	  "With --capture: connections with this local or remote port (repeatable, up to 16)", 3 },
+	{ "capture-pid", OPT_CAPTURE_PID, "PID", 0,
+	  "With --capture: operations of this process (repeatable, up to 16; with "
+	  "--capture-port both must match)",
+	  3 },
 	{ "verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3 },
 	{ "force-fallback", OPT_FORCE_FALLBACK, NULL, OPTION_HIDDEN,
 	  "Use the syscall fallback even where sock_*_length exist", 3 },
@@ -163,6 +183,34 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			o->ports[o->nports++] = (uint16_t)v;
 		}
 		break;
+	case OPT_CAPTURE:
+		if (parse_u64(arg, VPR_PAYLOAD_MAX, &v) || !v)
+			refuse(state, "invalid --capture '%s' (1 to %d bytes)", arg, VPR_PAYLOAD_MAX);
+		else
+			o->capture = (unsigned)v;
+		break;
+	case OPT_CAPTURE_PORT:
+		if (o->ncapture_ports == VPATH_MAX_PORTS) {
+			refuse(state, "at most %d --capture-port options", VPATH_MAX_PORTS);
+			break;
+		}
+		if (number(state, "--capture-port", arg, 65535, &v) == 0) {
+			if (!v)
+				refuse(state, "invalid --capture-port '%s'", arg);
+			o->capture_ports[o->ncapture_ports++] = (uint16_t)v;
+		}
+		break;
+	case OPT_CAPTURE_PID:
+		if (o->ncapture_pids == VPATH_MAX_PIDS) {
+			refuse(state, "at most %d --capture-pid options", VPATH_MAX_PIDS);
+			break;
+		}
+		if (number(state, "--capture-pid", arg, INT32_MAX, &v) == 0) {
+			if (!v)
+				refuse(state, "invalid --capture-pid '%s'", arg);
+			o->capture_pids[o->ncapture_pids++] = (uint32_t)v;
+		}
+		break;
 	case OPT_GROUP:
 		if (resolve_group(state, arg, &o->gid) == 0)
 			o->group = arg;
@@ -211,6 +259,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			refuse(state, "-o FILE is required");
 		if (o->segment_size && !o->ring)
 			refuse(state, "--segment-size needs --ring N");
+		/* Capturing everything is never what the user meant to ask for. */
+		if (o->capture && !o->ncapture_ports && !o->ncapture_pids)
+			refuse(state, "--capture N needs --capture-port PORT or --capture-pid PID");
+		if (!o->capture && (o->ncapture_ports || o->ncapture_pids))
+			refuse(state, "--capture-port and --capture-pid need --capture N");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -24,6 +24,11 @@ struct record_opts {
 	const char *host;   /* label written as the host name */
 	unsigned ring;	    /* segments kept; 0: one plain file */
 	const char *group;  /* --group: recordings are 0640 and owned by this group */
+	unsigned capture;   /* --capture N: first N bytes of each operation; 0: none */
+	uint32_t capture_pids[VPATH_MAX_PIDS];
+	unsigned ncapture_pids;
+	uint16_t capture_ports[VPATH_MAX_PORTS];
+	unsigned ncapture_ports;
 	gid_t gid;	    /* its id; valid when group is set */
 	uint64_t segment_size;
 	uint64_t ringbuf_size;

@@ -32,6 +32,8 @@
 #include "netns.h"
 #include "output.h"
 #include "privs.h"
+#include "redact.h"
+#include "redact_carry.h"
 #include "probe.h"
 #include "recfile.h"
 #include "reorder.h"
@@ -56,6 +58,7 @@ struct recorder {
 	struct go_follow *go;
 	struct ring_buffer *rb;
 	struct reorder *ro;
+	struct redact_carry *carry; /* with --capture: streams that may go on inside a secret */
 	struct output *out;
 	struct task_table *tasks;
 	uint32_t netns_filter; /* 0: every namespace */
@@ -65,6 +68,7 @@ struct recorder {
 	uint64_t *lost;	      /* per CPU, as last read */
 	uint64_t *lost_written; /* per CPU, as last written */
 	uint64_t malformed;	/* ring records that failed the size check */
+	uint64_t payloads, redacted; /* VPR_PAYLOAD records taken, and how many had secrets replaced */
 	uint64_t emitted_ts;	/* stamp of the last record handed to the output */
 	int write_err;
 };
@@ -199,6 +203,36 @@ static int take_batch(struct recorder *r, const void *data, size_t size)
 	return reorder__add_ops(r->ro, b->cpu, b->ops, b->count);
 }
 
+/*
+ * A payload, reserved in the ring larger than it is stored (capture.h).
+ * Its secrets are replaced here, before it is held or written anywhere.
+ */
+static int take_payload(struct recorder *r, const void *data, size_t size)
+{
+	const struct vpr_payload *in = data;
+	struct vpr_payload p;
+	unsigned res;
+
+	if (size < VPR_PAYLOAD_HDR_SIZE || size > sizeof(p) || in->len == 0 ||
+	    in->len > r->opts->capture || in->h.size != VPR_PAYLOAD_SIZE(in->len) ||
+	    in->h.size > size) {
+		r->malformed++;
+		return 0;
+	}
+	memcpy(&p, in, in->h.size);
+	if (redact_carry__take(r->carry, p.cookie, p.dir, p.seq_end - p.bytes))
+		res = redact_continued(p.data, p.len, p.bytes);
+	else
+		res = redact_payload(p.data, p.len, p.bytes);
+	if (res & REDACT_OPEN)
+		redact_carry__mark(r->carry, p.cookie, p.dir, p.seq_end);
+	if (res & REDACT_DONE)
+		p.flags |= VPR_PAYLOAD_REDACTED;
+	r->payloads++;
+	r->redacted += (p.flags & VPR_PAYLOAD_REDACTED) != 0;
+	return reorder__add_payload(r->ro, &p);
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	union vpr_any rec;
@@ -207,6 +241,8 @@ static int handle_record(void *ctx, void *data, size_t size)
 
 	if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPATH_RING_BATCH)
 		err = take_batch(r, data, size);
+	else if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPR_PAYLOAD)
+		err = take_payload(r, data, size);
 	else if (size < sizeof(rec.h) || size > sizeof(rec)) {
 		r->malformed++;
 		return 0;
@@ -252,6 +288,13 @@ static void set_filters(struct recorder *r, uint64_t cgroup_id)
 		skel->rodata->filter_ports[i] = o->ports[i];
 	skel->rodata->filter_nports = o->nports;
 	skel->rodata->filter_cgroup = cgroup_id;
+	skel->rodata->capture_len = o->capture;
+	for (unsigned i = 0; i < o->ncapture_pids; i++)
+		skel->rodata->capture_pids[i] = o->capture_pids[i];
+	skel->rodata->capture_npids = o->ncapture_pids;
+	for (unsigned i = 0; i < o->ncapture_ports; i++)
+		skel->rodata->capture_ports[i] = o->capture_ports[i];
+	skel->rodata->capture_nports = o->ncapture_ports;
 	skel->rodata->filter_netns = r->netns_filter;
 	/*
 	 * Early enough that the ring does not fill while a busy host is slow
@@ -451,6 +494,8 @@ static int open_output(struct recorder *r)
 	host_identity(&oo.header, o->host, r->netns_filter);
 	if (r->fallback)
 		oo.header.flags |= VPR_FILE_FALLBACK;
+	if (o->capture)
+		oo.header.flags |= VPR_FILE_PAYLOAD;
 	err = task_table__scan_proc(r->tasks, &tf);
 	if (err) {
 		fprintf(stderr, "vpath-record: cannot list threads in /proc: %s\n", strerror(-err));
@@ -562,7 +607,10 @@ int recorder_run(const struct record_opts *opts)
 	r.lost_written = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost_written));
 	r.tasks = task_table__new();
 	r.ro = reorder__new(r.ncpus > 0 ? (unsigned)r.ncpus : 1);
-	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks || !r.ro) {
+	if (opts->capture)
+		r.carry = redact_carry__new();
+	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks || !r.ro ||
+	    (opts->capture && !r.carry)) {
 		err = -ENOMEM;
 		fprintf(stderr, "vpath-record: out of memory\n");
 		goto cleanup;
@@ -599,6 +647,9 @@ int recorder_run(const struct record_opts *opts)
 			(double)(mono_ns() - started) / 1e9, opts->output,
 			opts->ring ? ".NNN" : "");
 	}
+	if (r.payloads)
+		fprintf(stderr, "vpath-record: %llu payloads captured, %llu with secrets replaced\n",
+			(unsigned long long)r.payloads, (unsigned long long)r.redacted);
 	if (r.malformed)
 		fprintf(stderr, "vpath-record: %llu malformed ring buffer records skipped\n",
 			(unsigned long long)r.malformed);
@@ -616,6 +667,7 @@ cleanup:
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
 	reorder__free(r.ro);
+	redact_carry__free(r.carry);
 	free(r.lost);
 	free(r.lost_written);
 	return err;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * One queue per CPU for its socket operations (sorted as they arrive) and
- * one for lone records (kept sorted by insertion from the tail, where
- * nearly all of them land).  Handing out is a k-way merge of the queues'
+ * One queue per CPU for its socket operations (sorted as they arrive), one
+ * for lone records and one for payloads (both kept sorted by insertion from
+ * the tail, where nearly all of them land).  Handing out is a k-way merge of the queues'
  * heads through a small binary heap, so the cost per record is a few
  * comparisons, whatever the number of CPUs.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,11 +23,20 @@ struct lone_queue {
 	size_t head, len, cap;
 };
 
+/* A payload handed out behind its operation stays, marked, until its turn in the merge. */
+#define PAYLOAD_TAKEN 0
+
+struct payload_queue {
+	struct vpr_payload *recs;
+	size_t head, len, cap;
+};
+
 struct reorder {
 	unsigned ncpus;
 	struct op_queue *cpus;
 	struct lone_queue lone;
-	unsigned *heap; /* queue numbers; ncpus is the lone queue */
+	struct payload_queue payloads;
+	unsigned *heap; /* queue numbers; ncpus is the lone queue, ncpus + 1 the payloads */
 	uint64_t *key;	/* while handing out: the stamp at the head of each queue in the heap */
 };
 
@@ -38,8 +48,8 @@ struct reorder *reorder__new(unsigned ncpus)
 		return NULL;
 	ro->ncpus = ncpus;
 	ro->cpus = calloc(ncpus ? ncpus : 1, sizeof(*ro->cpus));
-	ro->heap = calloc(ncpus + 1, sizeof(*ro->heap));
-	ro->key = calloc(ncpus + 1, sizeof(*ro->key));
+	ro->heap = calloc(ncpus + 2, sizeof(*ro->heap));
+	ro->key = calloc(ncpus + 2, sizeof(*ro->key));
 	if (!ro->cpus || !ro->heap || !ro->key) {
 		reorder__free(ro);
 		return NULL;
@@ -55,6 +65,7 @@ void reorder__free(struct reorder *ro)
 		free(ro->cpus[i].ops);
 	free(ro->cpus);
 	free(ro->lone.recs);
+	free(ro->payloads.recs);
 	free(ro->heap);
 	free(ro->key);
 	free(ro);
@@ -136,6 +147,27 @@ int reorder__add(struct reorder *ro, const void *rec)
 	return 0;
 }
 
+int reorder__add_payload(struct reorder *ro, const struct vpr_payload *p)
+{
+	struct payload_queue *q = &ro->payloads;
+	size_t at;
+	int err;
+
+	if (p->h.type != VPR_PAYLOAD || p->len > VPR_PAYLOAD_MAX ||
+	    p->h.size != VPR_PAYLOAD_SIZE(p->len))
+		return -EINVAL;
+	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs));
+	if (err)
+		return err;
+	for (at = q->len; at > q->head && q->recs[at - 1].h.ts_ns > p->h.ts_ns; at--)
+		;
+	memmove(&q->recs[at + 1], &q->recs[at], (q->len - at) * sizeof(*q->recs));
+	memset(&q->recs[at], 0, sizeof(q->recs[at]));
+	memcpy(&q->recs[at], p, p->h.size);
+	q->len++;
+	return 0;
+}
+
 int reorder__add_ops(struct reorder *ro, unsigned cpu, const struct vpr_sock_op *ops, size_t n)
 {
 	struct op_queue *q;
@@ -161,7 +193,7 @@ int reorder__add_ops(struct reorder *ro, unsigned cpu, const struct vpr_sock_op 
 
 size_t reorder__held(const struct reorder *ro)
 {
-	size_t n = ro->lone.len - ro->lone.head;
+	size_t n = ro->lone.len - ro->lone.head + ro->payloads.len - ro->payloads.head;
 
 	for (unsigned i = 0; i < ro->ncpus; i++)
 		n += ro->cpus[i].len - ro->cpus[i].head;
@@ -173,6 +205,11 @@ static const struct vpr_hdr *head_of(const struct reorder *ro, unsigned qn)
 {
 	if (qn == ro->ncpus) {
 		const struct lone_queue *q = &ro->lone;
+
+		return q->head < q->len ? &q->recs[q->head].h : NULL;
+	}
+	if (qn == ro->ncpus + 1) {
+		const struct payload_queue *q = &ro->payloads;
 
 		return q->head < q->len ? &q->recs[q->head].h : NULL;
 	}
@@ -210,12 +247,42 @@ static void sift_down(struct reorder *ro, size_t n, size_t i)
 	}
 }
 
+static bool payload_of(const struct vpr_payload *p, const struct vpr_sock_op *op)
+{
+	return p->h.tid == op->h.tid && p->cookie == op->cookie && p->dir == op->dir &&
+	       p->seq_end == op->seq_end;
+}
+
+/*
+ * Hands out the payload of op, if one is held, right behind it.  Payloads
+ * are sorted by stamp and every earlier one has had its turn, so it is
+ * among those at the head stamped like op.
+ */
+static int follow_with_payload(struct reorder *ro, const struct vpr_sock_op *op,
+			       reorder_emit_fn fn, void *ctx)
+{
+	struct payload_queue *q = &ro->payloads;
+	int err;
+
+	for (size_t i = q->head; i < q->len && q->recs[i].h.ts_ns <= op->h.ts_ns; i++) {
+		struct vpr_payload *p = &q->recs[i];
+
+		if (p->h.type == PAYLOAD_TAKEN || p->h.ts_ns != op->h.ts_ns || !payload_of(p, op))
+			continue;
+		err = fn(ctx, p);
+		if (!err)
+			p->h.type = PAYLOAD_TAKEN;
+		return err;
+	}
+	return 0;
+}
+
 int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *ctx)
 {
 	size_t n = 0;
 	int err = 0;
 
-	for (unsigned qn = 0; qn <= ro->ncpus; qn++) {
+	for (unsigned qn = 0; qn <= ro->ncpus + 1; qn++) {
 		const struct vpr_hdr *h = head_of(ro, qn);
 
 		if (h && h->ts_ns <= upto) {
@@ -229,13 +296,22 @@ int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *c
 		unsigned qn = ro->heap[0];
 		const struct vpr_hdr *h = head_of(ro, qn);
 
-		err = fn(ctx, h);
+		if (qn != ro->ncpus + 1 || h->type != PAYLOAD_TAKEN)
+			err = fn(ctx, h);
 		if (err)
 			break;
 		if (qn == ro->ncpus)
 			ro->lone.head++;
+		else if (qn == ro->ncpus + 1)
+			ro->payloads.head++;
 		else
 			ro->cpus[qn].head++;
+		/* Still in place: the queues move only when records are added. */
+		if (h->type == VPR_SOCK_OP && ro->payloads.head < ro->payloads.len) {
+			err = follow_with_payload(ro, (const struct vpr_sock_op *)h, fn, ctx);
+			if (err)
+				break;
+		}
 		h = head_of(ro, qn);
 		if (!h || h->ts_ns > upto)
 			ro->heap[0] = ro->heap[--n];
@@ -255,12 +331,17 @@ int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *c
 		ro->lone.head = ro->lone.len = 0;
 	shrink_idle((void **)&ro->lone.recs, &ro->lone.head, &ro->lone.len, &ro->lone.cap,
 		    sizeof(*ro->lone.recs));
+	if (ro->payloads.head == ro->payloads.len)
+		ro->payloads.head = ro->payloads.len = 0;
+	shrink_idle((void **)&ro->payloads.recs, &ro->payloads.head, &ro->payloads.len,
+		    &ro->payloads.cap, sizeof(*ro->payloads.recs));
 	return err;
 }
 
 size_t reorder__reserved_bytes(const struct reorder *ro)
 {
-	size_t n = ro->lone.cap * sizeof(*ro->lone.recs);
+	size_t n = ro->lone.cap * sizeof(*ro->lone.recs) +
+		   ro->payloads.cap * sizeof(*ro->payloads.recs);
 
 	for (unsigned i = 0; i < ro->ncpus; i++)
 		n += ro->cpus[i].cap * sizeof(*ro->cpus[i].ops);

@@ -30,6 +30,14 @@ void reorder__free(struct reorder *ro);	      /* NULL-safe */
 int reorder__add_ops(struct reorder *ro, unsigned cpu, const struct vpr_sock_op *ops, size_t n);
 /* Any record of at most sizeof(union vpr_any) bytes, in any order.  -ENOMEM, -EINVAL. */
 int reorder__add(struct reorder *ro, const void *rec);
+/*
+ * A VPR_PAYLOAD (h.size bytes), in any order.  It is handed out right
+ * behind the VPR_SOCK_OP it names (same ts_ns, tid, cookie, dir, seq_end),
+ * or in time order when that operation never came.  Payloads have a queue
+ * of their own, allocated when the first one comes: the others' records
+ * stay small.  -ENOMEM, -EINVAL.
+ */
+int reorder__add_payload(struct reorder *ro, const struct vpr_payload *p);
 /* Hands out every held record stamped at or before upto, earliest first. */
 int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *ctx);
 size_t reorder__held(const struct reorder *ro);

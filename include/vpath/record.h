@@ -256,6 +256,7 @@ _Static_assert(sizeof(struct vpr_goroutine) == 40, "vpr_goroutine layout");
 
 #define VPR_FILE_FALLBACK 0x1 /* recorded with the syscall fallback */
 #define VPR_FILE_SEGMENT 0x2  /* one segment of a --ring recording */
+#define VPR_FILE_PAYLOAD 0x4  /* may hold VPR_PAYLOAD records (--capture; docs/security.md) */
 
 struct vpr_file_header {
 	char magic[8];	     /* VPR_MAGIC */

@@ -101,6 +101,9 @@ int main(int argc, char **argv)
 	static const char *status_names[] = { "ok", "torn", "corrupt" };
 	uint64_t by_type[VPR_TYPE_MAX] = { 0 }, records = 0, pid_ops = 0, lost = 0;
 	uint64_t first_ts = 0, last_ts = 0, last_op_ts = 0, op_backwards = 0, op_max_backwards = 0;
+	uint64_t payload_apart = 0;
+	struct vpr_sock_op last_op = { 0 };
+	bool last_was_op = false;
 	static uint64_t lost_by_cpu[MAX_CPUS];
 	struct u64map spans[2] = { 0 };
 	struct vpr_reader *r = NULL;
@@ -139,6 +142,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	while (vpr_reader__next(r, &rec) == 1) {
+		if (rec->type == VPR_PAYLOAD) {
+			const struct vpr_payload *p = (const struct vpr_payload *)rec;
+
+			payload_apart += !(last_was_op && last_op.h.ts_ns == p->h.ts_ns &&
+					   last_op.h.tid == p->h.tid && last_op.cookie == p->cookie &&
+					   last_op.dir == p->dir && last_op.seq_end == p->seq_end);
+		}
+		last_was_op = rec->type == VPR_SOCK_OP;
+		if (last_was_op)
+			memcpy(&last_op, rec, sizeof(last_op));
 		records++;
 		if (rec->type < VPR_TYPE_MAX)
 			by_type[rec->type]++;
@@ -179,14 +192,16 @@ int main(int argc, char **argv)
 
 	printf("vprstat status=%s blocks=%llu records=%llu sock_ops=%llu conn=%llu task=%llu "
 	       "clock=%llu drops_records=%llu lost=%llu pid_ops=%llu seq_gap_bytes=%llu "
-	       "span_s=%.3f op_backwards=%llu op_max_backwards_ns=%llu\n",
+	       "span_s=%.3f op_backwards=%llu op_max_backwards_ns=%llu file_flags=0x%x payload=%llu "
+	       "payload_apart=%llu\n",
 	       status_names[vpr_reader__status(r)], (unsigned long long)vpr_reader__blocks(r),
 	       (unsigned long long)records, (unsigned long long)by_type[VPR_SOCK_OP],
 	       (unsigned long long)by_type[VPR_CONN], (unsigned long long)by_type[VPR_TASK],
 	       (unsigned long long)by_type[VPR_CLOCK], (unsigned long long)by_type[VPR_DROPS],
 	       (unsigned long long)lost, (unsigned long long)pid_ops,
 	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9, (unsigned long long)op_backwards,
-	       (unsigned long long)op_max_backwards);
+	       (unsigned long long)op_max_backwards, vpr_reader__header(r)->flags,
+	       (unsigned long long)by_type[VPR_PAYLOAD], (unsigned long long)payload_apart);
 	/* A damaged middle is a failure; a torn tail is what an interrupted recorder leaves. */
 	ret = vpr_reader__status(r) == VPR_READ_CORRUPT;
 

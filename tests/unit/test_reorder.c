@@ -130,6 +130,68 @@ static void test_ties_are_deterministic(void **state)
 	reorder__free(ro);
 }
 
+static struct vpr_payload payload(const struct vpr_sock_op *o, uint16_t len)
+{
+	struct vpr_payload p;
+
+	memset(&p, 0, sizeof(p));
+	p.h.type = VPR_PAYLOAD;
+	p.h.size = VPR_PAYLOAD_SIZE(len);
+	p.h.tid = o->h.tid;
+	p.h.ts_ns = o->h.ts_ns;
+	p.cookie = o->cookie;
+	p.seq_end = o->seq_end;
+	p.dir = o->dir;
+	p.len = len;
+	return p;
+}
+
+/*
+ * A payload comes right behind its operation, even when another CPU has an
+ * operation stamped the same nanosecond and the payload arrived first; one
+ * whose operation never came is handed out in time order; each once.
+ */
+static void test_payload_follows_its_operation(void **state)
+{
+	struct reorder *ro = reorder__new(2);
+	struct vpr_sock_op a = op(100, 1), b = op(100, 3), c = op(200, 4);
+	struct vpr_sock_op gone = op(150, 9);
+	struct vpr_payload pa, pc, pgone;
+	struct sink *s = new_sink();
+
+	a.cookie = 7;
+	b.cookie = 8;
+	c.cookie = 7;
+	c.seq_end = 50;
+	gone.cookie = 7;
+	pa = payload(&a, 5);
+	pc = payload(&c, 256);
+	pgone = payload(&gone, 1);
+	assert_int_equal(reorder__add_payload(ro, &pc), 0);
+	assert_int_equal(reorder__add_payload(ro, &pgone), 0);
+	assert_int_equal(reorder__add_payload(ro, &pa), 0);
+	assert_int_equal(reorder__add_ops(ro, 1, &b, 1), 0);
+	assert_int_equal(reorder__add_ops(ro, 0, &a, 1), 0);
+	assert_int_equal(reorder__add_ops(ro, 0, &c, 1), 0);
+	assert_int_equal(reorder__held(ro), 6);
+	assert_int_equal(reorder__emit(ro, UINT64_MAX, collect, s), 0);
+	assert_int_equal(s->n, 6);
+	uint16_t types[] = { VPR_SOCK_OP, VPR_PAYLOAD, VPR_SOCK_OP, VPR_PAYLOAD, VPR_SOCK_OP, VPR_PAYLOAD };
+	uint64_t ts[] = { 100, 100, 100, 150, 200, 200 };
+	uint32_t tids[] = { 1, 1, 3, 9, 4, 4 };
+
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(s->type[i], types[i]);
+		assert_int_equal(s->ts[i], ts[i]);
+		assert_int_equal(s->tid[i], tids[i]);
+	}
+	assert_int_equal(reorder__held(ro), 0);
+	pa.h.size = 8;
+	assert_int_equal(reorder__add_payload(ro, &pa), -EINVAL);
+	free(s);
+	reorder__free(ro);
+}
+
 /* An operation earlier than its CPU's last one (never expected) is still put in its place. */
 static void test_late_operation_of_a_cpu(void **state)
 {
@@ -295,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merges_cpus_and_lone_records),
 		cmocka_unit_test(test_ties_are_deterministic),
+		cmocka_unit_test(test_payload_follows_its_operation),
 		cmocka_unit_test(test_late_operation_of_a_cpu),
 		cmocka_unit_test(test_refused_record_stays),
 		cmocka_unit_test(test_rejects_bad_input),

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Direct-mapped: a stream is marked for one operation, and thousands of
+ * streams cut inside a secret at the same moment are not expected.  Two
+ * marks that share a slot: the later replaces the earlier, whose next
+ * operation then gets only the ordinary rules (docs/security.md).
+ */
+#include <stdlib.h>
+
+#include "redact_carry.h"
+
+#define CARRY_SLOTS 8192u
+
+struct carry_slot {
+	uint64_t key; /* cookie * 2 + dir + 1; 0: free */
+	uint32_t seq;
+};
+
+struct redact_carry {
+	struct carry_slot slot[CARRY_SLOTS];
+};
+
+static uint64_t carry_key(uint64_t cookie, uint8_t dir)
+{
+	return cookie * 2 + (dir & 1) + 1;
+}
+
+static struct carry_slot *slot_of(struct redact_carry *c, uint64_t key)
+{
+	return &c->slot[(key * 0x9e3779b97f4a7c15ull) >> 51 & (CARRY_SLOTS - 1)];
+}
+
+struct redact_carry *redact_carry__new(void)
+{
+	return calloc(1, sizeof(struct redact_carry));
+}
+
+void redact_carry__free(struct redact_carry *c)
+{
+	free(c);
+}
+
+void redact_carry__mark(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_end)
+{
+	uint64_t key = carry_key(cookie, dir);
+	struct carry_slot *s = slot_of(c, key);
+
+	s->key = key;
+	s->seq = seq_end;
+}
+
+bool redact_carry__take(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_start)
+{
+	uint64_t key = carry_key(cookie, dir);
+	struct carry_slot *s = slot_of(c, key);
+	bool hit = s->key == key && s->seq == seq_start;
+
+	if (s->key == key)
+		s->key = 0;
+	return hit;
+}

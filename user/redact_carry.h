@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Which streams may begin their next operation inside a secret that the
+ * previous one cut off (REDACT_OPEN, user/redact.h): a fixed table by
+ * socket and direction, holding the stream position where that next
+ * operation must begin.
+ */
+#ifndef VPATH_RECORD_REDACT_CARRY_H
+#define VPATH_RECORD_REDACT_CARRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct redact_carry;
+
+struct redact_carry *redact_carry__new(void); /* NULL: out of memory */
+void redact_carry__free(struct redact_carry *c);
+/* The operation of (cookie, dir) after the one ending at seq_end may begin in a secret. */
+void redact_carry__mark(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_end);
+/* Was the operation of (cookie, dir) beginning at seq_start marked?  Forgets the mark. */
+bool redact_carry__take(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_start);
+
+#endif
