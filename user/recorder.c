@@ -213,7 +213,8 @@ static int take_payload(struct recorder *r, const void *data, size_t size)
 	struct vpr_payload p;
 	unsigned res;
 
-	if (size < VPR_PAYLOAD_HDR_SIZE || size > sizeof(p) || in->len == 0 ||
+	/* Reserved with a spare word (capture.h): up to 8 bytes more than the largest stored. */
+	if (size < VPR_PAYLOAD_HDR_SIZE || size > sizeof(p) + 8 || in->len == 0 ||
 	    in->len > r->opts->capture || in->h.size != VPR_PAYLOAD_SIZE(in->len) ||
 	    in->h.size > size) {
 		r->malformed++;
