@@ -361,6 +361,19 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct v
 	vp_socktab__closed(&hs->socks, s, c->h.ts_ns);
 }
 
+/* A payload record: its whole bytes from the read stage, to the exchange of its operation. */
+static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_hdr *rec)
+{
+	struct vpr_payload p;
+	struct vp_sock *s;
+
+	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
+		return;
+	s = u64map__get(&hs->socks.by_cookie, p.cookie);
+	if (s && vp_exchanges__payload(s, &p))
+		abort(); /* out of memory: no sensible partial result */
+}
+
 /* The look-ahead sees a record: where the sender's messages begin (messages.h). */
 static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
 {
@@ -429,6 +442,9 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 		break;
 	case VPR_TASK:
 		vp_attr__task(&hs->attr, (const struct vpr_task *)rec);
+		break;
+	case VPR_PAYLOAD:
+		on_payload(a, hs, h, rec);
 		break;
 	default: /* clock, addresses and drops are used by the read stage */
 		break;

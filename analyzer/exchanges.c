@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exchanges.h"
 
@@ -218,4 +219,47 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 			       res->kind == VP_OP_REP_FIRST))
 		note_handshake(s, res->x, op);
 	return ret;
+}
+
+/* Whether p names the first operation of message m. */
+static bool first_op_of(const struct vp_msg *m, const struct vpr_payload *p)
+{
+	return m->nops && m->first_ts == p->h.ts_ns && m->first_tid == p->h.tid &&
+	       m->seq_start == p->seq_end - p->bytes;
+}
+
+int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p)
+{
+	struct vp_xchg *x = s->x;
+	struct vp_bytes req, rep;
+	struct vp_witness w;
+	bool found;
+
+	if (!x || !p->len || x->setup)
+		return 0;
+	if (p->dir == vp_request_dir(s->role)) {
+		if (x->wit_req || x->has_rep || !first_op_of(&x->req, p))
+			return 0;
+		x->wit_req = malloc(sizeof(*x->wit_req) + p->len);
+		if (!x->wit_req)
+			return -ENOMEM;
+		x->wit_req->total = p->bytes;
+		x->wit_req->len = p->len;
+		memcpy(x->wit_req->data, p->data, p->len);
+		return 0;
+	}
+	if (!x->wit_req || x->wit || !x->has_rep || !first_op_of(&x->rep, p))
+		return 0;
+	req = (struct vp_bytes){x->wit_req->data, x->wit_req->len, x->wit_req->total};
+	rep = (struct vp_bytes){p->data, p->len, p->bytes};
+	found = vp_proto_witness(&req, &rep, &w);
+	free(x->wit_req);
+	x->wit_req = NULL;
+	if (!found)
+		return 0;
+	x->wit = malloc(sizeof(*x->wit));
+	if (!x->wit)
+		return -ENOMEM;
+	*x->wit = w;
+	return 0;
 }

@@ -38,6 +38,15 @@ struct vp_op_result {
  */
 int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		     struct vp_xpool *pool, struct vp_op_result *res);
+/*
+ * The first bytes of one of s's operations (VPR_PAYLOAD, right after the
+ * operation): those of the request's first operation are kept until those
+ * of the reply's first come, and together they give the exchange its
+ * witness (x->wit, proto/proto.h), or none.  Bytes of any other operation
+ * (a request's later parts, a request whose start was another's tail) are
+ * not used.  -ENOMEM.
+ */
+int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p);
 /* End the exchange in progress on s (end of input); returns it, or NULL. */
 struct vp_xchg *vp_exchanges__finish(struct vp_sock *s);
 /* s closed: end its exchange, a one-way call when a request got no reply but a FIN came. */

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "input.h"
+#include "payloads.h"
 #include "recfile.h"
 
 #define DEFAULT_REORDER_NS (10ull * 1000 * 1000)
@@ -31,6 +32,7 @@ struct stream {
 	struct cpu_drops *cpus;
 	size_t ncpus;
 	uint64_t bytes_done; /* size of the files read to their end */
+	struct vp_payloads payloads; /* whole VPR_PAYLOAD records until the analysis takes them */
 };
 
 struct vp_input {
@@ -146,6 +148,7 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 			goto cleanup;
 		}
 		h->nfiles++;
+		h->captured |= (mine[i]->hdr.flags & VPR_FILE_PAYLOAD) != 0;
 		if (!stat(mine[i]->path, &st))
 			h->bytes_total += (uint64_t)st.st_size;
 		for (size_t a = 0; a < mine[i]->naddrs; a++) {
@@ -286,6 +289,22 @@ static bool plausible(const struct vpr_hdr *rec)
 	return true;
 }
 
+/*
+ * A payload record's whole bytes wait aside (payloads.h); one whose len does
+ * not fit its size or operation is damaged: counted, not used.
+ */
+static bool keep_payload(struct stream *s, const struct vpr_hdr *rec)
+{
+	const struct vpr_payload *p = (const struct vpr_payload *)rec;
+
+	if (rec->ts_ns >= VP_TS_MAX || !vp_payload__valid(p) || vp_payloads__put(&s->payloads, p)) {
+		s->host->payloads_bad++;
+		return false;
+	}
+	s->host->payloads++;
+	return true;
+}
+
 /* Next raw record of the host's files, NULL at the end of the last one. */
 static const struct vpr_hdr *read_raw(struct stream *s)
 {
@@ -308,6 +327,8 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 		while (vpr_reader__next(s->r, &rec) == 1) {
 			s->host->bytes_read = s->bytes_done + vpr_reader__offset(s->r);
 			if (!vpr_record_min_size(rec->type))
+				continue;
+			if (rec->type == VPR_PAYLOAD && !keep_payload(s, rec))
 				continue;
 			if (plausible(rec))
 				return rec;
@@ -554,8 +575,15 @@ void vp_input__free(struct vp_input *in)
 		vpr_reader__close(in->streams[i].r);
 		free(in->streams[i].ring);
 		free(in->streams[i].cpus);
+		vp_payloads__free(&in->streams[i].payloads);
 	}
 	free(in->hosts);
 	free(in->streams);
 	free(in);
+}
+
+bool vp_input__payload(struct vp_input *in, size_t host, const struct vpr_hdr *head,
+		       struct vpr_payload *out)
+{
+	return vp_payloads__take(&in->streams[host].payloads, (const struct vpr_payload *)head, out);
 }

@@ -45,10 +45,13 @@ struct vp_host {
 	uint64_t lost;		/* records the recorder reported lost */
 	uint64_t late;		/* records older than the reorder window allowed */
 	uint64_t skipped;	/* records with impossible values (time, direction), not used */
+	uint64_t payloads;	/* payload records read (vpath-record --capture) */
+	uint64_t payloads_bad;	/* payload records damaged (len beyond the record) or in excess, not used */
 	uint64_t first_ts, last_ts;
 	uint64_t bytes_total;	/* size of its files, for progress */
 	uint64_t bytes_read;	/* of which read so far */
 	bool truncated;		/* a torn tail or corruption ended a file early */
+	bool captured;		/* a file says it may hold payload (VPR_FILE_PAYLOAD, --capture) */
 	bool corrupt;
 	char damage[320];	/* what the reader said about the damage */
 	struct vp_endpoint *addrs; /* the host's own addresses (VPR_ADDR) */
@@ -84,6 +87,13 @@ struct vp_host *vp_input__host(struct vp_input *in, size_t i);
 uint64_t vp_input__peek_ts(struct vp_input *in, size_t host);
 /* The host's next record in time order (valid until the next call), NULL at its end. */
 const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host);
+/*
+ * The whole payload record whose head (a VPR_PAYLOAD given out by next)
+ * names an operation, taken out of the read stage (payloads.h); false
+ * when it is not there (already taken, or damaged and dropped).
+ */
+bool vp_input__payload(struct vp_input *in, size_t host, const struct vpr_hdr *head,
+		       struct vpr_payload *out);
 /* Whether [from, to] on the host's clock overlaps a loss window known so far. */
 bool vp_host__lost_between(const struct vp_host *h, uint64_t from, uint64_t to);
 void vp_input__free(struct vp_input *in);

@@ -453,6 +453,9 @@ static void report(struct cli *c)
 		if (ho->skipped)
 			fprintf(stderr, "warning: %s: %" PRIu64 " records with impossible values"
 				" (time, direction) were skipped\n", ho->name, ho->skipped);
+		if (ho->payloads_bad)
+			fprintf(stderr, "warning: %s: %" PRIu64 " payload records were damaged (len beyond"
+				" the record) and not used\n", ho->name, ho->payloads_bad);
 		if (ho->truncated && !ho->corrupt)
 			fprintf(stderr, "warning: %s: %s; used everything before it\n", ho->name, ho->damage);
 		if (ho->corrupt)
@@ -522,6 +525,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	c.out.a = c.a;
+	for (size_t h = 0; h < vp_analysis__nhosts(c.a); h++)
+		c.out.witnesses |= vp_analysis__host(c.a, h)->captured;
 	vp_progress__init(&c.progress, c.a, stderr, vp_progress__wanted(stderr));
 	if (c.cmd == CMD_OTLP || c.cmd == CMD_SQLITE || c.cmd == CMD_REPORT) {
 		c.export = vp_export__open(c.cmd == CMD_OTLP	 ? VP_EXPORT_OTLP

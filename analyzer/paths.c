@@ -263,6 +263,11 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct ar
 			 (!main->unanswered || call->one_way);
 	call->link = c ? c->link : s->link;
 	call->setup_ns = (int64_t)(c ? c->setup_ns : s->setup_ns);
+	/* Both ends saw the same bytes; the server's capture is the one usually asked for. */
+	if (s && s->wit)
+		call->wit = *s->wit;
+	else if (c && c->wit)
+		call->wit = *c->wit;
 	r->exact &= call->link.exact && !(s && s->tainted);
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
 		n += shown(k);

@@ -14,6 +14,7 @@
 
 #include "endpoint.h"
 #include "evidence.h"
+#include "proto/proto.h"
 #include "vpath/record.h"
 
 struct vp_call_end {
@@ -39,6 +40,7 @@ struct vp_call {
 	bool one_way;  /* a request and an orderly close, no reply (vp_call__outcome) */
 	struct vp_link link; /* how it was attached to its parent; the root's says why it is one */
 	int64_t setup_ns;    /* connection setup (TLS handshake) before it, first call on a connection */
+	struct vp_witness wit; /* what it was (proto/proto.h): proto VP_PROTO_NONE when not known */
 	struct vp_call **calls; /* calls its server made while serving it, by start_ns */
 	size_t ncalls;
 };

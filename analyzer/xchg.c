@@ -20,6 +20,10 @@ struct vp_xchg *vp_xpool__get(struct vp_xpool *p)
 
 void vp_xpool__put(struct vp_xpool *p, struct vp_xchg *x)
 {
+	free(x->wit);
+	free(x->wit_req);
+	x->wit = NULL;
+	x->wit_req = NULL;
 	x->sibling = p->free;
 	p->free = x;
 	p->live--;

@@ -22,6 +22,7 @@
 #include "endpoint.h"
 #include "evidence.h"
 #include "messages.h"
+#include "proto/proto.h"
 #include "vpath/record.h"
 
 enum vp_side {
@@ -37,6 +38,13 @@ enum vp_up_state {
 
 struct vp_sock;
 struct vp_proc;
+
+/* The first captured bytes of a request's first operation (VPR_PAYLOAD). */
+struct vp_wit_req {
+	uint64_t total; /* the operation's bytes */
+	uint16_t len;
+	uint8_t data[];
+};
 
 struct vp_xchg {
 	uint64_t id; /* creation order, unique in one analysis */
@@ -68,6 +76,8 @@ struct vp_xchg {
 	struct vp_msg req, rep;
 	uint64_t setup_ns;    /* connection setup (TLS handshake) before this first exchange */
 	struct vp_link link;  /* client: how it was attached to its parent (evidence.h) */
+	struct vp_witness *wit; /* what the call was (proto/proto.h), set by stage 4; NULL: unknown */
+	struct vp_wit_req *wit_req; /* the request's first bytes, until its reply's come */
 	struct vp_xchg **held; /* pending client: open requests that might claim it, each held */
 	uint16_t nheld;
 	bool sent_among_open; /* client: requests of its process were open when it was sent */

@@ -34,6 +34,35 @@ static cJSON *end_json(const struct vp_call_end *e)
 	return o;
 }
 
+/* What the call was (proto/proto.h), when its bytes were captured: docs/json.md. */
+static void witness_json(cJSON *o, const struct vp_witness *w)
+{
+	cJSON *j = cJSON_AddObjectToObject(o, "witness");
+	char buf[VP_WIT_TEXT_MAX + VP_WIT_VERB_MAX + VP_WIT_ERR_MAX + 32];
+
+	cJSON_AddStringToObject(j, "protocol", vp_proto_name(w->proto));
+	cJSON_AddStringToObject(j, "label", vp_witness_label(w, VP_WIT_TEXT_MAX, buf, sizeof(buf)));
+	cJSON_AddStringToObject(j, "pattern", vp_witness_pattern_key(w, buf, sizeof(buf)));
+	switch (w->proto) {
+	case VP_PROTO_HTTP:
+		cJSON_AddStringToObject(j, "method", w->verb);
+		cJSON_AddStringToObject(j, "target", w->text);
+		cJSON_AddNumberToObject(j, "status", w->status);
+		break;
+	case VP_PROTO_REDIS:
+		cJSON_AddStringToObject(j, "command", w->verb);
+		cJSON_AddNumberToObject(j, "count", w->count);
+		cJSON_AddBoolToObject(j, "count_is_minimum", w->flags & VP_WIT_MORE);
+		break;
+	default:
+		cJSON_AddStringToObject(j, "statement", w->text);
+		break;
+	}
+	cJSON_AddBoolToObject(j, "cut", w->flags & VP_WIT_CUT);
+	if (w->flags & VP_WIT_ERROR)
+		cJSON_AddStringToObject(j, "error", w->err);
+}
+
 static cJSON *call_json(const struct vp_call *c)
 {
 	cJSON *o = cJSON_CreateObject(), *calls, *link;
@@ -58,6 +87,8 @@ static cJSON *call_json(const struct vp_call *c)
 	cJSON_AddStringToObject(link, "basis", vp_basis_name(c->link.basis));
 	cJSON_AddBoolToObject(link, "exact", c->link.exact);
 	cJSON_AddNumberToObject(link, "candidates", c->link.candidates);
+	if (c->wit.proto)
+		witness_json(o, &c->wit);
 	calls = cJSON_AddArrayToObject(o, "calls");
 	for (size_t i = 0; i < c->ncalls; i++)
 		cJSON_AddItemToArray(calls, call_json(c->calls[i]));

@@ -205,10 +205,49 @@ static void loss_events(struct build *b, cJSON *span, int host, uint64_t first, 
 	}
 }
 
+/* The witness as OpenTelemetry's semantic conventions name it (HTTP, database). */
+static void witness_attrs(cJSON *attrs, const struct vp_witness *w)
+{
+	char path[VP_WIT_TEXT_MAX];
+	const char *q;
+
+	if (w->proto == VP_PROTO_HTTP) {
+		q = strchr(w->text, '?');
+		snprintf(path, sizeof(path), "%.*s", q ? (int)(q - w->text) : (int)strlen(w->text), w->text);
+		attr_str(attrs, "http.request.method", w->verb);
+		attr_str(attrs, "url.path", path);
+		if (q && q[1])
+			attr_str(attrs, "url.query", q + 1);
+		if (w->status)
+			attr_int(attrs, "http.response.status_code", w->status);
+	} else {
+		attr_str(attrs, "db.system", vp_proto_name(w->proto));
+		if (w->proto == VP_PROTO_REDIS) {
+			attr_str(attrs, "db.operation.name", w->verb);
+			if (w->count > 1)
+				attr_int(attrs, "db.operation.batch.size", w->count);
+		} else {
+			attr_str(attrs, "db.query.text", w->text);
+			attr_str(attrs, "db.statement", w->text);
+		}
+		if (w->flags & VP_WIT_ERROR)
+			attr_str(attrs, "error.type", w->err);
+	}
+	if (w->flags & VP_WIT_CUT)
+		attr_bool(attrs, "vpath.witness.cut", true);
+}
+
 static void span_name(const struct vp_call *c, char *buf, size_t len)
 {
 	char ad[VP_ADDRSTRLEN];
 
+	/* What the call was, in a form of few values ("GET /item/?", SQL with '?' for values). */
+	if (c->wit.proto && len > 4) {
+		vp_witness_pattern_key(&c->wit, buf, len);
+		if (strlen(buf) > VP_LABEL_TEXT)
+			strcpy(buf + VP_LABEL_TEXT - 3, "...");
+		return;
+	}
 	if (c->server.recorded)
 		snprintf(buf, len, "%s :%u", c->server.proc[0] ? c->server.proc : "?", c->server.addr.port);
 	else
@@ -222,7 +261,7 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 	const struct vp_call_end *peer = server ? &c->client : &c->server;
 	cJSON *span = cJSON_CreateObject(), *attrs;
 	int64_t start = c->start_ns, end = c->end_ns;
-	char name[VP_ADDRSTRLEN + VPR_COMM_LEN + 8];
+	char name[VP_ADDRSTRLEN + VPR_COMM_LEN + VP_LABEL_TEXT + 8];
 
 	if (server) {
 		start = vp_call__server_start(c);
@@ -256,6 +295,8 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 	attr_str(attrs, "vpath.outcome", vp_outcome_name(vp_call__outcome(c)));
 	if (c->setup_ns)
 		attr_int(attrs, "vpath.setup_ns", c->setup_ns);
+	if (c->wit.proto)
+		witness_attrs(attrs, &c->wit);
 	if (c == r->root) {
 		attr_bool(attrs, "vpath.request.exact", r->exact);
 		attr_bool(attrs, "vpath.request.complete", r->complete);

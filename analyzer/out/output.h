@@ -17,6 +17,7 @@ struct vp_out_ctx {
 	const struct vp_analysis *a;
 	int64_t t0; /* times are shown relative to this (common timeline) */
 	bool csv;   /* table: comma-separated instead of tab-separated */
+	bool witnesses; /* table: a label column (the recordings may hold payload, --capture) */
 	uint64_t count; /* requests written so far */
 };
 
@@ -70,6 +71,9 @@ static inline int64_t vp_call__server_end(const struct vp_call *c)
 
 	return end > vp_call__server_start(c) ? end : vp_call__server_start(c);
 }
+
+/* How much of a witness's text (URL, SQL) the tree, table and names show. */
+#define VP_LABEL_TEXT 48
 
 /* "1.234ms": a duration in the unit that reads best. */
 char *vp_fmt_duration(int64_t ns, char *buf, size_t len);

@@ -28,7 +28,7 @@
 #include "output.h"
 
 #define HBUCKETS 1024 /* 16 per power of two: about 4.4% resolution */
-#define NODE_LEN (VPR_HOSTNAME_LEN + VPR_COMM_LEN + 40)
+#define NODE_LEN (VPR_HOSTNAME_LEN + VPR_COMM_LEN + VP_LABEL_TEXT + 48)
 #define MAX_CLIENTS 4 /* named per pattern; more are counted as others */
 
 struct hist {
@@ -45,6 +45,7 @@ struct name_key {
 	uint8_t client; /* a client (host process), not a service */
 	uint8_t addr[16]; /* only for an end not recorded */
 	char proc[VPR_COMM_LEN];
+	char what[64]; /* a service: what it was asked (vp_witness_pattern_key), cut; "" unknown */
 };
 
 _Static_assert(sizeof(struct name_key) % 8 == 0, "hash_key reads whole words");
@@ -164,7 +165,7 @@ static uint64_t hash_key(const struct name_key *k)
 
 /* The id of a service (client false) or a client (client true), made on first sight. */
 static uint32_t intern(struct vp_patterns *ps, const struct vp_analysis *a,
-		       const struct vp_call_end *e, bool client)
+		       const struct vp_call_end *e, const struct vp_witness *w, bool client)
 {
 	struct name_key k;
 	struct name *n;
@@ -182,6 +183,13 @@ static uint32_t intern(struct vp_patterns *ps, const struct vp_analysis *a,
 		k.family = e->addr.family;
 		memcpy(k.addr, e->addr.addr, sizeof(k.addr));
 	}
+	/* Endpoints split patterns: GET /cart and GET /item are asked of one service. */
+	if (w && w->proto) {
+		char key[VP_WIT_TEXT_MAX + VP_WIT_VERB_MAX + 8];
+
+		vp_witness_pattern_key(w, key, sizeof(key));
+		memcpy(k.what, key, strnlen(key, sizeof(k.what) - 1));
+	}
 	h = hash_key(&k);
 	for (n = u64map__get(&ps->names_by_hash, h); n; n = n->same_hash) {
 		if (!memcmp(&n->k, &k, sizeof(k)))
@@ -193,6 +201,12 @@ static uint32_t intern(struct vp_patterns *ps, const struct vp_analysis *a,
 	n->k = k;
 	n->id = (uint32_t)ps->nnames;
 	vp_call_end__name(a, e, client ? VP_NAME_PROCESS : VP_NAME_SERVICE, n->text, sizeof(n->text));
+	if (k.what[0]) {
+		size_t used = strlen(n->text);
+
+		snprintf(n->text + used, sizeof(n->text) - used, "  %.*s%s", VP_LABEL_TEXT, k.what,
+			 strlen(k.what) > VP_LABEL_TEXT ? "..." : "");
+	}
 	n->same_hash = u64map__get(&ps->names_by_hash, h);
 	if (u64map__put(&ps->names_by_hash, h, n))
 		abort();
@@ -219,7 +233,7 @@ static uint64_t flatten(struct vp_patterns *ps, const struct vp_analysis *a, con
 			const struct vp_call *parent, uint32_t depth)
 {
 	size_t self = ps->nflat, base = ps->nkids;
-	uint32_t name = intern(ps, a, &c->server, false);
+	uint32_t name = intern(ps, a, &c->server, &c->wit, false);
 	uint64_t h = hash64(((uint64_t)name << 20) ^ c->ncalls);
 	bool sorted = true;
 
@@ -332,7 +346,7 @@ int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a, const 
 	p->count++;
 	p->exact += r->exact;
 	p->total_ns += (double)(r->root->end_ns - r->root->start_ns);
-	count_client(p, intern(ps, a, &r->root->client, true));
+	count_client(p, intern(ps, a, &r->root->client, NULL, true));
 	for (i = 0; i < ps->nflat; i++) {
 		const struct flat *f = &ps->flat[i];
 

@@ -121,6 +121,11 @@ static void flatten(const struct vp_analysis *a, const struct vp_call *c, int pa
 	cJSON_AddStringToObject(o, "outcome", vp_outcome_name(vp_call__outcome(c)));
 	if (c->setup_ns)
 		add_num(o, "setup", (double)c->setup_ns);
+	if (c->wit.proto) { /* what the call was (proto/proto.h) */
+		char w[VP_LABEL_TEXT + VP_WIT_VERB_MAX + VP_WIT_ERR_MAX + 32];
+
+		cJSON_AddStringToObject(o, "w", vp_witness_label(&c->wit, VP_LABEL_TEXT, w, sizeof(w)));
+	}
 	cJSON_AddItemToArray(rows, o);
 	for (size_t i = 0; i < c->ncalls; i++)
 		flatten(a, c->calls[i], me, depth + 1, base, rows);

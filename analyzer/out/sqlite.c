@@ -38,7 +38,8 @@ static const char schema[] =
 	" start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER, server_start_ns INTEGER,"
 	" server_end_ns INTEGER, server_ns INTEGER, self_ns INTEGER, request_bytes INTEGER,"
 	" reply_bytes INTEGER, link_basis TEXT, link_exact INTEGER, link_candidates INTEGER,"
-	" outcome TEXT, complete INTEGER, setup_ns INTEGER);"
+	" outcome TEXT, complete INTEGER, setup_ns INTEGER, protocol TEXT, label TEXT,"
+	" operation TEXT, target TEXT, status INTEGER, statement TEXT, error TEXT, pattern_key TEXT);"
 	"CREATE TABLE call_ancestors(call_id INTEGER, ancestor_id INTEGER, distance INTEGER,"
 	" PRIMARY KEY(call_id, ancestor_id)) WITHOUT ROWID;"
 	"CREATE TABLE losses(host INTEGER REFERENCES hosts(id), from_ns INTEGER, to_ns INTEGER,"
@@ -63,7 +64,8 @@ enum { ST_REQUEST, ST_CALL, ST_ANCESTOR, ST_MAX };
 
 static const char *const statements[ST_MAX] = {
 	"INSERT INTO requests VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	"INSERT INTO calls VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO calls VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	"?,?,?,?,?,?,?,?)",
 	"INSERT INTO call_ancestors VALUES(?,?,?)",
 };
 
@@ -140,6 +142,42 @@ static void col_text(struct row *r, const char *v)
 static void col_null(struct row *r)
 {
 	sqlite3_bind_null(r->st, ++r->i);
+}
+
+/* What the call was (docs/sqlite.md): NULL where not known or not of its protocol. */
+static void witness_cols(struct row *r, const struct vp_witness *w)
+{
+	char buf[VP_WIT_TEXT_MAX + VP_WIT_VERB_MAX + VP_WIT_ERR_MAX + 32];
+	bool http = w->proto == VP_PROTO_HTTP, sql = w->proto == VP_PROTO_PGSQL || w->proto == VP_PROTO_MYSQL;
+
+	if (!w->proto) {
+		for (int i = 0; i < 8; i++)
+			col_null(r);
+		return;
+	}
+	col_text(r, vp_proto_name(w->proto));
+	col_text(r, vp_witness_label(w, VP_WIT_TEXT_MAX, buf, sizeof(buf)));
+	if (w->verb[0])
+		col_text(r, w->verb);
+	else
+		col_null(r);
+	if (http)
+		col_text(r, w->text);
+	else
+		col_null(r);
+	if (http && w->status)
+		col_i64(r, w->status);
+	else
+		col_null(r);
+	if (sql)
+		col_text(r, w->text);
+	else
+		col_null(r);
+	if (w->flags & VP_WIT_ERROR)
+		col_text(r, w->err);
+	else
+		col_null(r);
+	col_text(r, vp_witness_pattern_key(w, buf, sizeof(buf)));
 }
 
 static int step(struct row *r)
@@ -248,6 +286,7 @@ static int add_call(struct vp_sqlite *s, const struct vp_analysis *a, const stru
 	col_text(&row, vp_outcome_name(vp_call__outcome(c)));
 	col_i64(&row, c->complete);
 	col_i64(&row, c->setup_ns);
+	witness_cols(&row, &c->wit);
 	if (step(&row))
 		return -1;
 	for (size_t d = 0; d < depth; d++) {

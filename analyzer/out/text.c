@@ -90,7 +90,7 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 		      const struct widths *w, const char *prefix, const char *branch)
 {
 	char off[32], dur[32], name[160], ad[VP_ADDRSTRLEN], b[BAR + 1], rq[32], rp[32];
-	char sizes[72], tree[TREE_MAX + 160], next[TREE_MAX], mk[128];
+	char sizes[72], tree[TREE_MAX + 160], next[TREE_MAX], mk[128], wl[VP_LABEL_TEXT + 160];
 
 	bar(b, t0, total, c->start_ns, c->end_ns);
 	/* Negative only within one machine: a receive stamped before its send returned. */
@@ -101,8 +101,14 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 	snprintf(tree, sizeof(tree), "%s%s%s", prefix, branch, server_name(o, c, name, sizeof(name)));
 	snprintf(sizes, sizeof(sizes), "%s/%s", vp_fmt_bytes(c->request_bytes, rq, sizeof(rq)),
 		 vp_fmt_bytes(c->reply_bytes, rp, sizeof(rp)));
-	fprintf(o->f, "  %10s %10s  [%s]  %-*s  %-*s  %s%s", off, dur, b, w->name, tree, w->addr,
-		vp_endpoint__format(&c->server.addr, ad, sizeof(ad)), sizes, marks(c, mk, sizeof(mk)));
+	/* What the call was, when its bytes were captured: "  GET /cart 200". */
+	wl[0] = '\0';
+	if (c->wit.proto) {
+		wl[0] = wl[1] = ' ';
+		vp_witness_label(&c->wit, VP_LABEL_TEXT, wl + 2, sizeof(wl) - 2);
+	}
+	fprintf(o->f, "  %10s %10s  [%s]  %-*s  %-*s  %s%s%s", off, dur, b, w->name, tree, w->addr,
+		vp_endpoint__format(&c->server.addr, ad, sizeof(ad)), sizes, wl, marks(c, mk, sizeof(mk)));
 	fputc('\n', o->f);
 	snprintf(next, sizeof(next), "%s%s", prefix, !branch[0] ? "" : branch[0] == '|' ? "|  " : "   ");
 	for (size_t i = 0; i < c->ncalls; i++) {

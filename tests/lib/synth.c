@@ -245,6 +245,39 @@ void synth_op_flags(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t ti
 	put(h, &op.h, VPR_SOCK_OP, sizeof(op), ts, tid);
 }
 
+void synth_payload(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
+		   uint8_t dir, uint32_t bytes, uint32_t seq_end, const void *data, uint16_t len)
+{
+	struct vpr_payload p = {0};
+
+	p.cookie = cookie;
+	p.pid = pid;
+	p.seq_end = seq_end;
+	p.bytes = bytes;
+	p.len = len;
+	p.dir = dir;
+	memcpy(p.data, data, len < VPR_PAYLOAD_MAX ? len : VPR_PAYLOAD_MAX);
+	/* A len beyond what is stored makes a damaged record (the reader must not trust len). */
+	put(h, &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len > VPR_PAYLOAD_MAX ? 8 : len), ts, tid);
+}
+
+void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
+		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts)
+{
+	uint32_t end = l->seq[d] + bytes;
+	uint16_t len = capture < bytes ? capture : (uint16_t)bytes;
+
+	synth_xfer(l, d, bytes, stid, send_ts, rtid, recv_ts);
+	for (int side = 0; side < 2; side++) {
+		bool sender = (d == SYNTH_C2S) == (side == 0);
+
+		if (l->host[side])
+			synth_payload(l->host[side], sender ? send_ts : recv_ts, l->pid[side],
+				      sender ? stid : rtid, l->cookie[side],
+				      sender ? VPR_DIR_SEND : VPR_DIR_RECV, bytes, end, data, len);
+	}
+}
+
 void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost)
 {
 	struct vpr_drops d = {0};

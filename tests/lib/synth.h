@@ -63,6 +63,9 @@ void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uin
 	      uint8_t dir, uint32_t bytes, uint32_t seq_end);
 void synth_op_flags(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 		    uint8_t dir, uint32_t bytes, uint32_t seq_end, uint8_t flags);
+/* The first len bytes of the operation (tid, ts, cookie, dir, seq_end), as --capture writes them. */
+void synth_payload(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
+		   uint8_t dir, uint32_t bytes, uint32_t seq_end, const void *data, uint16_t len);
 void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost);
 void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns);
 
@@ -118,6 +121,9 @@ void synth_link__close(struct synth_link *l, uint64_t ts);
 /* Close in order, the client first (FIN_WAIT1 / CLOSE_WAIT, then CLOSE), and free the link. */
 void synth_link__close_orderly(struct synth_link *l, uint64_t ts);
 /* Free without writing anything (connection still open at the end). */
+/* synth_xfer of data, each recorded end's operation followed by its first capture bytes. */
+void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
+		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts);
 void synth_link__free(struct synth_link *l);
 
 /* A private temporary directory and paths in it, for tests. */

@@ -277,13 +277,14 @@
 			var label = el('div', {class: 'label', style: 'padding-left:' + (c.d * 16) + 'px',
 				title: c.client + ' → ' + c.server + '\n' + why + '\n' + bytes(c.rq) + ' request, ' + bytes(c.rp) + ' reply'},
 				inferred ? el('span', {class: 'tilde', text: '~'}) : null, c.service,
+				c.w ? el('span', {class: 'what', text: c.w}) : null,
 				el('span', {class: 'who', text: c.server.split(' ').slice(1).join(' ').replace(/^\S+ /, '')}));
 			var lane = el('div', {class: 'lane'});
 			lines.forEach(function (x) { lane.appendChild(el('div', {class: 'gridline', style: 'left:' + x})); });
 			var left = 100 * c.s / total, width = 100 * Math.max(0, c.e - c.s) / total;
 			var bar = el('div', {class: 'bar' + (inferred ? ' inferred' : '') + (incomplete ? ' incomplete' : ''),
 				style: 'left:' + left.toFixed(3) + '%;width:' + width.toFixed(3) + '%',
-				title: c.service + ': ' + dur(c.e - c.s) + (c.ss !== undefined ? ', server ' + dur(c.se - c.ss) : '') +
+				title: c.service + (c.w ? ' ' + c.w : '') + ': ' + dur(c.e - c.s) + (c.ss !== undefined ? ', server ' + dur(c.se - c.ss) : '') +
 					'\n' + why + '\noutcome: ' + c.outcome + (c.setup ? '\nconnection setup ' + dur(c.setup) : '')});
 			if (c.ss !== undefined && c.e > c.s) {
 				var sl = 100 * (c.ss - c.s) / (c.e - c.s), sw = 100 * Math.max(0, c.se - c.ss) / (c.e - c.s);

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Protocol witnesses (analyzer/proto/): each parser on requests and replies
+ * written byte by byte as the servers and clients send them, the dispatch
+ * that wants both sides to agree, and bytes that must give no witness:
+ * cut before they decide, another protocol, handshakes, garbage.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proto/proto.h"
+
+static struct vp_bytes bytes_n(const void *p, size_t n)
+{
+	struct vp_bytes b = {p, n, n};
+
+	return b;
+}
+
+#define B(lit) bytes_n(lit, sizeof(lit) - 1)
+
+static bool wit(struct vp_bytes req, struct vp_bytes rep, struct vp_witness *w)
+{
+	return vp_proto_witness(&req, &rep, w);
+}
+
+static const char *label(const struct vp_witness *w)
+{
+	static char buf[400];
+
+	return vp_witness_label(w, 60, buf, sizeof(buf));
+}
+
+static const char *key(const struct vp_witness *w)
+{
+	static char buf[400];
+
+	return vp_witness_pattern_key(w, buf, sizeof(buf));
+}
+
+static void test_http(void **state)
+{
+	struct vp_witness w;
+
+	assert_true(wit(B("GET /cart?id=7 HTTP/1.1\r\nHost: x\r\n\r\n"),
+			B("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"), &w));
+	assert_int_equal(w.proto, VP_PROTO_HTTP);
+	assert_string_equal(w.verb, "GET");
+	assert_string_equal(w.text, "/cart?id=7");
+	assert_int_equal(w.status, 200);
+	assert_int_equal(w.count, 1);
+	assert_string_equal(label(&w), "GET /cart?id=7 200");
+	assert_string_equal(key(&w), "GET /cart");
+
+	assert_true(wit(B("POST /login/4711 HTTP/1.0\r\n"), B("HTTP/1.0 404 Not Found\r\n"), &w));
+	assert_string_equal(label(&w), "POST /login/4711 404");
+	assert_string_equal(key(&w), "POST /login/?");
+
+	/* The request line not yet whole, a method nobody sends, no version, a bad status. */
+	assert_false(wit(B("GET /cart HTTP/1.1"), B("HTTP/1.1 200 OK\r\n"), &w));
+	assert_int_equal(w.proto, VP_PROTO_NONE);
+	assert_false(wit(B("FETCH /cart HTTP/1.1\r\n"), B("HTTP/1.1 200 OK\r\n"), &w));
+	assert_false(wit(B("GET /cart\r\n"), B("HTTP/1.1 200 OK\r\n"), &w));
+	assert_false(wit(B("GET / HTTP/1.1\r\n"), B("HTTP/1.1 2x0 OK\r\n"), &w));
+	assert_false(wit(B("GET / HTTP/1.1\r\n"), B("HTTP/2 200\r\n"), &w));
+	/* A request without its reply's bytes decides nothing. */
+	assert_false(wit(B("GET / HTTP/1.1\r\n"), bytes_n("", 0), &w));
+}
+
+static void test_http_pipeline(void **state)
+{
+	struct vp_witness w;
+	static const char req[] = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+				  "POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+				  "GET /c HTTP/1.1\r\n\r\n";
+	struct vp_bytes b = B(req);
+
+	assert_true(wit(b, B("HTTP/1.1 200 OK\r\n"), &w));
+	assert_int_equal(w.count, 3);
+	assert_string_equal(w.text, "/a");
+	assert_int_equal(vp_proto_http.request_len(&b), strlen("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+	b.p += 28;
+	b.len -= 28;
+	b.total -= 28;
+	assert_int_equal(vp_proto_http.request_len(&b), strlen("POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"));
+	/* A chunked body has no length the prefix can give. */
+	b = B("POST /u HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+	assert_int_equal(vp_proto_http.request_len(&b), 0);
+	b = B("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 204 No Content\r\n\r\n");
+	assert_int_equal(vp_proto_http.reply_len(&b), 40);
+	b.p += 40;
+	b.len -= 40;
+	b.total -= 40;
+	assert_int_equal(vp_proto_http.reply_len(&b), b.len);
+}
+
+static const uint8_t pg_q[] = "Q\0\0\0\x21SELECT * FROM t WHERE id = 5";
+static const uint8_t pg_reply_ok[] = "T\0\0\0\x06\0\0C\0\0\0\x0dSELECT 1\0Z\0\0\0\x05I";
+static const uint8_t pg_reply_err[] = "E\0\0\0\x37SERROR\0VERROR\0C42P01\0Mrelation \"t\" does not exist\0\0Z\0\0\0\x05I";
+
+static void test_pgsql(void **state)
+{
+	struct vp_witness w;
+	/* Parse (unnamed), Bind, Describe, Execute, Sync: the statement of the Parse. */
+	static const uint8_t ext[] = "P\0\0\0\x25\0SELECT v FROM kv WHERE k = $1\0\0\0"
+				     "B\0\0\0\x0e\0\0\0\0\0\0\0\0\0\0"
+				     "S\0\0\0\x04";
+
+	assert_true(wit(bytes_n(pg_q, sizeof(pg_q)), bytes_n(pg_reply_ok, sizeof(pg_reply_ok) - 1), &w));
+	assert_int_equal(w.proto, VP_PROTO_PGSQL);
+	assert_string_equal(w.text, "SELECT * FROM t WHERE id = 5");
+	assert_string_equal(key(&w), "SELECT * FROM t WHERE id = ?");
+	assert_false(w.flags & VP_WIT_ERROR);
+
+	assert_true(wit(bytes_n(pg_q, sizeof(pg_q)), bytes_n(pg_reply_err, sizeof(pg_reply_err) - 1), &w));
+	assert_true(w.flags & VP_WIT_ERROR);
+	assert_string_equal(w.err, "ERROR 42P01");
+	assert_string_equal(label(&w), "SELECT * FROM t WHERE id = 5 ERROR 42P01");
+
+	assert_true(wit(bytes_n(ext, sizeof(ext) - 1), B("1\0\0\0\x04" "2\0\0\0\x04"), &w));
+	assert_string_equal(w.text, "SELECT v FROM kv WHERE k = $1");
+
+	/* Cut by the capture: the statement's start, marked. */
+	{
+		struct vp_bytes req = {pg_q, 20, sizeof(pg_q)}, rep = bytes_n(pg_reply_ok, 5);
+
+		assert_true(vp_proto_witness(&req, &rep, &w));
+		assert_string_equal(w.text, "SELECT * FROM t");
+		assert_true(w.flags & VP_WIT_CUT);
+	}
+	/* An empty Query; a startup message; a length below 4. */
+	assert_false(wit(B("Q\0\0\0\x05\0"), bytes_n(pg_reply_ok, 5), &w));
+	assert_false(wit(B("\0\0\0\x08\x04\xd2\x16\x2f"), B("N"), &w));
+	assert_false(wit(B("Q\0\0\0\x02x\0"), bytes_n(pg_reply_ok, 5), &w));
+	/* A reply whose first message is of no known type. */
+	assert_false(wit(bytes_n(pg_q, sizeof(pg_q)), B("\x01\0\0\0\x04" "C\0\0\0\x04"), &w));
+}
+
+static void test_redis(void **state)
+{
+	struct vp_witness w;
+	static const char pipe[] = "*2\r\n$3\r\nGET\r\n$1\r\na\r\n"
+				   "*3\r\n$3\r\nset\r\n$1\r\nb\r\n$1\r\n1\r\n"
+				   "*1\r\n$4\r\nPING\r\n";
+	struct vp_bytes b = B(pipe), r = B("$-1\r\n+OK\r\n+PONG\r\n");
+
+	assert_true(wit(B("*2\r\n$3\r\nget\r\n$4\r\ncart\r\n"), B("$3\r\nabc\r\n"), &w));
+	assert_int_equal(w.proto, VP_PROTO_REDIS);
+	assert_string_equal(w.verb, "GET");
+	assert_string_equal(label(&w), "GET");
+	assert_string_equal(key(&w), "GET");
+
+	assert_true(wit(b, r, &w));
+	assert_int_equal(w.count, 3);
+	assert_false(w.flags & VP_WIT_MORE);
+	assert_string_equal(label(&w), "GET (3 commands)");
+	assert_int_equal(vp_proto_redis.request_len(&b), 20);
+	assert_int_equal(vp_proto_redis.reply_len(&r), 5);
+	r.p += 5;
+	r.len -= 5;
+	assert_int_equal(vp_proto_redis.reply_len(&r), 5);
+	r = B("*2\r\n$1\r\na\r\n*1\r\n:5\r\n+x");
+	assert_int_equal(vp_proto_redis.reply_len(&r), 19);
+
+	/* Inline, and an error reply. */
+	assert_true(wit(B("PING\r\n"), B("+PONG\r\n"), &w));
+	assert_string_equal(w.verb, "PING");
+	assert_true(wit(B("*1\r\n$5\r\nHELLO\r\n"), B("-ERR unknown command 'HELLO'\r\n"), &w));
+	assert_true(w.flags & VP_WIT_ERROR);
+	assert_string_equal(w.err, "ERR");
+	/* Bytes after a command that are no command end the count, not the witness. */
+	assert_true(wit(B("*1\r\n$4\r\nPING\r\nxyz"), B("+PONG\r\n"), &w));
+	assert_int_equal(w.count, 1);
+	/* Not a command name; a reply cut before its line ends. */
+	assert_false(wit(B("*1\r\n$2\r\n1x\r\n"), B("+OK\r\n"), &w));
+	assert_false(wit(B("*1\r\n$4\r\nPING\r\n"), B("+PO"), &w));
+	/* "GET / HTTP/1.1" is an inline command too: the reply says which. */
+	assert_true(wit(B("GET / HTTP/1.1\r\n"), B("HTTP/1.1 200 OK\r\n"), &w));
+	assert_int_equal(w.proto, VP_PROTO_HTTP);
+	assert_true(wit(B("GET / HTTP/1.1\r\n"), B("-ERR wrong number of arguments\r\n"), &w));
+	assert_int_equal(w.proto, VP_PROTO_REDIS);
+}
+
+static void test_mysql(void **state)
+{
+	struct vp_witness w;
+	static const uint8_t q[] = "\x13\0\0\0\x03SELECT * FROM t1 t";
+	static const uint8_t err[] = "\x1a\0\0\x01\xff\x7a\x04#42S02Table 'x' doesn't";
+
+	assert_true(wit(bytes_n(q, sizeof(q) - 1), B("\x01\0\0\x01\x02"), &w));
+	assert_int_equal(w.proto, VP_PROTO_MYSQL);
+	assert_string_equal(w.text, "SELECT * FROM t1 t");
+	assert_true(wit(bytes_n(q, sizeof(q) - 1), bytes_n(err, sizeof(err) - 1), &w));
+	assert_string_equal(w.err, "ERR 1146 (42S02)");
+	assert_true(wit(bytes_n(q, sizeof(q) - 1), B("\x07\0\0\x01\0\x01\0\x02\0\0\0"), &w));
+	/* The handshake response (sequence 1), a reply with sequence 0, COM_QUIT. */
+	assert_false(wit(B("\x14\0\0\x01\x03SELECT * FROM t1 t"), B("\x01\0\0\x01\x02"), &w));
+	assert_false(wit(bytes_n(q, sizeof(q) - 1), B("\x01\0\0\0\x02"), &w));
+	assert_false(wit(B("\x01\0\0\0\x01"), B("\x07\0\0\x01\0\x01\0\x02\0\0\0"), &w));
+}
+
+static void test_labels_bounded(void **state)
+{
+	struct vp_witness w;
+	char req[300], buf[80];
+
+	memcpy(req, "GET /", 5);
+	memset(req + 5, 'x', sizeof(req) - 5);
+	memcpy(req + 280, " HTTP/1.1\r\n", 11);
+	{
+		struct vp_bytes a = bytes_n(req, 291), r = B("HTTP/1.1 200 OK\r\n");
+
+		assert_true(vp_proto_witness(&a, &r, &w));
+	}
+	assert_true(w.flags & VP_WIT_CUT);
+	assert_int_equal(strlen(w.text), VP_WIT_TEXT_MAX - 1);
+	vp_witness_label(&w, 20, buf, sizeof(buf));
+	assert_string_equal(buf, "GET /xxxxxxxxxxxxxxxx... 200");
+	/* Control bytes and white space in SQL. */
+	{
+		static const uint8_t q[] = "Q\0\0\0\x18SELECT\n\t1,\x01  'a''b'";
+
+		assert_true(wit(bytes_n(q, sizeof(q)), bytes_n(pg_reply_ok, 5), &w));
+		assert_string_equal(w.text, "SELECT 1,? 'a''b'");
+		assert_string_equal(key(&w), "SELECT ?,? ?");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_http),	cmocka_unit_test(test_http_pipeline),
+		cmocka_unit_test(test_pgsql),	cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_mysql),	cmocka_unit_test(test_labels_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
