@@ -59,10 +59,17 @@ static int pg_request(const struct vp_bytes *b, struct vp_witness *w)
 		text += (size_t)name + 1;
 	}
 	len = cstring(b, text, n);
-	if (len < 0) { /* the text goes on past the captured bytes, or has no end */
-		if (n <= b->len || b->len <= text)
+	if (len < 0) {
+		/*
+		 * The text goes on past the captured bytes, or (a message no
+		 * client sends) past its message: what is there, marked cut, so
+		 * that more bytes never take the witness back.
+		 */
+		size_t end = n < b->len ? n : b->len;
+
+		if (end <= text)
 			return 0;
-		len = (long)(b->len - text);
+		len = (long)(end - text);
 		w->flags |= VP_WIT_CUT;
 	}
 	if (!vp_proto_text(w->text, sizeof(w->text), b->p + text, (size_t)len))
@@ -84,8 +91,11 @@ static void error_fields(const struct vp_bytes *b, size_t at, size_t end, struct
 
 		if (n < 0)
 			break;
-		if (b->p[p] == 'C' && n < (long)sizeof(code))
-			vp_proto_text(code, sizeof(code), b->p + p + 1, (size_t)n);
+		if (b->p[p] == 'C') { /* the first one: later bytes must not change it */
+			if (n < (long)sizeof(code))
+				vp_proto_text(code, sizeof(code), b->p + p + 1, (size_t)n);
+			break;
+		}
 		p += 1 + (size_t)n + 1;
 	}
 	snprintf(w->err, sizeof(w->err), "ERROR%s%s", code[0] ? " " : "", code);
