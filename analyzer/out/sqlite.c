@@ -144,6 +144,14 @@ static void col_null(struct row *r)
 	sqlite3_bind_null(r->st, ++r->i);
 }
 
+static void col_text_or_null(struct row *r, const char *v)
+{
+	if (v)
+		col_text(r, v);
+	else
+		col_null(r);
+}
+
 /* What the call was (docs/sqlite.md): NULL where not known or not of its protocol. */
 static void witness_cols(struct row *r, const struct vp_witness *w)
 {
@@ -157,26 +165,14 @@ static void witness_cols(struct row *r, const struct vp_witness *w)
 	}
 	col_text(r, vp_proto_name(w->proto));
 	col_text(r, vp_witness_label(w, VP_WIT_TEXT_MAX, buf, sizeof(buf)));
-	if (w->verb[0])
-		col_text(r, w->verb);
-	else
-		col_null(r);
-	if (http)
-		col_text(r, w->text);
-	else
-		col_null(r);
+	col_text_or_null(r, w->verb[0] ? w->verb : NULL);
+	col_text_or_null(r, http ? w->text : NULL);
 	if (http && w->status)
 		col_i64(r, w->status);
 	else
 		col_null(r);
-	if (sql)
-		col_text(r, w->text);
-	else
-		col_null(r);
-	if (w->flags & VP_WIT_ERROR)
-		col_text(r, w->err);
-	else
-		col_null(r);
+	col_text_or_null(r, sql ? w->text : NULL);
+	col_text_or_null(r, w->flags & VP_WIT_ERROR ? w->err : NULL);
 	col_text(r, vp_witness_pattern_key(w, buf, sizeof(buf)));
 }
 
