@@ -4,6 +4,8 @@
 
   vpcompare.py compare --truth T.jsonl --found F.json --topology TOPO.json [--tap] [--failures FILE]
   vpcompare.py check-truth --truth T.jsonl --topology TOPO.json [--requests N] [--same-seed T2.jsonl]
+  vpcompare.py fault --truth T.jsonl --found F.json --topology TOPO.json [--tap] [--label X]
+      [--after-line N] (a fault cut some requests: tests/e2e/faults.sh)
   vpcompare.py fake-found --truth T.jsonl --topology TOPO.json [--break orphan|swap|drop|relink]
       (the analyzer's JSON as a perfect analyzer would write it, or broken in
       one place: proves the comparison finds each kind of error)
@@ -49,6 +51,7 @@ def load_truth(path):
                 obj = json.loads(line)
             except ValueError:
                 sys.exit(f"vpcompare: {path}:{n}: not JSON")
+            obj["line"] = n
             (errors if "error" in obj else roots).append(obj)
     return roots, errors
 
@@ -352,6 +355,69 @@ def check_truth(args):
     return 1 if problems else 0
 
 
+def fault(args):
+    """After a fault (a server killed, a host gone): every request the client
+    saw answered must be found and right; every request the fault cut (a
+    client error, so not in the truth) must be marked incomplete or hold a
+    one-way call, and hold no call that belongs to another request."""
+    topo = Topology(args.topology)
+    truth_roots, truth_errors = load_truth(args.truth)
+    with open(args.found) as f:
+        found = json.load(f)
+    cmp = Comparison(truth_roots, found, topo)
+    rows = cmp.requests()
+    tally, _ = cmp.calls()
+    right = sum(1 for r in rows if r["exact"])
+    missed = sum(1 for r in rows if not r["found"])
+    true_root_keys = {truth_key(r) for r in truth_roots}
+    cut = [r for k, r in cmp.found_roots.items()
+           if k not in true_root_keys and k not in cmp.true_parent]
+    # A server killed with the request read closes in order: the analyzer
+    # then shows a one-way call (docs/json.md), which says no reply came.
+    one_way = [r for r in cut if r.get("complete", True) and
+               any(n.get("outcome") == "one-way" for n, _, _ in walk(r["root"]))]
+    unmarked = [r for r in cut if r.get("complete", True) and r not in one_way]
+    stolen = sum(1 for r in cut for node, _, _ in walk(r["root"])
+                 if cmp.found_key(node) in cmp.true_parent)
+    after = [r for r in rows if args.after_line is not None and r["truth"]["line"] > args.after_line]
+    after_right = sum(1 for r in after if r["exact"])
+    label = (args.label + " ") if args.label else ""
+    lines = [
+        "true requests (answered)  %d, %d found right, %d wrong, %d not found" %
+        (len(rows), right, len(rows) - right - missed, missed),
+        "inner calls               %d correct, %d orphaned, %d mis-linked, %d missing" %
+        (tally["correct"], tally["orphaned"], tally["mis-linked"], tally["missing"]),
+        "client errors (cut)       %d" % len(truth_errors),
+        "found requests not in the truth  %d: %d incomplete, %d with a one-way call, "
+        "%d neither" % (len(cut), len(cut) - len(one_way) - len(unmarked), len(one_way),
+                        len(unmarked)),
+    ]
+    if args.after_line is not None:
+        lines.append("answered after the fault  %d, %d found right" % (len(after), after_right))
+    for line in lines:
+        print(("# " if args.tap else "") + line)
+    checks = [
+        (len(rows) > 0 and right == len(rows),
+         "every answered request found right (%d/%d)" % (right, len(rows))),
+        (len(truth_errors) > 0 and len(cut) > 0,
+         "the fault cut requests in flight (%d client errors, %d cut requests found)" %
+         (len(truth_errors), len(cut))),
+        (not unmarked and not stolen,
+         "every cut request marked incomplete or one-way, holding no other request's "
+         "call (%d unmarked, %d calls taken)" % (len(unmarked), stolen)),
+    ]
+    if args.after_line is not None:
+        checks.append((len(after) > 0 and after_right == len(after),
+                       "requests after the fault found right (%d/%d)" %
+                       (after_right, len(after))))
+    for good, what in checks:
+        if args.tap:
+            print("%s - %s%s" % ("ok" if good else "not ok", label, what))
+        elif not good:
+            print("failed: " + what)
+    return 0 if all(good for good, _ in checks) else 1
+
+
 def to_found(node, topo):
     return {
         "client": {"addr": node["client"]},
@@ -396,12 +462,21 @@ def main():
     t.add_argument("--topology", required=True)
     t.add_argument("--requests", type=int)
     t.add_argument("--same-seed", help="another truth file made with the same seed")
+    ft = sub.add_parser("fault")
+    ft.add_argument("--truth", required=True)
+    ft.add_argument("--found", required=True)
+    ft.add_argument("--topology", required=True)
+    ft.add_argument("--tap", action="store_true", help="print TAP lines, the figures as comments")
+    ft.add_argument("--label", default="")
+    ft.add_argument("--after-line", type=int, help="the truth had N lines at the fault: "
+                    "requests answered after it are counted apart, and there must be some")
     f = sub.add_parser("fake-found")
     f.add_argument("--truth", required=True)
     f.add_argument("--topology", required=True)
     f.add_argument("--break", dest="break_", choices=["orphan", "swap", "drop", "relink"])
     args = ap.parse_args()
-    commands = {"compare": compare, "check-truth": check_truth, "fake-found": fake_found}
+    commands = {"compare": compare, "check-truth": check_truth, "fault": fault,
+                "fake-found": fake_found}
     try:
         return commands[args.cmd](args)
     except (OSError, ValueError, KeyError, TypeError) as e:

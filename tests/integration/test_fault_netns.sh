@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Fault: a recorded network namespace disappears while recording, with
+# traffic in it.  The two vApp branches of tests/e2e/faults.sh, each host a
+# namespace with its own recorder (--netns, as the harness records); xa's
+# namespace goes the way a deleted container's does, mid-run: its processes
+# are killed, its network link deleted and its name removed.  (Its recorder,
+# inside it, keeps the empty namespace alive until it stops.)  Every
+# recorder goes on, says nothing but its usual lines and exits 0; every
+# request the client saw answered comes out right, before and after; those
+# the fault cut come out incomplete (or one-way), never as complete paths.
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+source tests/e2e/faults.sh
+
+why=$(e2e_unavailable)
+if [ -n "$why" ]; then
+	skip "fault: a recorded network namespace disappears" "$why"
+	exit 0
+fi
+d=$(scratch_dir)
+fault_config "$d/fault.conf"
+e2e_setup "$d/fault.conf" || { not_ok "fault netns: hosts set up"; exit 0; }
+on_exit 'e2e_keep_results "${VPATH_KEEP:-}"' # VPATH_KEEP=DIR keeps the run
+e2e_recorders_start || { not_ok "fault netns: recorders started"; exit 0; }
+e2e_servers_start || { not_ok "fault netns: servers started"; exit 0; }
+fault_client_start --sessions 8 --duration 10 --think-us 4000 --seed "${VPATH_SEED:-$RANDOM}"
+check "fault netns: the load runs before the namespace goes" fault_wait_answered 150
+answered=$(wc -l <"$E2E_DIR/truth.jsonl")
+ns=$(e2e_ns "${E2E_SERVER_HOST[xa]}")
+ino=$(stat -L -c %i "/run/netns/$ns")
+# The bridge-side end of xa's veth pair (harness: v<host index>).
+for i in "${!E2E_HOSTS[@]}"; do
+	[ "${E2E_HOSTS[$i]}" = "${E2E_SERVER_HOST[xa]}" ] && veth=v$i
+done
+for p in $(ip netns pids "$ns"); do
+	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = vpath-record ] || kill -KILL "$p"
+done
+ip -n "$E2E_BRIDGE" link del "$veth"
+ip netns del "$ns"
+gone() {
+	! ip -n "$E2E_BRIDGE" link show "$veth" >/dev/null 2>&1 && [ ! -e "/run/netns/$ns" ] &&
+		[ "$(ls -l /proc/[0-9]*/ns/net 2>/dev/null | grep -c "net:\[$ino\]")" -le 1 ]
+}
+check "fault netns: namespace $ino gone (no name, no link, nothing in it but its recorder)" gone
+check "fault netns: the client ran to the end" fault_client_wait
+e2e_servers_stop
+check "fault netns: every recorder exits 0" e2e_recorders_stop
+check "fault netns: the recorders said nothing but their start and summary" \
+	sh -c "! grep -hv -e '^vpath-record: recording to' -e '^vpath-record: [0-9]* records, 0 lost' '$E2E_DIR'/*.record.log"
+e2e_analyze
+check "fault netns: vpath-analyze exits 0" test $? -eq 0
+fault_judge --tap --label "fault netns:" --after-line "$answered"
