@@ -119,7 +119,13 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/tools/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMO
 	$(call msg,TOOL,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-tests-build: $(PROGS) $(UNIT_TESTS) $(TOOLS)
+# LD_PRELOAD shims of the fault tests (tests/shim/*.c): one .so each.
+SHIMS := $(patsubst tests/shim/%.c,$(OUTPUT)/tests/%.so,$(wildcard tests/shim/*.c))
+$(OUTPUT)/tests/%.so: tests/shim/%.c | $(OUTPUT)/tests
+	$(call msg,SHIM,$@)
+	$(Q)$(CC) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -shared $< -ldl -o $@
+
+tests-build: $(PROGS) $(UNIT_TESTS) $(TOOLS) $(SHIMS)
 
 unit-tests: $(UNIT_TESTS)
 

@@ -508,6 +508,26 @@ static void note_drops(struct stream *s, const struct vpr_drops *d)
 	c->ts = d->h.ts_ns;
 }
 
+/* |v| without overflow. */
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+/* A clock record: did the wall clock step since the last one?  (Counted, the largest kept.) */
+static void note_wall(struct vp_host *h, const struct vpr_clock *c)
+{
+	int64_t now = (int64_t)(c->realtime_ns - c->h.ts_ns);
+	int64_t step = (int64_t)((uint64_t)now - (uint64_t)h->wall_now_ns);
+
+	if (h->has_clock && magnitude(step) > (uint64_t)VP_WALL_STEP_NS &&
+	    (!h->wall_steps++ || magnitude(step) > magnitude(h->wall_step_ns))) {
+		h->wall_step_ns = step;
+		h->wall_step_at_ns = c->h.ts_ns;
+	}
+	h->wall_now_ns = now;
+}
+
 const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 {
 	struct stream *s = &in->streams[host];
@@ -534,6 +554,7 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 	if (cur->h.type == VPR_DROPS)
 		note_drops(s, &cur->drops);
 	if (cur->h.type == VPR_CLOCK) {
+		note_wall(h, &cur->clock);
 		h->has_clock = true;
 		h->prev_tick_ns = h->last_tick_ns;
 		h->last_tick_ns = cur->h.ts_ns;

@@ -66,7 +66,19 @@ struct vp_host {
 	bool has_clock;
 	uint64_t loss_known_ns;
 	uint64_t last_tick_ns, prev_tick_ns;
+	/*
+	 * Wall-clock steps (NTP, date -s) seen in the clock records: realtime -
+	 * monotonic moved by more than VP_WALL_STEP_NS.  Only reported: every
+	 * time used is the host's monotonic clock.
+	 */
+	int64_t wall_now_ns;	 /* realtime - monotonic at the last clock record */
+	uint32_t wall_steps;
+	int64_t wall_step_ns;	 /* the largest step, signed */
+	uint64_t wall_step_at_ns; /* host clock: the record that showed it */
 };
+
+/* NTP slews at most 0.5 ms/s; anything this large between two ticks is a step. */
+#define VP_WALL_STEP_NS (100ll * 1000 * 1000)
 
 struct vp_input_opts {
 	uint64_t reorder_ns; /* 0: default 10 ms */

@@ -450,6 +450,12 @@ static void report(struct cli *c)
 			fprintf(stderr, "warning: %s: the recorder lost %" PRIu64
 				" records; requests overlapping the loss are marked incomplete\n",
 				ho->name, ho->lost);
+		if (ho->wall_steps)
+			fprintf(stderr, "warning: %s: its wall clock was stepped %u time%s, by up to "
+				"%+.3f s (%.1f s into its recording); times come from its monotonic "
+				"clock and are not affected\n", ho->name, ho->wall_steps,
+				ho->wall_steps == 1 ? "" : "s", (double)ho->wall_step_ns / 1e9,
+				(double)(ho->wall_step_at_ns - ho->first_ts) / 1e9);
 		if (ho->skipped)
 			fprintf(stderr, "warning: %s: %" PRIu64 " records with impossible values"
 				" (time, direction) were skipped\n", ho->name, ho->skipped);

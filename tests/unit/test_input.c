@@ -236,6 +236,41 @@ static void test_loss_between_ticks(void **state)
 	vp_input__free(in);
 }
 
+/*
+ * Wall-clock steps: realtime - monotonic moving by more than VP_WALL_STEP_NS
+ * between two clock records is counted and the largest kept; a slew (a few
+ * ms over a second) is not.  Record times stay monotonic whatever realtime says.
+ */
+static void test_wall_steps(void **state)
+{
+	const int64_t s = 1000000000;
+	/* realtime - monotonic per tick: 5 ms of slew, +300 s, -180 s, a 50 ms slew */
+	const int64_t wall[] = {0, 0, 5000000, 300 * s, 120 * s, 120 * s + 50000000};
+	char *files[] = {path_of("wall.vpr")};
+	struct synth_host *h = synth_host__new(files[0], "wall", NULL, 1);
+	struct vp_input *in;
+	struct vp_host *ho;
+	const struct vpr_hdr *rec;
+	uint64_t last = 0;
+	char err[256];
+
+	for (int t = 1; t <= 6; t++) {
+		synth_clock(h, (uint64_t)(t * s), (uint64_t)(1700000000 * s + t * s + wall[t - 1]));
+		synth_op(h, (uint64_t)(t * s + s / 2), 1, 2, 3, VPR_DIR_SEND, 1, (uint32_t)t);
+	}
+	assert_int_equal(synth_host__close(h), 0);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	ho = vp_input__host(in, 0);
+	while ((rec = vp_input__next(in, 0))) {
+		assert_true(rec->ts_ns >= last);
+		last = rec->ts_ns;
+	}
+	assert_int_equal(ho->wall_steps, 2);
+	assert_int_equal(ho->wall_step_ns, 300 * s - 5000000);
+	assert_int_equal(ho->wall_step_at_ns, 4 * s);
+	vp_input__free(in);
+}
+
 /* A torn tail is used up to the damage and reported; the host is marked truncated. */
 static void test_torn_tail(void **state)
 {
@@ -313,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_loss_windows),
 		cmocka_unit_test(test_loss_windows_many),
 		cmocka_unit_test(test_loss_between_ticks),
+		cmocka_unit_test(test_wall_steps),
 		cmocka_unit_test(test_torn_tail),
 		cmocka_unit_test(test_bad_inputs),
 	};
