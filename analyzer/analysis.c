@@ -446,6 +446,13 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 	case VPR_PAYLOAD:
 		on_payload(a, hs, h, rec);
 		break;
+	case VPR_WAKEUP: {
+		const struct vpr_wakeup *w = (const void *)rec;
+		struct vp_wake wk = {w->pid, rec->tid, w->woken_tid, rec->ts_ns};
+
+		vp_attr__wake(&hs->attr, &wk);
+		break;
+	}
 	default: /* clock, addresses and drops are used by the read stage */
 		break;
 	}

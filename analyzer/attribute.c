@@ -118,6 +118,25 @@ static void set_cur(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 		x->refs++;
 }
 
+/* Replaces the reference *slot holds (either may be NULL). */
+static void ref_set(struct vp_attr *a, struct vp_xchg **slot, struct vp_xchg *x)
+{
+	if (*slot == x)
+		return;
+	if (*slot)
+		vp_paths__unref(a->paths, *slot);
+	*slot = x;
+	if (x)
+		x->refs++;
+}
+
+/* A socket operation of t: the wake-ups before it have been used or are stale. */
+static void woke_clear(struct vp_attr *a, struct vp_thread *t)
+{
+	ref_set(a, &t->woke_for, NULL);
+	t->woke_n = 0;
+}
+
 /* Forget in-flight entry i of t (order is not kept). */
 static void inflight_drop(struct vp_attr *a, struct vp_thread *t, unsigned i)
 {
@@ -170,6 +189,8 @@ static uint16_t inflight_candidates(struct vp_attr *a, struct vp_thread *t)
 static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 {
 	set_cur(a, t, NULL);
+	woke_clear(a, t);
+	ref_set(a, &t->awaits_back, NULL);
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
 }
@@ -274,6 +295,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 	}
 	t->reads_requests = true;
 	set_cur(a, t, s);
+	woke_clear(a, t);
 }
 
 /* Let go of the open requests a pending call held; taint them when it went to none of them. */
@@ -287,6 +309,7 @@ static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 	free(c->held);
 	c->held = NULL;
 	c->nheld = 0;
+	ref_set(a, &c->woke_for, NULL);
 }
 
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
@@ -329,6 +352,8 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 	struct vp_proc *p = xchg_proc(a, s);
 	struct vp_xchg *c, *next;
 
+	woke_clear(a, t);
+	t->replies++;
 	if (first) {
 		take_comm(s, t, p);
 		p->served++;
@@ -434,6 +459,77 @@ static void hold_open(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 	}
 }
 
+/*
+ * The request t serves alone and still has to answer, or NULL: the only
+ * kind of thread whose wake-ups say which request work is for.  A thread
+ * of a process whose threads carry several requests in turn says nothing.
+ */
+static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
+{
+	struct vp_proc *p = t->proc;
+
+	if (!t->reads_requests || !cause_of(t) || t->cur->has_rep || (p && (p->mixed || p->handoff)))
+		return NULL;
+	return inflight_candidates(a, t) == 1 ? t->cur : NULL;
+}
+
+/* Pending call c of thread t is request s's: the wake-up rule decided (attribute.h). */
+static void link_woken(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, struct vp_xchg *s,
+		       bool confirmed)
+{
+	bool exact = confirmed && c->woke_n == 1 && c->woke_for == s;
+	/* Inferred: as many candidates as requests were open when it was sent, at least two. */
+	uint16_t n = exact ? 1 : c->nheld > 1 ? c->nheld : 2;
+
+	pending_del(c);
+	p->calls_by_wakeup++;
+	release_held(a, c, !exact);
+	link_call(a, p, c, s, VP_BASIS_WAKEUP, n);
+}
+
+/*
+ * t does something else before waking anyone for the call whose reply it
+ * read: the wake-ups before that call are all there is.  Linked to their
+ * request when it still waits, inferred; else the call stays pending.
+ */
+static void wake_back_missed(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t)
+{
+	struct vp_xchg *c = t->awaits_back, *s;
+
+	if (!c)
+		return;
+	t->awaits_back = NULL;
+	s = c->woke_for;
+	if (c->list_next && c->up_state == VP_UP_UNDECIDED && s && !s->done && !s->has_rep)
+		link_woken(a, p, c, s, false);
+	vp_paths__unref(a->paths, c);
+}
+
+void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
+{
+	struct vp_thread *waker = u64map__get(&a->threads, w->waker);
+	struct vp_thread *woken = u64map__get(&a->threads, w->woken);
+	struct vp_xchg *s, *c;
+
+	if (!waker || !woken || waker == woken)
+		return;
+	/* Forward: a thread serving one request woke a thread that serves none itself. */
+	if (!woken->reads_requests && (s = serving_alone(a, waker))) {
+		if (woken->woke_for != s && woken->woke_n < UINT8_MAX)
+			woken->woke_n++;
+		ref_set(a, &woken->woke_for, s);
+	}
+	/* Back: after reading a pending call's reply, the first thread serving one request it wakes. */
+	c = waker->awaits_back;
+	if (c && (s = serving_alone(a, woken))) {
+		waker->awaits_back = NULL;
+		if (c->list_next && c->up_state == VP_UP_UNDECIDED &&
+		    c->req.first_ts >= s->req.first_ts)
+			link_woken(a, thread_proc(a, waker, waker->pid), c, s, true);
+		vp_paths__unref(a->paths, c);
+	}
+}
+
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
@@ -442,6 +538,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 
 	take_comm(c, t, p);
 	p->calls++;
+	wake_back_missed(a, p, t);
 	if (opened_for) {
 		bool open = !opened_for->done;
 
@@ -468,13 +565,21 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 		hold_open(a, p, c);
 		list_add_tail(&p->pending, c);
 		tlist_add_tail(&t->pending, c);
+		ref_set(a, &c->woke_for, t->woke_for);
+		c->woke_n = t->woke_n;
 	}
+	woke_clear(a, t);
 }
 
 void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
+	woke_clear(a, t);
+	wake_back_missed(a, xchg_proc(a, c), t);
+	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */
+	if (c->list_next && c->up_state == VP_UP_UNDECIDED && !t->reads_requests)
+		ref_set(a, &t->awaits_back, c);
 	/* BorderPatrol: a reply carries the cause of the call it answers. */
 	set_cur(a, t, c->up_state == VP_UP_LINKED ? c->up : NULL);
 	if (t->cur)

@@ -53,6 +53,11 @@ struct vp_thread {
 	struct vp_xchg *inflight[VP_INFLIGHT_MAX];
 	uint8_t ninflight;
 	bool inflight_overflow; /* more than VP_INFLIGHT_MAX at once: never exact */
+	uint64_t replies; /* replies it sent */
+	/* Wake-ups since its last socket operation by threads serving one request (attr__wake). */
+	struct vp_xchg *woke_for; /* the request of the last of them (a reference) */
+	uint8_t woke_n;		  /* how many different requests (255: many) */
+	struct vp_xchg *awaits_back; /* its pending call whose reply it read last (a reference) */
 };
 
 struct vp_proc {
@@ -67,6 +72,7 @@ struct vp_proc {
 	uint64_t interleaved;	/* a thread answered a request after reading a newer one */
 	uint64_t calls;		/* client exchanges made */
 	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
+	uint64_t calls_by_wakeup; /* linked by the wake-up rule */
 	uint64_t calls_exact; /* links to its calls (roots included) exact when made */
 	/*
 	 * A thread that reads requests replied to one another thread read: the
@@ -92,7 +98,30 @@ struct vp_attr {
 	struct u64map procs;   /* pid -> vp_proc, kept to the end for reports */
 };
 
+/*
+ * A wake-up, the event the wake-up rule consumes whatever recorded it: in
+ * process pid, unit `waker` made unit `woken` runnable at ts_ns (the host's
+ * clock).  A unit is what attribution keys its threads by: the kernel
+ * thread id for VPR_WAKEUP records; a producer of finer units (Go's
+ * goroutines, VPR_GO_READY) feeds the same event with the keys it gives
+ * the units its socket operations are attributed to.
+ *
+ * The rule (docs/analyzer.md, "wake-ups"): a call sent by a thread that
+ * serves no request itself (an executor's worker) waits, pending; once its
+ * thread has read the reply, the first thread serving exactly one request
+ * that it wakes (the waiter on the future) is that request's, and the call
+ * becomes its child with basis `wakeup`.  Exact only when the wake-ups
+ * before the call agree: since its thread's previous socket operation it
+ * was woken by threads serving one request only, the same one.
+ */
+struct vp_wake {
+	uint32_t pid;
+	uint64_t waker, woken;
+	uint64_t ts_ns;
+};
+
 void vp_attr__init(struct vp_attr *a, int host, struct vp_paths *paths);
+void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w);
 void vp_attr__task(struct vp_attr *a, const struct vpr_task *t);
 /* The thread's name for a new exchange (empty when never seen). */
 const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid);

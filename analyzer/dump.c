@@ -113,6 +113,13 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 			fprintf(out, " other=%" PRIu64, (uint64_t)g->other);
 		break;
 	}
+	case VPR_WAKEUP: {
+		const struct vpr_wakeup *w = (const void *)h;
+
+		fprintf(out, " pid=%u woke tid=%u pid=%u flags=%#x", w->pid, w->woken_tid, w->woken_pid,
+			w->flags);
+		break;
+	}
 	default:
 		fprintf(out, " size=%u (unknown type %u, skipped)", h->size, h->type);
 	}

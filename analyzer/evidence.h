@@ -21,6 +21,7 @@ enum vp_basis {
 	VP_BASIS_WINDOW,	/* several requests in flight; timing constraints left this one */
 	VP_BASIS_LAST_INPUT,	/* several remained: the thread's most recent input chose (inferred) */
 	VP_BASIS_UNCLAIMED,	/* a root, although requests were open that might have caused it */
+	VP_BASIS_WAKEUP,	/* made by a thread the request's thread woke, and woke it back */
 	VP_BASIS_MAX,
 };
 
@@ -33,12 +34,13 @@ struct vp_link {
 static inline const char *vp_basis_name(uint8_t b)
 {
 	static const char *const names[VP_BASIS_MAX] = {
-		"root", "thread", "handoff", "connect", "window", "last-input", "unclaimed",
+		"root", "thread", "handoff", "connect", "window", "last-input", "unclaimed", "wakeup",
 	};
 
 	return b < VP_BASIS_MAX ? names[b] : "?";
 }
 
+/* WAKEUP is exact only when both wake-ups agree: the caller clears exact otherwise. */
 static inline struct vp_link vp_link_make(enum vp_basis b, uint16_t candidates)
 {
 	struct vp_link l = {(uint8_t)b, false, candidates};

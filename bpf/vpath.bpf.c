@@ -73,6 +73,26 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
+/*
+ * Processes that did a recorded socket operation: only their threads'
+ * wake-ups of one another can say where a request's work went.  Marked
+ * from the operation path through a per-CPU memo of the last process
+ * marked, so that a busy process costs an array lookup per operation.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} tcp_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} tcp_proc_memo SEC(".maps");
+
 /* Fallback: the socket call in progress, per thread. */
 struct fallback_call {
 	__u32 fd;
@@ -625,6 +645,17 @@ static __always_inline void go_forget(struct task_struct *p, bool new_process)
 		bpf_map_delete_elem(&go_procs, &tgid);
 }
 
+static __always_inline void mark_tcp_proc(__u32 tgid)
+{
+	__u32 zero = 0, *memo = bpf_map_lookup_elem(&tcp_proc_memo, &zero);
+	__u8 one = 1;
+
+	if (!memo || *memo == tgid)
+		return;
+	*memo = tgid;
+	bpf_map_update_elem(&tcp_procs, &tgid, &one, BPF_ANY);
+}
+
 /* Returns the operation's stamp, which its payload record repeats. */
 static __always_inline __u64 emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, __u32 seq_end,
 				     __u8 dir, __u8 flags)
@@ -779,6 +810,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	ts = emit_op(pid_tgid, cookie, ret, seq_end, dir, op_flags);
 	if (capture && ts)
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, kind, data);
+	mark_tcp_proc(pid_tgid >> 32);
 	return 0;
 }
 
@@ -939,6 +971,69 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 	return record_task(task, VPR_TASK_RENAME, 0, comm);
 }
 
+/* ---- wake-ups between threads of one process ---- */
+
+/*
+ * Locks, conditions and parks (pthread, Java's LockSupport, CPython's
+ * locks and GIL) wake through futexes.  A wake-up inside any other call is
+ * the network's or a timer's on behalf of whatever thread it interrupted
+ * (on loopback the sender runs the receiver's softirq), not a hand-off.
+ * The preemption count that would say "interrupt" is not readable here
+ * (no per-CPU symbols in kallsyms), the thread's system call is.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define NR_futex 202
+#define NR_futex_wake 454
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_futex 98
+#define NR_futex_wake 454
+#endif
+
+static __always_inline bool current_in_futex(void)
+{
+#ifdef SYSCALL_NR
+	struct task_struct *task = bpf_get_current_task_btf();
+	long nr;
+
+	if (task->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER))
+		return false;
+	nr = SYSCALL_NR((struct pt_regs *)bpf_task_pt_regs(task));
+	return nr == NR_futex || nr == NR_futex_wake;
+#else
+	return true;
+#endif
+}
+
+/*
+ * sched_waking runs in the waker's context, so current is the waker.  Only
+ * a thread waking another of its own process, in a process that does TCP,
+ * can hand a request's work on; everything else is left in the kernel.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sched_waking, struct task_struct *p)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct vpr_wakeup *w;
+
+	if (p->tgid != tgid || (__u32)pid_tgid == (__u32)p->pid || !tgid)
+		return 0;
+	if (!bpf_map_lookup_elem(&tcp_procs, &tgid) || !current_in_futex())
+		return 0;
+	if (!current_wanted(pid_tgid))
+		return 0;
+	w = reserve(sizeof(*w));
+	if (!w)
+		return 0;
+	fill_hdr(&w->h, VPR_WAKEUP, sizeof(*w), (__u32)pid_tgid);
+	w->pid = tgid;
+	w->woken_tid = p->pid;
+	w->woken_pid = tgid;
+	w->flags = 0;
+	submit(w);
+	return 0;
+}
+
 /* ---- socket operations: the syscall fallback (kernels before 6.2) ---- */
 
 static __always_inline int fallback_enter(__u64 fd, __u64 flags, __u32 data_kind, __u64 data)
@@ -1038,6 +1133,7 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 			     (early ? early_flags(at_start, ret, call.data_kind, call.data) : 0));
 	if (capture_len && ts && capture_wanted(sk, pid_tgid >> 32))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind, call.data);
+	mark_tcp_proc(pid_tgid >> 32);
 	return 0;
 }
 

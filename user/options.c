@@ -24,6 +24,7 @@ enum {
 	OPT_CAPTURE,
 	OPT_CAPTURE_PORT,
 	OPT_CAPTURE_PID,
+	OPT_NO_WAKEUPS,
 };
 
 const char *argp_program_version = "vpath-record 0.1";
@@ -90,6 +91,9 @@ static const struct argp_option options[] = {
 	  "--capture-port both must match)",
 	  3 },
 	{ "verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3 },
+	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
+	  "Do not record which thread woke which (scheduler wake-ups between threads of a process "
+	  "that does TCP; they let vpath-analyze follow work handed to executor threads)", 2 },
 	{ "force-fallback", OPT_FORCE_FALLBACK, NULL, OPTION_HIDDEN,
 	  "Use the syscall fallback even where sock_*_length exist", 3 },
 	{ "no-batches", OPT_NO_BATCHES, NULL, OPTION_HIDDEN,
@@ -244,6 +248,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		o->verbose++;
+		break;
+	case OPT_NO_WAKEUPS:
+		o->no_wakeups = true;
 		break;
 	case OPT_FORCE_FALLBACK:
 		o->force_fallback = true;

@@ -33,6 +33,7 @@ struct record_opts {
 	uint64_t segment_size;
 	uint64_t ringbuf_size;
 	int verbose;
+	bool no_wakeups; /* --no-wakeups: no VPR_WAKEUP records (docs/recorder.md) */
 	bool force_fallback;
 	bool no_batches; /* as if the kernel refused to run the flush program (tests) */
 	bool invalid;	 /* an option was refused (seen when argp does not exit) */

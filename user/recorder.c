@@ -320,6 +320,8 @@ static void choose_programs(struct recorder *r)
 		     prog == skel->progs.sock_recv_length))
 			bpf_program__set_autoload(prog, false);
 	}
+	if (r->opts->no_wakeups)
+		bpf_program__set_autoload(skel->progs.sched_waking, false);
 	if (r->opts->verbose)
 		fprintf(stderr, "vpath-record: socket operations via %s\n",
 			r->fallback ? "syscall tracepoints (fallback)"
