@@ -468,9 +468,17 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
 {
 	struct vp_proc *p = t->proc;
 
+	unsigned waiting = 0;
+
 	if (!t->reads_requests || !cause_of(t) || t->cur->has_rep || (p && (p->mixed || p->handoff)))
 		return NULL;
-	return inflight_candidates(a, t) == 1 ? t->cur : NULL;
+	/* Requests it has answered (a thread-per-request server's earlier ones) wait for nothing. */
+	inflight_prune(a, t, NULL);
+	if (t->inflight_overflow)
+		return NULL;
+	for (unsigned i = 0; i < t->ninflight; i++)
+		waiting += !t->inflight[i]->has_rep;
+	return waiting == 1 ? t->cur : NULL;
 }
 
 /* Pending call c of thread t is request s's: the wake-up rule decided (attribute.h). */
