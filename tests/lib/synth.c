@@ -286,6 +286,15 @@ void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost)
 	put(h, &d.h, VPR_DROPS, sizeof(d), ts, cpu);
 }
 
+void synth_wake(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t waker, uint32_t woken)
+{
+	struct vpr_wakeup w = {0};
+
+	w.pid = w.woken_pid = pid;
+	w.woken_tid = woken;
+	put(h, &w.h, VPR_WAKEUP, sizeof(w), ts, waker);
+}
+
 void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns)
 {
 	struct vpr_clock c = {0};

@@ -68,6 +68,8 @@ void synth_payload(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid
 		   uint8_t dir, uint32_t bytes, uint32_t seq_end, const void *data, uint16_t len);
 void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost);
 void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns);
+/* Thread waker of process pid made thread woken runnable (VPR_WAKEUP). */
+void synth_wake(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t waker, uint32_t woken);
 
 enum synth_dir {
 	SYNTH_C2S, /* client to server */

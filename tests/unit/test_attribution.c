@@ -525,6 +525,85 @@ static void test_background_call_is_root(void **state)
 	synth_link__free(hc);
 }
 
+/*
+ * An executor: web's handler threads 301 and 302 read a request each and
+ * hand the call to worker 350, which never replies; the worker reads the
+ * reply and wakes the handler waiting for it.  forward: the wake-ups 350
+ * had before sending the call (handler thread ids, 0 ends the list).
+ */
+static void executor(struct world *w, const uint32_t *forward, const uint32_t *back)
+{
+	struct links k = open_links(w);
+
+	synth_task(w->web, US(1), 300, 350, VPR_TASK_SNAPSHOT, "worker");
+	synth_req(k.l1, 100, 901, US(100), 301);
+	synth_req(k.l2, 100, 902, US(101), 302);
+	for (uint64_t i = 0; forward[i]; i++)
+		synth_wake(w->web, US(105 + i), 300, forward[i], 350);
+	synth_req(k.d1, 50, 350, US(110), 401);
+	synth_rep(k.d1, 70, 401, US(120), 350);
+	for (uint64_t i = 0; back[i]; i++)
+		synth_wake(w->web, US(125 + i), 300, 350, back[i]);
+	synth_rep(k.l1, 500, 301, US(140), 901);
+	synth_rep(k.l2, 500, 302, US(141), 902);
+	synth_link__close(k.l1, US(200));
+	synth_link__close(k.l2, US(200));
+	synth_link__close(k.d1, US(200));
+	synth_link__close(k.d2, US(200));
+}
+
+/* Woken by 301 alone, wakes 301 back: decided. */
+static void test_wakeup_decides(void **state)
+{
+	struct world *w = *state;
+	const uint32_t fwd[] = {301, 0}, back[] = {301, 0};
+	const struct vp_call *call;
+
+	executor(w, fwd, back);
+	assert_string_equal(analyze(w), "lg/901>web/301(web/350>db/401) | lg/902>web/302");
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
+	assert_true(call->link.exact);
+	assert_true(w->c.reqs[0]->exact);
+	assert_true(w->c.reqs[1]->exact);
+}
+
+/* No wake-up before the call (the worker was busy): the wake-back chooses, inferred. */
+static void test_wakeup_back_only_is_inferred(void **state)
+{
+	struct world *w = *state;
+	const uint32_t fwd[] = {0}, back[] = {302, 0};
+	const struct vp_call *call;
+
+	executor(w, fwd, back);
+	assert_string_equal(analyze(w), "lg/901>web/301 | lg/902>web/302(web/350>db/401)");
+	call = w->c.reqs[1]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
+	assert_false(call->link.exact);
+	assert_int_equal(call->link.candidates, 2);
+	assert_false(w->c.reqs[0]->exact); /* it may be missing the call */
+	assert_false(w->c.reqs[1]->exact);
+}
+
+/*
+ * An interpreter lock handed over between every thread: both handlers woke
+ * the worker before its call, so the wake-back's choice is not confirmed.
+ */
+static void test_wakeup_lock_storm_is_inferred(void **state)
+{
+	struct world *w = *state;
+	const uint32_t fwd[] = {301, 302, 301, 302, 0}, back[] = {301, 302, 301, 0};
+	const struct vp_call *call;
+
+	executor(w, fwd, back);
+	assert_string_equal(analyze(w), "lg/901>web/301(web/350>db/401) | lg/902>web/302");
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
+	assert_false(call->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+	assert_false(w->c.reqs[1]->exact);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +620,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_decides, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_back_only_is_inferred, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_lock_storm_is_inferred, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
