@@ -1020,7 +1020,7 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 		return 0;
 	if (!bpf_map_lookup_elem(&tcp_procs, &tgid) || !current_in_futex())
 		return 0;
-	if (!current_wanted(pid_tgid))
+	if (!current_wanted(pid_tgid) || !task_netns_wanted(p))
 		return 0;
 	w = reserve(sizeof(*w));
 	if (!w)

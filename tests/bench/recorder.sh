@@ -9,7 +9,9 @@
 # docs/bench.md explains every column.
 #
 # Environment: PAIRS (5), RUN_S (5 seconds per run), THREADS (50),
-# FALLBACK_PAIRS (3, 0 to skip), STEP_S (3 seconds per load step),
+# FALLBACK_PAIRS (3, 0 to skip), NOWAKE_PAIRS (3, 0 to skip: pairs with
+# --no-wakeups, so that the cost of recording wake-ups is the difference of
+# two ratios of one run), STEP_S (3 seconds per load step),
 # BPF_STATS (1: measure per-program cost with kernel.bpf_stats_enabled).
 set -u
 cd "$(dirname "$0")/../.."
@@ -19,6 +21,7 @@ PAIRS=${PAIRS:-5}
 RUN_S=${RUN_S:-5}
 THREADS=${THREADS:-50}
 FALLBACK_PAIRS=${FALLBACK_PAIRS:-3}
+NOWAKE_PAIRS=${NOWAKE_PAIRS:-3}
 STEP_S=${STEP_S:-3}
 WARMUP_S=0.5 # echobench's traffic before its measured window
 BPF_STATS=${BPF_STATS:-1}
@@ -200,6 +203,15 @@ if [ "$FALLBACK_PAIRS" -gt 0 ] && "$VPATH_RECORD" --force-fallback --usage >/dev
 	fi
 fi
 
+nw_ratios=()
+if [ "$NOWAKE_PAIRS" -gt 0 ] && "$VPATH_RECORD" --no-wakeups --usage >/dev/null 2>&1; then
+	if pairs nowakeup "$NOWAKE_PAIRS" --no-wakeups; then
+		nw_ratios=("${ratios[@]}")
+	else
+		echo "(the --no-wakeups runs failed; see above)"
+	fi
+fi
+
 # Highest record rate written with zero loss: offer a growing share of the
 # unrecorded maximum, ending flat out.
 max_off=$(stats "${main_off[@]}" | awk '{ print $3 }')
@@ -260,6 +272,11 @@ if [ ${#fb_ratios[@]} -gt 0 ]; then
 		"$fmed" "$fmin" "$fmax"
 	printf '  fallback lost / gaps:                   %s / %s\n' \
 		"$(sum_key lost "${fb_lines[@]}")" "$(sum_key seq_gap_bytes "${fb_lines[@]}")"
+fi
+if [ ${#nw_ratios[@]} -gt 0 ]; then
+	read -r wmed wmin wmax <<<"$(stats "${nw_ratios[@]}")"
+	printf '  throughput ratio on/off (--no-wakeups): median %s  (min %s, max %s); with wake-ups / without: %s\n' \
+		"$wmed" "$wmin" "$wmax" "$(calc "$med / $wmed")"
 fi
 printf '  records/s written (mean of on runs):    %s\n' "$(mean_key records_per_s "${main_lines[@]}")"
 printf '  lost (recorder) / gaps (stream check):  %s / %s\n' \
