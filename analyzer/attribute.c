@@ -58,6 +58,7 @@ static void pending_del(struct vp_xchg *c)
 }
 
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why);
+static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why);
 
 static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
 {
@@ -250,7 +251,7 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 			/* It will send no reply: its pending calls were its own. */
 			while ((c = t->pending.tlist_next) != &t->pending) {
 				pending_del(c);
-				root_call(a, xchg_proc(a, c), c, VP_BASIS_ROOT);
+				settle_pending(a, xchg_proc(a, c), c, VP_BASIS_ROOT);
 			}
 			thread_forget(a, t);
 			free(t);
@@ -310,6 +311,7 @@ static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 	c->held = NULL;
 	c->nheld = 0;
 	ref_set(a, &c->woke_for, NULL);
+	ref_set(a, &c->woke_back, NULL);
 }
 
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
@@ -399,7 +401,7 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 	oldest = p->open.list_next != &p->open ? p->open.list_next->req.first_ts : UINT64_MAX;
 	while ((c = p->pending.list_next) != &p->pending && c->req.first_ts < oldest) {
 		pending_del(c);
-		root_call(a, p, c, VP_BASIS_ROOT);
+		settle_pending(a, p, c, VP_BASIS_ROOT);
 	}
 	vp_judge__update(&p->judge, a->paths);
 }
@@ -481,36 +483,48 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
 	return waiting == 1 ? t->cur : NULL;
 }
 
-/* Pending call c of thread t is request s's: the wake-up rule decided (attribute.h). */
-static void link_woken(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, struct vp_xchg *s,
-		       bool confirmed)
+/*
+ * Pending call c can go nowhere else (every request open when it was sent
+ * is done, or the input ended): the wake-up rule decides it, or nothing
+ * does.  Only in a process whose threads' own rules never linked a call
+ * (an executor front end): where threads serving requests make their calls
+ * themselves, a thread that calls on its own (a pool's or a cron's) wakes
+ * them through shared locks for no request.  The request must be one the
+ * call held, so that it is still there to take it.
+ */
+static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 {
-	bool exact = confirmed && c->woke_n == 1 && c->woke_for == s;
-	/* Inferred: as many candidates as requests were open when it was sent, at least two. */
-	uint16_t n = exact ? 1 : c->nheld > 1 ? c->nheld : 2;
+	struct vp_xchg *s = c->woke_back ? c->woke_back : c->woke_for;
+	bool held = false, exact;
+	uint16_t n;
 
-	pending_del(c);
+	if (!s || p->calls_by_input || p->calls_by_reply || p->calls_by_connect || p->mixed)
+		return false;
+	for (unsigned i = 0; i < c->nheld; i++)
+		held |= c->held[i] == s;
+	if (!held || c->req.first_ts < s->req.first_ts)
+		return false;
+	/* Exact when both wake-ups name it and nothing else woke the worker for another. */
+	exact = c->woke_back == s && c->woke_for == s && c->woke_n == 1;
+	n = exact ? 1 : c->nheld > 1 ? c->nheld : 2;
 	p->calls_by_wakeup++;
-	release_held(a, c, !exact);
+	/* Linked first: s may be done, and the call's hold on it is what keeps it here. */
 	link_call(a, p, c, s, VP_BASIS_WAKEUP, n);
+	release_held(a, c, !exact);
+	return true;
 }
 
-/*
- * t does something else before waking anyone for the call whose reply it
- * read: the wake-ups before that call are all there is.  Linked to their
- * request when it still waits, inferred; else the call stays pending.
- */
-static void wake_back_missed(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t)
+/* A pending call nothing claimed: the wake-up rule, else a root. */
+static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
 {
-	struct vp_xchg *c = t->awaits_back, *s;
+	if (!settle_by_wakeup(a, p, c))
+		root_call(a, p, c, why);
+}
 
-	if (!c)
-		return;
-	t->awaits_back = NULL;
-	s = c->woke_for;
-	if (c->list_next && c->up_state == VP_UP_UNDECIDED && s && !s->done && !s->has_rep)
-		link_woken(a, p, c, s, false);
-	vp_paths__unref(a->paths, c);
+/* t moved on (a socket operation) without waking anyone for the call whose reply it read. */
+static void wake_back_missed(struct vp_attr *a, struct vp_thread *t)
+{
+	ref_set(a, &t->awaits_back, NULL);
 }
 
 void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
@@ -530,11 +544,9 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 	/* Back: after reading a pending call's reply, the first thread serving one request it wakes. */
 	c = waker->awaits_back;
 	if (c && (s = serving_alone(a, woken))) {
-		waker->awaits_back = NULL;
-		if (c->list_next && c->up_state == VP_UP_UNDECIDED &&
-		    c->req.first_ts >= s->req.first_ts)
-			link_woken(a, thread_proc(a, waker, waker->pid), c, s, true);
-		vp_paths__unref(a->paths, c);
+		if (c->list_next && c->up_state == VP_UP_UNDECIDED)
+			ref_set(a, &c->woke_back, s);
+		ref_set(a, &waker->awaits_back, NULL);
 	}
 }
 
@@ -546,7 +558,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 
 	take_comm(c, t, p);
 	p->calls++;
-	wake_back_missed(a, p, t);
+	wake_back_missed(a, t);
 	if (opened_for) {
 		bool open = !opened_for->done;
 
@@ -584,7 +596,7 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
 	woke_clear(a, t);
-	wake_back_missed(a, xchg_proc(a, c), t);
+	wake_back_missed(a, t);
 	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */
 	if (c->list_next && c->up_state == VP_UP_UNDECIDED && !t->reads_requests)
 		ref_set(a, &t->awaits_back, c);
@@ -614,7 +626,7 @@ void vp_attr__flush(struct vp_attr *a)
 		/* The recording ended: replies that might have claimed them never came. */
 		while ((c = p->pending.list_next) != &p->pending) {
 			pending_del(c);
-			root_call(a, p, c, p->open.list_next != &p->open ? VP_BASIS_UNCLAIMED : VP_BASIS_ROOT);
+			settle_pending(a, p, c, p->open.list_next != &p->open ? VP_BASIS_UNCLAIMED : VP_BASIS_ROOT);
 		}
 		while ((c = p->open.list_next) != &p->open)
 			list_del(c);

@@ -83,6 +83,7 @@ struct vp_xchg {
 	bool sent_among_open; /* client: requests of its process were open when it was sent */
 	uint8_t woke_n;	      /* pending client: serving threads that woke its thread before it */
 	struct vp_xchg *woke_for; /* pending client: the request of the last of them (a reference) */
+	struct vp_xchg *woke_back; /* pending client: the request its thread woke after the reply (a reference) */
 	struct vp_xchg *up;   /* see above */
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */
