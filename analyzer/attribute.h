@@ -110,9 +110,8 @@ struct vp_attr {
  * serves no request itself (an executor's worker) waits, pending; once its
  * thread has read the reply, the first thread serving exactly one request
  * that it wakes (the waiter on the future) is that request's, and the call
- * becomes its child with basis `wakeup`.  Exact only when the wake-ups
- * before the call agree: since its thread's previous socket operation it
- * was woken by threads serving one request only, the same one.
+ * becomes its child with basis `wakeup`, decided once nothing else can
+ * claim the call, and inferred (docs/analyzer.md says why).
  */
 struct vp_wake {
 	uint32_t pid;

@@ -552,7 +552,10 @@ static void executor(struct world *w, const uint32_t *forward, const uint32_t *b
 	synth_link__close(k.d2, US(200));
 }
 
-/* Woken by 301 alone, wakes 301 back: decided. */
+/*
+ * Woken by 301 alone, wakes 301 back: linked to 301, and still inferred (a
+ * lock handed to and fro can look the same, docs/analyzer.md).
+ */
 static void test_wakeup_decides(void **state)
 {
 	struct world *w = *state;
@@ -563,9 +566,9 @@ static void test_wakeup_decides(void **state)
 	assert_string_equal(analyze(w), "lg/901>web/301(web/350>db/401) | lg/902>web/302");
 	call = w->c.reqs[0]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
-	assert_true(call->link.exact);
-	assert_true(w->c.reqs[0]->exact);
-	assert_true(w->c.reqs[1]->exact);
+	assert_false(call->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+	assert_false(w->c.reqs[1]->exact); /* it was open when the call was sent */
 }
 
 /* No wake-up before the call (the worker was busy): the wake-back chooses, inferred. */
