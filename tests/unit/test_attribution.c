@@ -367,14 +367,16 @@ static void event_loop_window(struct world *w, bool second_done_early)
 	synth_req(k.l1, 100, 901, US(100), 300); /* read at 105 */
 	synth_req(k.l2, 100, 902, US(102), 300); /* read at 107 */
 	synth_req(k.d1, 10, 300, US(110), 401);	 /* request 1's call, after request 2's input */
+	/* Each host's records are written in time order, as a recorder writes them. */
 	if (second_done_early) {
 		synth_rep(k.l2, 50, 300, US(111), 902);
+		synth_rep(k.d1, 30, 401, US(116), 300); /* after db read the call at 115; read at 121 */
 		synth_req(k.l2, 100, 902, US(117), 300); /* its next request: the first is done */
 		synth_rep(k.l2, 50, 300, US(123), 902);
-	}
-	synth_rep(k.d1, 30, 401, US(114), 300); /* read at 119 */
-	if (!second_done_early)
+	} else {
+		synth_rep(k.d1, 30, 401, US(116), 300); /* after db read the call at 115; read at 121 */
 		synth_rep(k.l2, 50, 300, US(125), 902);
+	}
 	synth_rep(k.l1, 100, 300, US(130), 901);
 	synth_req(k.l1, 100, 901, US(140), 300);
 	synth_rep(k.l1, 100, 300, US(146), 901);
