@@ -11,17 +11,21 @@
 # Environment: PAIRS (5), RUN_S (5 seconds per run), THREADS (50),
 # FALLBACK_PAIRS (3, 0 to skip), NOWAKE_PAIRS (3, 0 to skip: pairs with
 # --no-wakeups, so that the cost of recording wake-ups is the difference of
-# two ratios of one run), STEP_S (3 seconds per load step),
+# two ratios of one run), CAPTURE_PAIRS (3, 0 to skip: --capture 256 on the
+# echo port, every operation's first bytes stored), STEP_S (3 seconds per
+# load step),
 # BPF_STATS (1: measure per-program cost with kernel.bpf_stats_enabled).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
+. tests/tools/record_helpers.sh # free_port
 
 PAIRS=${PAIRS:-5}
 RUN_S=${RUN_S:-5}
 THREADS=${THREADS:-50}
 FALLBACK_PAIRS=${FALLBACK_PAIRS:-3}
 NOWAKE_PAIRS=${NOWAKE_PAIRS:-3}
+CAPTURE_PAIRS=${CAPTURE_PAIRS:-3}
 STEP_S=${STEP_S:-3}
 WARMUP_S=0.5 # echobench's traffic before its measured window
 BPF_STATS=${BPF_STATS:-1}
@@ -101,7 +105,8 @@ stop_recorder() {
 }
 
 # run_off: echobench alone; prints its line.
-run_off() { "$ECHOBENCH" -t "$THREADS" -w "$WARMUP_S" -d "$RUN_S" "$@"; }
+run_off() { "$ECHOBENCH" -t "$THREADS" -w "$WARMUP_S" -d "$RUN_S" "${pair_echo_args[@]}" "$@"; }
+pair_echo_args=() # echobench options of both sides of a pair (a fixed port)
 
 # run_on NAME RECORDER_ARGS -- ECHOBENCH_ARGS: echobench under the recorder.
 # Prints the echobench line followed by the recorder's figures as key=value.
@@ -145,9 +150,9 @@ pairs() {
 	for i in $(seq "$n"); do
 		if [ $((i % 2)) -eq 1 ]; then
 			off=$(run_off) || return 1
-			on=$(run_on "$label$i" "$@" -- -d "$RUN_S") || return 1
+			on=$(run_on "$label$i" "$@" -- -d "$RUN_S" "${pair_echo_args[@]}") || return 1
 		else
-			on=$(run_on "$label$i" "$@" -- -d "$RUN_S") || return 1
+			on=$(run_on "$label$i" "$@" -- -d "$RUN_S" "${pair_echo_args[@]}") || return 1
 			off=$(run_off) || return 1
 		fi
 		r=$(calc "$(kv rt_per_s "$on") / $(kv rt_per_s "$off")")
@@ -210,6 +215,19 @@ if [ "$NOWAKE_PAIRS" -gt 0 ] && "$VPATH_RECORD" --no-wakeups --usage >/dev/null 
 	else
 		echo "(the --no-wakeups runs failed; see above)"
 	fi
+fi
+
+# Payload capture on the echo port: the uncaptured path is the ring buffer
+# pairs above; this is the cost when every operation is captured.
+cap_ratios=()
+if [ "$CAPTURE_PAIRS" -gt 0 ]; then
+	pair_echo_args=(-P "$(free_port)")
+	if pairs capture "$CAPTURE_PAIRS" --capture 256 --capture-port "${pair_echo_args[1]}"; then
+		cap_ratios=("${ratios[@]}") cap_cpu_ratios=("${cpu_ratios[@]}") cap_lines=("${on_lines[@]}")
+	else
+		echo "(the capture runs failed; see above)"
+	fi
+	pair_echo_args=()
 fi
 
 # Highest record rate written with zero loss: offer a growing share of the
@@ -277,6 +295,16 @@ if [ ${#nw_ratios[@]} -gt 0 ]; then
 	read -r wmed wmin wmax <<<"$(stats "${nw_ratios[@]}")"
 	printf '  throughput ratio on/off (--no-wakeups): median %s  (min %s, max %s); with wake-ups / without: %s\n' \
 		"$wmed" "$wmin" "$wmax" "$(calc "$med / $wmed")"
+fi
+if [ ${#cap_ratios[@]} -gt 0 ]; then
+	read -r pmed pmin pmax <<<"$(stats "${cap_ratios[@]}")"
+	printf '  throughput ratio on/off (--capture 256): median %s  (min %s, max %s)\n' \
+		"$pmed" "$pmin" "$pmax"
+	read -r pmed pmin pmax <<<"$(stats "${cap_cpu_ratios[@]}")"
+	printf '  CPU-cost ratio off/on (--capture 256):  median %s  (min %s, max %s)\n' "$pmed" "$pmin" "$pmax"
+	printf '  capture lost / gaps / bytes per record: %s / %s / %s\n' \
+		"$(sum_key lost "${cap_lines[@]}")" "$(sum_key seq_gap_bytes "${cap_lines[@]}")" \
+		"$(mean_key bytes_per_record "${cap_lines[@]}")"
 fi
 printf '  records/s written (mean of on runs):    %s\n' "$(mean_key records_per_s "${main_lines[@]}")"
 printf '  lost (recorder) / gaps (stream check):  %s / %s\n' \
