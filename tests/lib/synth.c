@@ -256,9 +256,14 @@ void synth_payload(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid
 	p.bytes = bytes;
 	p.len = len;
 	p.dir = dir;
-	memcpy(p.data, data, len < VPR_PAYLOAD_MAX ? len : VPR_PAYLOAD_MAX);
-	/* A len beyond what is stored makes a damaged record (the reader must not trust len). */
-	put(h, &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len > VPR_PAYLOAD_MAX ? 8 : len), ts, tid);
+	/*
+	 * A len beyond VPR_PAYLOAD_MAX makes a damaged record: 8 bytes stored
+	 * (the reader must not trust len), and only those read from data.
+	 */
+	uint16_t stored = len > VPR_PAYLOAD_MAX ? 8 : len;
+
+	memcpy(p.data, data, stored);
+	put(h, &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(stored), ts, tid);
 }
 
 void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
