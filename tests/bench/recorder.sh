@@ -10,7 +10,7 @@
 #
 # Environment: PAIRS (5), RUN_S (5 seconds per run), THREADS (50),
 # FALLBACK_PAIRS (3, 0 to skip), NOWAKE_PAIRS (3, 0 to skip: pairs with
-# --no-wakeups, so that the cost of recording wake-ups is the difference of
+# --wakeups, so that the cost of recording wake-ups is the difference of
 # two ratios of one run), CAPTURE_PAIRS (3, 0 to skip: --capture 256 on the
 # echo port, every operation's first bytes stored), STEP_S (3 seconds per
 # load step),
@@ -209,11 +209,11 @@ if [ "$FALLBACK_PAIRS" -gt 0 ] && "$VPATH_RECORD" --force-fallback --usage >/dev
 fi
 
 nw_ratios=()
-if [ "$NOWAKE_PAIRS" -gt 0 ] && "$VPATH_RECORD" --no-wakeups --usage >/dev/null 2>&1; then
-	if pairs nowakeup "$NOWAKE_PAIRS" --no-wakeups; then
+if [ "$NOWAKE_PAIRS" -gt 0 ] && "$VPATH_RECORD" --wakeups --usage >/dev/null 2>&1; then
+	if pairs wakeups "$NOWAKE_PAIRS" --wakeups; then
 		nw_ratios=("${ratios[@]}")
 	else
-		echo "(the --no-wakeups runs failed; see above)"
+		echo "(the --wakeups runs failed; see above)"
 	fi
 fi
 
@@ -293,8 +293,8 @@ if [ ${#fb_ratios[@]} -gt 0 ]; then
 fi
 if [ ${#nw_ratios[@]} -gt 0 ]; then
 	read -r wmed wmin wmax <<<"$(stats "${nw_ratios[@]}")"
-	printf '  throughput ratio on/off (--no-wakeups): median %s  (min %s, max %s); with wake-ups / without: %s\n' \
-		"$wmed" "$wmin" "$wmax" "$(calc "$med / $wmed")"
+	printf '  throughput ratio on/off (--wakeups):    median %s  (min %s, max %s); with wake-ups / without: %s\n' \
+		"$wmed" "$wmin" "$wmax" "$(calc "$wmed / $med")"
 fi
 if [ ${#cap_ratios[@]} -gt 0 ]; then
 	read -r pmed pmin pmax <<<"$(stats "${cap_ratios[@]}")"

@@ -28,6 +28,8 @@ HO_FRONT=$HO_NET.1:7000
 HO_BACKEND=$HO_NET.2:7100
 
 source tests/evloop/workload.sh
+# Hand-offs are followed through scheduler wake-ups (opt-in in vpath-record).
+wl_record_opts=(--wakeups)
 wl_options app 3,19 "$@"
 app=$wl_kind wl_front_host=front
 # Here a back-end call found as a root marked exact fails the run too.
@@ -66,7 +68,7 @@ ho_build() {
 			return 1
 		front_cmd=("$build/goapp" front "$HO_FRONT" "$HO_BACKEND")
 		# started after the recorders: their goroutines are followed from exec
-		wl_record_opts=(--go-binary "$build/goapp")
+		wl_record_opts+=(--go-binary "$build/goapp")
 		back_cmd=("$build/goapp" back "$HO_BACKEND")
 		;;
 	esac
