@@ -190,12 +190,18 @@ def print_table(rows, lines):
         lines.append("  %-*s  %s" % (width, label, value))
 
 
-def compare(args):
-    topo = Topology(args.topology)
+def load_comparison(args):
+    """The client's truth and the analyzer's paths, compared; and the
+    requests the client saw fail."""
     truth_roots, truth_errors = load_truth(args.truth)
     with open(args.found) as f:
         found = json.load(f)
-    cmp = Comparison(truth_roots, found, topo)
+    return Comparison(truth_roots, found, Topology(args.topology)), truth_errors
+
+
+def compare(args):
+    cmp, truth_errors = load_comparison(args)
+    topo, truth_roots, found = cmp.topo, cmp.truth_roots, cmp.found
     rows = cmp.requests()
     tally, unknown = cmp.calls()
     visits_by_model = cmp.visits()
@@ -360,11 +366,8 @@ def fault(args):
     saw answered must be found and right; every request the fault cut (a
     client error, so not in the truth) must be marked incomplete or hold a
     one-way call, and hold no call that belongs to another request."""
-    topo = Topology(args.topology)
-    truth_roots, truth_errors = load_truth(args.truth)
-    with open(args.found) as f:
-        found = json.load(f)
-    cmp = Comparison(truth_roots, found, topo)
+    cmp, truth_errors = load_comparison(args)
+    truth_roots = cmp.truth_roots
     rows = cmp.requests()
     tally, _ = cmp.calls()
     right = sum(1 for r in rows if r["exact"])
