@@ -70,3 +70,35 @@ fault_judge() { # vpcompare fault options (--tap, --label X, --cut SERVER)...
 	python3 "$E2E_SRC/vpcompare.py" fault --truth "$E2E_DIR/truth.jsonl" \
 		--found "$E2E_DIR/found.json" --topology "$E2E_DIR/topology.json" "$@"
 }
+
+# fault_start DIR LABEL WHAT [RECORDER]: hosts, recorders (RECORDER in place
+# of vpath-record), servers and the client up, and the load running before
+# the fault (WHAT).  Returns 1, having said why, when the run cannot start.
+fault_start() {
+	local dir=$1 label=$2 what=$3 recorder=${4:-$VPATH_RECORD}
+
+	fault_config "$dir/fault.conf"
+	e2e_setup "$dir/fault.conf" || { not_ok "$label: hosts set up"; return 1; }
+	on_exit 'e2e_keep_results "${VPATH_KEEP:-}"' # VPATH_KEEP=DIR keeps the run
+	VPATH_RECORD=$recorder e2e_recorders_start || { not_ok "$label: recorders started"; return 1; }
+	e2e_servers_start || { not_ok "$label: servers started"; return 1; }
+	fault_client_start --sessions 8 --duration 10 --think-us 4000 --seed "${VPATH_SEED:-$RANDOM}"
+	check "$label: the load runs before $what" fault_wait_answered 150
+	return 0
+}
+
+# fault_finish LABEL ANSWERED: the client, servers and recorders stopped,
+# the recorders quiet, the analysis judged (requests after line ANSWERED of
+# the truth came after the fault).
+fault_finish() {
+	local label=$1 answered=$2
+
+	check "$label: the client ran to the end" fault_client_wait
+	e2e_servers_stop
+	check "$label: every recorder exits 0" e2e_recorders_stop
+	check "$label: the recorders said nothing but their start and summary" \
+		sh -c "! grep -hv -e '^vpath-record: recording to' -e '^vpath-record: [0-9]* records, 0 lost' '$E2E_DIR'/*.record.log"
+	e2e_analyze
+	check "$label: vpath-analyze exits 0" test $? -eq 0
+	fault_judge --tap --label "$label:" --after-line "$answered"
+}

@@ -24,9 +24,6 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 d=$(scratch_dir)
-fault_config "$d/fault.conf"
-e2e_setup "$d/fault.conf" || { not_ok "fault clock: hosts set up"; exit 0; }
-on_exit 'e2e_keep_results "${VPATH_KEEP:-}"' # VPATH_KEEP=DIR keeps the run
 # Each recorder's step file is named after its --host.
 cat >"$d/record.sh" <<EOS
 #!/bin/sh
@@ -35,10 +32,7 @@ for a in "\$@"; do [ "\$prev" = --host ] && host=\$a; prev=\$a; done
 VPATH_REALTIME_STEP_FILE=$d/step.\$host LD_PRELOAD=$(realpath "$SHIM") exec $(realpath "$VPATH_RECORD") "\$@"
 EOS
 chmod +x "$d/record.sh"
-VPATH_RECORD=$d/record.sh e2e_recorders_start || { not_ok "fault clock: recorders started"; exit 0; }
-e2e_servers_start || { not_ok "fault clock: servers started"; exit 0; }
-fault_client_start --sessions 8 --duration 10 --think-us 4000 --seed "${VPATH_SEED:-$RANDOM}"
-check "fault clock: the load runs before the steps" fault_wait_answered 150
+fault_start "$d" "fault clock" "the steps" "$d/record.sh" || exit 0
 echo 300 >"$d/step.client"
 echo -180 >"$d/step.fa"
 echo 3600 >"$d/step.xa"

@@ -16,20 +16,7 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 d=$(scratch_dir)
-fault_config "$d/fault.conf"
-e2e_setup "$d/fault.conf" || { not_ok "fault killed: hosts set up"; exit 0; }
-on_exit 'e2e_keep_results "${VPATH_KEEP:-}"' # VPATH_KEEP=DIR keeps the run
-e2e_recorders_start || { not_ok "fault killed: recorders started"; exit 0; }
-e2e_servers_start || { not_ok "fault killed: servers started"; exit 0; }
-fault_client_start --sessions 8 --duration 10 --think-us 4000 --seed "${VPATH_SEED:-$RANDOM}"
-check "fault killed: the load runs before the kill" fault_wait_answered 150
+fault_start "$d" "fault killed" "the kill" || exit 0
 answered=$(wc -l <"$E2E_DIR/truth.jsonl")
 kill -KILL "$(fault_server_pid xa)"
-check "fault killed: the client ran to the end" fault_client_wait
-e2e_servers_stop
-check "fault killed: every recorder exits 0" e2e_recorders_stop
-check "fault killed: the recorders said nothing but their start and summary" \
-	sh -c "! grep -hv -e '^vpath-record: recording to' -e '^vpath-record: [0-9]* records, 0 lost' '$E2E_DIR'/*.record.log"
-e2e_analyze
-check "fault killed: vpath-analyze exits 0" test $? -eq 0
-fault_judge --tap --label "fault killed:" --after-line "$answered"
+fault_finish "fault killed" "$answered"

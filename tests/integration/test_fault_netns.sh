@@ -20,13 +20,7 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 d=$(scratch_dir)
-fault_config "$d/fault.conf"
-e2e_setup "$d/fault.conf" || { not_ok "fault netns: hosts set up"; exit 0; }
-on_exit 'e2e_keep_results "${VPATH_KEEP:-}"' # VPATH_KEEP=DIR keeps the run
-e2e_recorders_start || { not_ok "fault netns: recorders started"; exit 0; }
-e2e_servers_start || { not_ok "fault netns: servers started"; exit 0; }
-fault_client_start --sessions 8 --duration 10 --think-us 4000 --seed "${VPATH_SEED:-$RANDOM}"
-check "fault netns: the load runs before the namespace goes" fault_wait_answered 150
+fault_start "$d" "fault netns" "the namespace goes" || exit 0
 answered=$(wc -l <"$E2E_DIR/truth.jsonl")
 ns=$(e2e_ns "${E2E_SERVER_HOST[xa]}")
 ino=$(stat -L -c %i "/run/netns/$ns")
@@ -44,11 +38,4 @@ gone() {
 		[ "$(ls -l /proc/[0-9]*/ns/net 2>/dev/null | grep -c "net:\[$ino\]")" -le 1 ]
 }
 check "fault netns: namespace $ino gone (no name, no link, nothing in it but its recorder)" gone
-check "fault netns: the client ran to the end" fault_client_wait
-e2e_servers_stop
-check "fault netns: every recorder exits 0" e2e_recorders_stop
-check "fault netns: the recorders said nothing but their start and summary" \
-	sh -c "! grep -hv -e '^vpath-record: recording to' -e '^vpath-record: [0-9]* records, 0 lost' '$E2E_DIR'/*.record.log"
-e2e_analyze
-check "fault netns: vpath-analyze exits 0" test $? -eq 0
-fault_judge --tap --label "fault netns:" --after-line "$answered"
+fault_finish "fault netns" "$answered"
