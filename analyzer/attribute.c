@@ -258,6 +258,9 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 		}
 		return;
 	}
+	/* A new process, or a new program in it: what was seen of the pid's past says nothing. */
+	if ((tk->kind == VPR_TASK_FORK && tk->h.tid == tk->pid) || tk->kind == VPR_TASK_EXEC)
+		memset(&proc_get(a, tk->pid)->life, 0, sizeof(((struct vp_proc *)0)->life));
 	t = thread_get(a, tk->h.tid, tk->pid);
 	memcpy(t->comm, tk->comm, VPR_COMM_LEN);
 	t->comm[VPR_COMM_LEN - 1] = 0; /* the kernel's names have 15 characters; a damaged one is cut */
@@ -363,9 +366,11 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			p->handoff++;
 			if (t->reads_requests && !p->mixed)
 				become_mixed(p);
+		} else {
+			p->life.reader_replies++;
+			if (t->last_req_id != s->id && t->last_req_ts > s->req.first_ts)
+				p->interleaved++;
 		}
-		else if (t->last_req_id != s->id && t->last_req_ts > s->req.first_ts)
-			p->interleaved++;
 	}
 	/* vPath: this thread's calls since the request arrived belong to s. */
 	for (c = t->pending.tlist_next; c != &t->pending; c = next) {
@@ -484,10 +489,21 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
 }
 
 /*
+ * Requests a process's threads must have answered themselves, without one
+ * call from a thread that reads requests, before the wake-up rule trusts
+ * that it is an executor front end.  Until then a thread that serves
+ * requests and calls itself (gunicorn's gthread) may just not have called
+ * yet: a background thread of its own, woken by it through the interpreter
+ * lock, would have its calls linked to a request that made none.
+ */
+#define VP_WAKE_MIN_REPLIES 8
+
+/*
  * Pending call c can go nowhere else (every request open when it was sent
  * is done, or the input ended): the wake-up rule decides it, or nothing
- * does.  Only in a process whose threads' own rules never linked a call
- * (an executor front end): where threads serving requests make their calls
+ * does.  Only in an executor front end: a process whose threads that read
+ * requests answered several and never sent a call (nor did its threads'
+ * own rules link one).  Where threads serving requests make their calls
  * themselves, a thread that calls on its own (a pool's or a cron's) wakes
  * them through shared locks for no request.  The request must be one the
  * call held, so that it is still there to take it.
@@ -499,6 +515,8 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 	uint16_t n;
 
 	if (!s || p->calls_by_input || p->calls_by_reply || p->calls_by_connect || p->mixed)
+		return false;
+	if (p->life.reader_calls || p->life.reader_replies < VP_WAKE_MIN_REPLIES)
 		return false;
 	for (unsigned i = 0; i < c->nheld; i++)
 		held |= c->held[i] == s;
@@ -564,6 +582,8 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 
 	take_comm(c, t, p);
 	p->calls++;
+	if (t->reads_requests)
+		p->life.reader_calls++;
 	wake_back_missed(a, t);
 	if (opened_for) {
 		bool open = !opened_for->done;

@@ -80,6 +80,14 @@ struct vp_proc {
 	 * as Go's), so no thread rule decides a link in this process any more.
 	 */
 	bool mixed;
+	/*
+	 * What the wake-up rule needs to know of this process (not of an
+	 * earlier one with the same pid: both restart at a fork or exec).
+	 */
+	struct {
+		uint32_t reader_calls;	 /* calls sent by a thread that reads requests */
+		uint32_t reader_replies; /* requests answered by the thread that read them */
+	} life;
 	struct vp_judge judge; /* calls of its event loops still judged (judge.h) */
 };
 

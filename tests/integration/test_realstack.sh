@@ -10,7 +10,9 @@
 # the truth that the client, the app and the servers' own logs give.  Then
 # the checker must fail on results broken in one place each.  A second run
 # starts the recorders on a running stack: 1000 requests first, on the same
-# keep-alive connections, then 1500 recorded ones.
+# keep-alive connections, then 1500 recorded ones, with scheduler wake-ups
+# recorded (vpath-record --wakeups): the wake-up rule must not touch
+# gunicorn, whose threads serve requests and call themselves.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -44,8 +46,8 @@ for what in found-drop found-move pg-log redis-log nginx-log; do
 	check "realstack: the check fails when one thing is broken: $what" [ $rc -eq 1 ]
 done
 tests/realstack/run.sh --requests 1500 --warmup 1000 --conns 16 --seed "$((seed + 1))" \
-	--label "realstack warm:"
+	--wakeups --label "realstack warm, wake-ups:"
 if [ $? -eq 2 ]; then
-	not_ok "realstack warm: the run itself failed (see the lines above)"
+	not_ok "realstack warm, wake-ups: the run itself failed (see the lines above)"
 fi
 exit 0

@@ -8,11 +8,13 @@
 # not, 2 when the run itself failed.  Needs root.
 #
 #   tests/realstack/run.sh [--requests N] [--conns N] [--seed N] [--reconnect P]
-#                          [--warmup N] [--label TEXT] [--keep DIR]
+#                          [--warmup N] [--label TEXT] [--keep DIR] [--wakeups]
 # --warmup N: N requests before the recorders start, on the same keep-alive
 # connections (a recording that starts on a running system).
 # KEEP=DIR in the environment works like --keep: the recordings, found.json,
 # truth.jsonl, failures.jsonl and every server's config and log are kept.
+# --wakeups (or REALSTACK_WAKEUPS=1): the recorders also record scheduler
+# wake-ups (vpath-record --wakeups), so the analyzer's wake-up rule runs.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -20,6 +22,8 @@ source tests/e2e/harness.sh
 source tests/realstack/stack.sh
 
 requests=3000 conns=16 warmup=0 seed=$((RANDOM)) label=realstack: keep=${KEEP:-}
+record_opts=()
+[ "${REALSTACK_WAKEUPS:-0}" = 1 ] && record_opts+=(--wakeups)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--requests) requests=$2; shift ;;
@@ -29,7 +33,8 @@ while [ $# -gt 0 ]; do
 	--warmup) warmup=$2; shift ;;
 	--label) label=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	-h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--wakeups) record_opts+=(--wakeups) ;;
+	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -50,11 +55,11 @@ if [ "$warmup" -gt 0 ]; then
 	rs_client_start "${client_args[@]}" --warmup "$warmup" --go "$E2E_DIR/go"
 	rs_client_wait_warm || exit 2
 	e2e_log "$warmup requests before the recording"
-	rs_redis_log_reset && e2e_recorders_start || exit 2
+	rs_redis_log_reset && e2e_recorders_start "${record_opts[@]}" || exit 2
 	rs_background_start
 	touch "$E2E_DIR/go"
 else
-	rs_redis_log_reset && e2e_recorders_start || exit 2
+	rs_redis_log_reset && e2e_recorders_start "${record_opts[@]}" || exit 2
 	rs_background_start
 	rs_client_start "${client_args[@]}"
 fi

@@ -527,17 +527,33 @@ static void test_background_call_is_root(void **state)
 	synth_link__free(hc);
 }
 
+/* The paths of executor()'s eight earlier requests, and how many they are. */
+#define EARLY_PATHS                                                                            \
+	"lg/900>web/301 | lg/900>web/302 | lg/900>web/301 | lg/900>web/302 | lg/900>web/301 | " \
+	"lg/900>web/302 | lg/900>web/301 | lg/900>web/302 | "
+#define EARLY 8
+
 /*
  * An executor: web's handler threads 301 and 302 read a request each and
  * hand the call to worker 350, which never replies; the worker reads the
  * reply and wakes the handler waiting for it.  forward: the wake-ups 350
  * had before sending the call (handler thread ids, 0 ends the list).
+ * Before, the handlers answer `early` requests themselves without calling
+ * (EARLY shows the process's shape to the wake-up rule); `restart`: then
+ * web's process ends and a new one with the same pid starts.
  */
-static void executor(struct world *w, const uint32_t *forward, const uint32_t *back)
+static void executor_run(struct world *w, const uint32_t *forward, const uint32_t *back,
+			 unsigned early, bool restart)
 {
 	struct links k = open_links(w);
 
 	synth_task(w->web, US(1), 300, 350, VPR_TASK_SNAPSHOT, "worker");
+	for (uint64_t i = 0; i < early; i++) {
+		synth_req(i % 2 ? k.l2 : k.l1, 10, 900, US(10 + 10 * i), i % 2 ? 302 : 301);
+		synth_rep(i % 2 ? k.l2 : k.l1, 10, i % 2 ? 302 : 301, US(15 + 10 * i), 900);
+	}
+	if (restart)
+		synth_task(w->web, US(95), 300, 300, VPR_TASK_FORK, "web");
 	synth_req(k.l1, 100, 901, US(100), 301);
 	synth_req(k.l2, 100, 902, US(101), 302);
 	for (uint64_t i = 0; forward[i]; i++)
@@ -554,6 +570,11 @@ static void executor(struct world *w, const uint32_t *forward, const uint32_t *b
 	synth_link__close(k.d2, US(200));
 }
 
+static void executor(struct world *w, const uint32_t *forward, const uint32_t *back)
+{
+	executor_run(w, forward, back, EARLY, false);
+}
+
 /*
  * Woken by 301 alone, wakes 301 back: linked to 301, and still inferred (a
  * lock handed to and fro can look the same, docs/analyzer.md).
@@ -565,12 +586,12 @@ static void test_wakeup_decides(void **state)
 	const struct vp_call *call;
 
 	executor(w, fwd, back);
-	assert_string_equal(analyze(w), "lg/901>web/301(web/350>db/401) | lg/902>web/302");
-	call = w->c.reqs[0]->root->calls[0];
+	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301(web/350>db/401) | lg/902>web/302");
+	call = w->c.reqs[EARLY]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
 	assert_false(call->link.exact);
-	assert_false(w->c.reqs[0]->exact);
-	assert_false(w->c.reqs[1]->exact); /* it was open when the call was sent */
+	assert_false(w->c.reqs[EARLY]->exact);
+	assert_false(w->c.reqs[EARLY + 1]->exact); /* it was open when the call was sent */
 }
 
 /* No wake-up before the call (the worker was busy): the wake-back chooses, inferred. */
@@ -581,13 +602,13 @@ static void test_wakeup_back_only_is_inferred(void **state)
 	const struct vp_call *call;
 
 	executor(w, fwd, back);
-	assert_string_equal(analyze(w), "lg/901>web/301 | lg/902>web/302(web/350>db/401)");
-	call = w->c.reqs[1]->root->calls[0];
+	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301 | lg/902>web/302(web/350>db/401)");
+	call = w->c.reqs[EARLY + 1]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
 	assert_false(call->link.exact);
 	assert_int_equal(call->link.candidates, 2);
-	assert_false(w->c.reqs[0]->exact); /* it may be missing the call */
-	assert_false(w->c.reqs[1]->exact);
+	assert_false(w->c.reqs[EARLY]->exact); /* it may be missing the call */
+	assert_false(w->c.reqs[EARLY + 1]->exact);
 }
 
 /*
@@ -601,12 +622,44 @@ static void test_wakeup_lock_storm_is_inferred(void **state)
 	const struct vp_call *call;
 
 	executor(w, fwd, back);
-	assert_string_equal(analyze(w), "lg/901>web/301(web/350>db/401) | lg/902>web/302");
-	call = w->c.reqs[0]->root->calls[0];
+	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301(web/350>db/401) | lg/902>web/302");
+	call = w->c.reqs[EARLY]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
 	assert_false(call->link.exact);
-	assert_false(w->c.reqs[0]->exact);
-	assert_false(w->c.reqs[1]->exact);
+	assert_false(w->c.reqs[EARLY]->exact);
+	assert_false(w->c.reqs[EARLY + 1]->exact);
+}
+
+/*
+ * A thread that reads requests and calls itself (gunicorn's gthread) has
+ * just not called yet when the recording starts, and a background thread of
+ * its own that the handler woke and that woke it back (the interpreter lock)
+ * sends a call: a root, not the handler's request's call.  The rule needs
+ * the process to have shown the executor's shape first: EARLY requests its
+ * handlers answered without a call.
+ */
+static void test_wakeup_not_before_the_shape_shows(void **state)
+{
+	struct world *w = *state;
+	const uint32_t fwd[] = {301, 0}, back[] = {301, 0};
+
+	/* With the two requests of the executor itself, one answer short. */
+	executor_run(w, fwd, back, EARLY - 3, false);
+	assert_string_equal(analyze(w), "lg/900>web/301 | lg/900>web/302 | lg/900>web/301 | "
+					"lg/900>web/302 | lg/900>web/301 | lg/901>web/301 | "
+					"lg/902>web/302 | web/350>db/401");
+	assert_int_equal(w->c.reqs[EARLY - 1]->root->link.basis, VP_BASIS_UNCLAIMED);
+}
+
+/* What an earlier process with the same pid showed does not count. */
+static void test_wakeup_shape_is_per_process(void **state)
+{
+	struct world *w = *state;
+	const uint32_t fwd[] = {301, 0}, back[] = {301, 0};
+
+	executor_run(w, fwd, back, EARLY, true);
+	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301 | lg/902>web/302 | web/350>db/401");
+	assert_int_equal(w->c.reqs[EARLY + 2]->root->link.basis, VP_BASIS_UNCLAIMED);
 }
 
 int main(void)
@@ -628,6 +681,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wakeup_decides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_back_only_is_inferred, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_lock_storm_is_inferred, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_not_before_the_shape_shows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_shape_is_per_process, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
