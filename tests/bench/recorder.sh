@@ -12,8 +12,10 @@
 # FALLBACK_PAIRS (3, 0 to skip), NOWAKE_PAIRS (3, 0 to skip: pairs with
 # --wakeups, so that the cost of recording wake-ups is the difference of
 # two ratios of one run), CAPTURE_PAIRS (3, 0 to skip: --capture 256 on the
-# echo port, every operation's first bytes stored), STEP_S (3 seconds per
-# load step),
+# echo port, every operation's first bytes stored), HANDOFF_PAIRS (3, 0 to
+# skip: the echo server hands every message to a pool of 4 threads over a
+# condition variable, two futex wake-ups per round trip; pairs without and
+# with --wakeups), STEP_S (3 seconds per load step),
 # BPF_STATS (1: measure per-program cost with kernel.bpf_stats_enabled).
 set -u
 cd "$(dirname "$0")/../.."
@@ -26,6 +28,7 @@ THREADS=${THREADS:-50}
 FALLBACK_PAIRS=${FALLBACK_PAIRS:-3}
 NOWAKE_PAIRS=${NOWAKE_PAIRS:-3}
 CAPTURE_PAIRS=${CAPTURE_PAIRS:-3}
+HANDOFF_PAIRS=${HANDOFF_PAIRS:-3}
 STEP_S=${STEP_S:-3}
 WARMUP_S=0.5 # echobench's traffic before its measured window
 BPF_STATS=${BPF_STATS:-1}
@@ -133,6 +136,7 @@ run_on() {
 	echo "$line $st file_bytes=$size" \
 		"bytes_per_record=$(calc "$size / ($recs > 0 ? $recs : 1)")" \
 		"records_per_s=$(calc "$(kv pid_ops "$st") / ($(kv seconds "$line") + $WARMUP_S)")" \
+		"wakeup_per_s=$(calc "$(kv wakeup "$st") / ($(kv seconds "$line") + $WARMUP_S)")" \
 		"rec_cpu_pct=$(calc "($c1 - $c0) * 100 / $CLK_TCK / ($t1 - $t0)")" \
 		"wakeups_per_s=$(calc "($w1 - $w0) / ($t1 - $t0)")" \
 		"rec_cpu_us_per_rt=$(calc "($c1 - $c0) * 1e6 / $CLK_TCK / ($(kv pid_ops "$st") / 4 + 1)")"
@@ -230,6 +234,22 @@ if [ "$CAPTURE_PAIRS" -gt 0 ]; then
 	pair_echo_args=()
 fi
 
+# The echo worst case writes no wake-up record (one thread per connection):
+# a hand-off to a worker pool does, two per round trip.  The same workload
+# recorded without and with --wakeups, so their two ratios come from one run.
+ho_ratios=() hw_ratios=()
+if [ "$HANDOFF_PAIRS" -gt 0 ] && "$VPATH_RECORD" --wakeups --usage >/dev/null 2>&1; then
+	pair_echo_args=(-W 4)
+	if pairs handoff "$HANDOFF_PAIRS"; then
+		ho_ratios=("${ratios[@]}") ho_lines=("${on_lines[@]}")
+		if pairs handoff+wk "$HANDOFF_PAIRS" --wakeups; then
+			hw_ratios=("${ratios[@]}") hw_lines=("${on_lines[@]}")
+		fi
+	fi
+	[ ${#hw_ratios[@]} -gt 0 ] || echo "(the hand-off runs failed; see above)"
+	pair_echo_args=()
+fi
+
 # Highest record rate written with zero loss: offer a growing share of the
 # unrecorded maximum, ending flat out.
 max_off=$(stats "${main_off[@]}" | awk '{ print $3 }')
@@ -253,8 +273,15 @@ if [ "$BPF_STATS" = 1 ] && command -v bpftool >/dev/null && command -v python3 >
 	old=$(cat /proc/sys/kernel/bpf_stats_enabled)
 	on_exit "echo $old > /proc/sys/kernel/bpf_stats_enabled"
 	echo 1 >/proc/sys/kernel/bpf_stats_enabled
-	start_recorder "$dir/stats.vpr" || exit 1
-	"$ECHOBENCH" -t "$THREADS" -d "$STEP_S" >/dev/null
+	# With wake-ups recorded, so that their program's cost shows: on the
+	# echo (it runs and filters out every wake-up) and on the hand-off
+	# (where it writes one record per futex wake-up).
+	stats_rec=()
+	"$VPATH_RECORD" --wakeups --usage >/dev/null 2>&1 && stats_rec=(--wakeups)
+	start_recorder "$dir/stats.vpr" "${stats_rec[@]}" || exit 1
+	stats_echo=$("$ECHOBENCH" -t "$THREADS" -d "$STEP_S")
+	stats_ho=
+	[ ${#stats_rec[@]} -gt 0 ] && stats_ho=$("$ECHOBENCH" -t "$THREADS" -d "$STEP_S" -W 4)
 	# The recorder's programs are the bpf-prog fds it holds; their fdinfo
 	# has the run count and time, bpftool has the names.
 	bpf_rows=$(for f in /proc/"$rec_pid"/fdinfo/*; do
@@ -296,6 +323,17 @@ if [ ${#nw_ratios[@]} -gt 0 ]; then
 	printf '  throughput ratio on/off (--wakeups):    median %s  (min %s, max %s); with wake-ups / without: %s\n' \
 		"$wmed" "$wmin" "$wmax" "$(calc "$wmed / $med")"
 fi
+if [ ${#hw_ratios[@]} -gt 0 ]; then
+	read -r hmed hmin hmax <<<"$(stats "${ho_ratios[@]}")"
+	printf '  hand-off (-W 4) ratio on/off:           median %s  (min %s, max %s); lost %s\n' \
+		"$hmed" "$hmin" "$hmax" "$(sum_key lost "${ho_lines[@]}")"
+	read -r wmed wmin wmax <<<"$(stats "${hw_ratios[@]}")"
+	printf '  hand-off ratio on/off (--wakeups):      median %s  (min %s, max %s); lost %s\n' \
+		"$wmed" "$wmin" "$wmax" "$(sum_key lost "${hw_lines[@]}")"
+	printf '  hand-off with wake-ups / without:       %s; wake-up records/s %s\n' \
+		"$(calc "$wmed / $hmed")" \
+		"$(mean_key wakeup_per_s "${hw_lines[@]}")"
+fi
 if [ ${#cap_ratios[@]} -gt 0 ]; then
 	read -r pmed pmin pmax <<<"$(stats "${cap_ratios[@]}")"
 	printf '  throughput ratio on/off (--capture 256): median %s  (min %s, max %s)\n' \
@@ -317,7 +355,8 @@ printf '  recorder summary (last on run):         %s\n' \
 	"$(tail -n 1 "$dir/ringbuf$PAIRS.vpr.err")"
 if [ -n "$bpf_rows" ]; then
 	echo
-	echo "BPF programs (kernel.bpf_stats_enabled, one flat-out run of $STEP_S s)"
+	echo "BPF programs (kernel.bpf_stats_enabled, ${stats_rec[*]:-no wake-ups}: one flat-out run of $STEP_S s," \
+		"$(kv roundtrips "$stats_echo") round trips${stats_ho:+, then one with -W 4, $(kv roundtrips "$stats_ho") round trips})"
 	printf '  %-24s %12s %8s\n' program runs ns/run
 	sed 's/^/  /' <<<"$bpf_rows"
 fi

@@ -12,6 +12,11 @@
  * With --rate the clients are paced to a total offered load instead, which
  * lets a benchmark find the highest event rate a recorder sustains.
  *
+ * With --workers N the server hands every message it receives to a pool of
+ * N worker threads over a condition variable and waits until one has taken
+ * it (the executor habit, issue 10): two futex wake-ups between threads of
+ * the process per round trip, what `vpath-record --wakeups` records.
+ *
  * Prints one line of key=value pairs on stdout, e.g.
  *   echobench threads=50 size=1 rate=0 seconds=5.000 roundtrips=812345
  *     rt_per_s=162469.0 ops_per_s=649876.0 thread_min=3001.2 thread_max=3500.4
@@ -51,6 +56,7 @@ struct bench_opts {
 	int size;	 /* message bytes */
 	int port;	 /* 0 = any free port */
 	double warmup;	 /* seconds of traffic before counting starts */
+	int workers;	 /* hand-off pool size, 0 = the connection's thread echoes itself */
 };
 
 /* One client thread's state; padded so counters do not share cache lines. */
@@ -78,6 +84,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: echobench [-t THREADS] [-d SECONDS] [-r RATE] [-s BYTES] [-P PORT] [-w SECONDS]\n"
+		"                 [-W WORKERS]\n"
 		"Loopback echo benchmark: THREADS clients doing blocking BYTES-sized round trips.\n"
 		"  -t, --threads N    client threads and connections (default 50)\n"
 		"  -d, --duration S   measured seconds, may be fractional (default 5)\n"
@@ -85,6 +92,7 @@ static void usage(FILE *f)
 		"  -s, --size B       message bytes (default 1)\n"
 		"  -P, --port P       listen on 127.0.0.1:P (default 0: any free port)\n"
 		"  -w, --warmup S     seconds of traffic before counting (default 0.5)\n"
+		"  -W, --workers N    hand each message to a pool of N threads (default 0: none)\n"
 		"Prints one line: echobench threads=.. rt_per_s=.. ops_per_s=.. thread_min=.. ...\n"
 		"Example: echobench -t 50 -d 5\n");
 }
@@ -111,6 +119,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 		{ "size", required_argument, NULL, 's' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "warmup", required_argument, NULL, 'w' },
+		{ "workers", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -118,7 +127,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 	int c;
 
 	*o = (struct bench_opts){ .threads = 50, .seconds = 5, .size = 1, .warmup = 0.5 };
-	while ((c = getopt_long(argc, argv, "t:d:r:s:P:w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:d:r:s:P:w:W:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (parse_double(optarg, 1, MAX_THREADS, &v))
@@ -146,6 +155,11 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 		case 'w':
 			if (parse_double(optarg, 0, 3600, &o->warmup))
 				goto bad;
+			break;
+		case 'W':
+			if (parse_double(optarg, 0, MAX_THREADS, &v))
+				goto bad;
+			o->workers = (int)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -199,20 +213,90 @@ static void set_nodelay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/*
+ * --workers: messages wait in one queue under one lock; a worker takes one,
+ * marks it handled and wakes the connection's thread waiting for it.
+ */
+struct job {
+	struct job *next;
+	bool done;
+	pthread_cond_t done_cv;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t queued;
+	struct job *head, *tail;
+	bool closing;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .queued = PTHREAD_COND_INITIALIZER };
+
+/* Hands j to the pool and waits until a worker has handled it. */
+static void pool_run(struct job *j)
+{
+	pthread_mutex_lock(&pool.lock);
+	j->done = false;
+	j->next = NULL;
+	if (pool.tail)
+		pool.tail->next = j;
+	else
+		pool.head = j;
+	pool.tail = j;
+	pthread_cond_signal(&pool.queued);
+	while (!j->done)
+		pthread_cond_wait(&j->done_cv, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pool.lock);
+	for (;;) {
+		struct job *j;
+
+		while (!pool.head && !pool.closing)
+			pthread_cond_wait(&pool.queued, &pool.lock);
+		if (!pool.head)
+			break;
+		j = pool.head;
+		pool.head = j->next;
+		if (!pool.head)
+			pool.tail = NULL;
+		j->done = true;
+		pthread_cond_signal(&j->done_cv);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+static void pool_close(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	pool.closing = true;
+	pthread_cond_broadcast(&pool.queued);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+static bool use_pool;
+
 /* Echoes until the client closes; the fd is owned by this thread. */
 static void *echo_main(void *arg)
 {
 	int fd = (int)(long)arg;
 	char buf[MAX_MSG];
+	struct job job = { .done_cv = PTHREAD_COND_INITIALIZER };
 
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n > 0 && use_pool)
+			pool_run(&job);
 		if (n <= 0 || xfer_all(fd, buf, (int)n, true))
 			break;
 	}
+	pthread_cond_destroy(&job.done_cv);
 	close(fd);
 	return NULL;
 }
@@ -370,9 +454,9 @@ int main(int argc, char **argv)
 	struct server srv = { .listen_fd = -1 };
 	struct client *clients = NULL;
 	unsigned long long *before = NULL, *after = NULL;
-	pthread_t acceptor;
+	pthread_t acceptor, *workers = NULL;
 	bool acceptor_started = false, barrier_ready = false;
-	int started = 0, port = 0, err = 0, ret = 1;
+	int started = 0, nworkers = 0, port = 0, err = 0, ret = 1;
 	double t0, t1, cpu0, cpu1;
 
 	if (parse_opts(argc, argv, &opts))
@@ -385,6 +469,21 @@ int main(int argc, char **argv)
 	if (!clients || !before || !after || !srv.echo_threads) {
 		fprintf(stderr, "echobench: out of memory\n");
 		goto cleanup;
+	}
+
+	use_pool = opts.workers > 0;
+	workers = calloc((size_t)opts.workers + 1, sizeof(*workers));
+	if (!workers) {
+		fprintf(stderr, "echobench: out of memory\n");
+		goto cleanup;
+	}
+	for (; nworkers < opts.workers; nworkers++) {
+		err = pthread_create(&workers[nworkers], NULL, worker_main, NULL);
+		if (err) {
+			fprintf(stderr, "echobench: cannot start worker #%d: %s\n", nworkers,
+				strerror(err));
+			goto cleanup;
+		}
 	}
 
 	srv.listen_fd = listen_loopback(opts.port, opts.threads, &port);
@@ -464,6 +563,10 @@ cleanup:
 			ret = 1;
 		}
 	}
+	pool_close();
+	for (int i = 0; i < nworkers; i++)
+		pthread_join(workers[i], NULL);
+	free(workers);
 	if (barrier_ready)
 		pthread_barrier_destroy(&start_barrier);
 	if (srv.listen_fd >= 0)

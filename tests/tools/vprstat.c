@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	printf("vprstat status=%s blocks=%llu records=%llu sock_ops=%llu conn=%llu task=%llu "
 	       "clock=%llu drops_records=%llu lost=%llu pid_ops=%llu seq_gap_bytes=%llu "
 	       "span_s=%.3f op_backwards=%llu op_max_backwards_ns=%llu file_flags=0x%x payload=%llu "
-	       "payload_apart=%llu\n",
+	       "payload_apart=%llu wakeup=%llu\n",
 	       status_names[vpr_reader__status(r)], (unsigned long long)vpr_reader__blocks(r),
 	       (unsigned long long)records, (unsigned long long)by_type[VPR_SOCK_OP],
 	       (unsigned long long)by_type[VPR_CONN], (unsigned long long)by_type[VPR_TASK],
@@ -201,7 +201,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)lost, (unsigned long long)pid_ops,
 	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9, (unsigned long long)op_backwards,
 	       (unsigned long long)op_max_backwards, vpr_reader__header(r)->flags,
-	       (unsigned long long)by_type[VPR_PAYLOAD], (unsigned long long)payload_apart);
+	       (unsigned long long)by_type[VPR_PAYLOAD], (unsigned long long)payload_apart,
+	       (unsigned long long)by_type[VPR_WAKEUP]);
 	/* A damaged middle is a failure; a torn tail is what an interrupted recorder leaves. */
 	ret = vpr_reader__status(r) == VPR_READ_CORRUPT;
 
