@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The recorder benchmark's tools work, so `make bench` keeps measuring what it
-# claims: echobench does round trips and reports them; vprstat's two loss
+# claims: echobench does round trips and reports them (also handing every
+# message to a worker pool, which --wakeups records); vprstat's two loss
 # counts (the recorder's own and the stream-position gaps) are 0 on a normal
 # recording of echobench, and both see the loss when a tiny ring buffer
 # forces the recorder to lose records.
@@ -26,12 +27,16 @@ check "vprstat fails on a missing file" test $? -eq 1
 need_bpf "vprstat on recordings of echobench"
 dir=$(scratch_dir)
 
-# record_echo NAME RECORDER_ARGS...: echobench under the recorder; prints vprstat's line.
+# record_echo NAME RECORDER_ARGS... [-- ECHOBENCH_ARGS...]: echobench under
+# the recorder; prints vprstat's line.
 record_echo() {
-	local name=$1 eb
+	local name=$1 eb rec=() echo=()
 	shift
-	start_recorder "$dir/$name.vpr" "$dir/$name.log" "$@" || return 1
-	eb=$("$ECHOBENCH" -t 20 -d 1 -w 0.1) || return 1
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do rec+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	echo=("$@")
+	start_recorder "$dir/$name.vpr" "$dir/$name.log" "${rec[@]}" || return 1
+	eb=$("$ECHOBENCH" -t 20 -d 1 -w 0.1 "${echo[@]}") || return 1
 	kill -INT "$RECORDER_PID"
 	wait "$RECORDER_PID" || return 1
 	echo "$eb" >"$dir/$name.eb"
@@ -45,6 +50,13 @@ check "every measured round trip is four recorded operations (or more: warm-up)"
 	test "$(kv pid_ops "$st")" -ge $((4 * $(kv roundtrips "$eb")))
 check "no loss by the recorder's count" test "$(kv lost "$st")" = 0
 check "no loss by stream positions" test "$(kv seq_gap_bytes "$st")" = 0
+check "the echo writes no wake-up record" test "$(kv wakeup "$st")" = 0
+
+# The hand-off: each message woken over to a worker and back.
+st=$(record_echo handoff --wakeups -- -W 4)
+eb=$(cat "$dir/handoff.eb" 2>/dev/null)
+check "echobench -W hands off: a wake-up record per measured round trip or more" \
+	test "$(kv wakeup "$st")" -ge "$(kv roundtrips "$eb")" -a "$(kv roundtrips "$eb")" -gt 100
 
 # A 4 KiB ring cannot hold what 20 busy threads produce between two reads.
 st=$(record_echo tiny --ringbuf-size 4096)
