@@ -295,6 +295,37 @@ static void socket_gone(void *ctx, const struct vp_sock *s)
 		vp_streams__forget(&r->a->streams, r->host, s->cookie, &s->local, &s->remote);
 }
 
+static void on_reply(struct vp_analysis *a, struct host_state *hs, struct vp_xchg *x,
+		     const struct vpr_sock_op *op, bool first)
+{
+	if (x->side == VP_SERVER)
+		vp_attr__server_reply(&hs->attr, x, op, first);
+	else
+		vp_attr__client_reply(&hs->attr, x, op);
+	if (first && x->peer && x->peer->has_rep) {
+		struct vp_xchg *c = x->side == VP_CLIENT ? x : x->peer;
+		struct vp_xchg *sv = x->side == VP_CLIENT ? x->peer : x;
+
+		vp_clocks__sample(&a->clocks, sv->host, sv->rep.first_ts, c->host, c->rep.first_ts);
+	}
+}
+
+/* Pipelined requests of s whose turn came (pipeline.h), each begun as it was carried. */
+static void steps(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s)
+{
+	struct vp_step st;
+	int r;
+
+	while ((r = vp_exchanges__step(s, h, &a->paths.pool, &st)) > 0) {
+		finished(a, hs, st.finished);
+		new_exchange(a, hs, st.x, &st.req_op);
+		if (st.rep)
+			on_reply(a, hs, st.x, &st.rep_op, true);
+	}
+	if (r < 0)
+		abort(); /* out of memory: no sensible partial result */
+}
+
 static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
 {
 	struct vp_op_result res;
@@ -326,21 +357,12 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		break;
 	case VP_OP_REP_FIRST:
 	case VP_OP_REP_MORE:
-		if (x->side == VP_SERVER)
-			vp_attr__server_reply(&hs->attr, x, op, res.kind == VP_OP_REP_FIRST);
-		else
-			vp_attr__client_reply(&hs->attr, x, op);
-		if (res.kind == VP_OP_REP_FIRST && x->peer && x->peer->has_rep) {
-			struct vp_xchg *c = x->side == VP_CLIENT ? x : x->peer;
-			struct vp_xchg *sv = x->side == VP_CLIENT ? x->peer : x;
-
-			vp_clocks__sample(&a->clocks, sv->host, sv->rep.first_ts, c->host,
-					  c->rep.first_ts);
-		}
+		on_reply(a, hs, x, op, res.kind == VP_OP_REP_FIRST);
 		break;
 	default:
 		break;
 	}
+	steps(a, hs, h, s);
 }
 
 static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct vpr_conn *c)
@@ -370,8 +392,11 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
 		return;
 	s = u64map__get(&hs->socks.by_cookie, p.cookie);
-	if (s && vp_exchanges__payload(s, &p))
+	if (!s)
+		return;
+	if (vp_exchanges__payload(s, &p))
 		abort(); /* out of memory: no sensible partial result */
+	steps(a, hs, h, s);
 }
 
 /* The look-ahead sees a record: where the sender's messages begin (messages.h). */

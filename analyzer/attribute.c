@@ -291,6 +291,14 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		struct vp_proc *p = thread_proc(a, t, op->pid);
 
 		list_add_tail(&p->open, s);
+		/* A pipelined request begins late, when the one before it is answered: keep time order. */
+		while (s->pipe_tail && s->list_prev != &p->open &&
+		       s->list_prev->req.first_ts > s->req.first_ts) {
+			struct vp_xchg *before = s->list_prev;
+
+			list_del(s);
+			list_add_tail(before, s);
+		}
 		s->tainted = p->mixed;
 		take_comm(s, t, p);
 		t->last_req_id = s->id;
@@ -339,6 +347,12 @@ static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, s
 	c->link = vp_link_make(why, candidates);
 	if (p->mixed)
 		c->link.exact = false;
+	/* Which of the requests read at once a call served is the server's order, not evidence. */
+	if (vp_xchg__pipelined(s)) {
+		c->link.exact = false;
+		if (c->link.candidates < 2)
+			c->link.candidates = 2;
+	}
 	p->calls_exact += c->link.exact;
 	vp_paths__link_child(a->paths, c, s);
 }

@@ -4,8 +4,62 @@
 #include <string.h>
 
 #include "exchanges.h"
+#include "pipeline.h"
 
-struct vp_xchg *vp_exchanges__finish(struct vp_sock *s)
+static bool pipe_waits(const struct vp_sock *s)
+{
+	return s->pipe && s->pipe->n;
+}
+
+static struct vp_pipe *pipe_of(struct vp_sock *s)
+{
+	if (!s->pipe)
+		s->pipe = calloc(1, sizeof(*s->pipe));
+	return s->pipe;
+}
+
+/* n, the stream's next part, joins m: as if the two had never been cut apart. */
+static void msg_join(struct vp_msg *m, const struct vp_msg *n)
+{
+	/* A part cut off the operation m ends with shares it: counted once. */
+	bool same_op = n->first_ts == m->last_ts && n->first_tid == m->last_tid &&
+		       n->seq_start == m->seq_end;
+
+	if (n->seq_start != m->seq_end || n->gap)
+		m->gap = true;
+	if (n->last_ts > m->last_ts)
+		m->last_ts = n->last_ts;
+	m->bytes += n->bytes;
+	m->seq_end = n->seq_end;
+	m->nops += n->nops - same_op;
+	m->nthreads += n->nthreads - 1 + (n->first_tid != m->last_tid);
+	m->last_tid = n->last_tid;
+}
+
+/*
+ * The boundaries were not all in the captured bytes: the requests still
+ * waiting join the exchange in progress, one exchange as without them.
+ */
+static void merge_back(struct vp_sock *s)
+{
+	struct vp_pipe *pp = s->pipe;
+	struct vp_xchg *x = s->x;
+
+	for (unsigned i = 0; i < pp->n; i++) {
+		msg_join(&x->req, &pp->q[i].req);
+		free(pp->q[i].wit);
+		pp->q[i].wit = NULL;
+	}
+	if (x->wit && pp->n)
+		x->wit->count = (uint16_t)(x->wit->count + pp->n < UINT16_MAX ? x->wit->count + pp->n : UINT16_MAX);
+	pp->n = 0;
+	pp->rest = false;
+	pp->rep_end_known = false;
+	x->pipe_head = false;
+}
+
+/* The exchange in progress is over (its reply is whole, or the next request began). */
+static struct vp_xchg *finish(struct vp_sock *s)
 {
 	struct vp_xchg *x = s->x;
 
@@ -18,6 +72,14 @@ struct vp_xchg *vp_exchanges__finish(struct vp_sock *s)
 		x->incomplete = true;
 	s->x = NULL;
 	return x;
+}
+
+struct vp_xchg *vp_exchanges__finish(struct vp_sock *s)
+{
+	if (pipe_waits(s) && s->x)
+		merge_back(s);
+	s->req_next_known = false;
+	return finish(s);
 }
 
 struct vp_xchg *vp_exchanges__close(struct vp_sock *s)
@@ -124,6 +186,56 @@ static int request_more(struct vp_sock *s, const struct vpr_sock_op *op, struct 
 	return 0;
 }
 
+/* The last reply-direction operation of a socket whose pipelined requests wait. */
+static void reply_op_seen(struct vp_sock *s, const struct vpr_sock_op *op)
+{
+	struct vp_pipe *pp = s->pipe;
+
+	pp->rop = *op;
+	pp->rest = false;
+	free(pp->rbytes);
+	pp->rbytes = NULL;
+}
+
+/*
+ * A request-direction operation before any reply: more of the request, or,
+ * where the witness of the one before said it ended exactly there, the next
+ * pipelined request (pipeline.h).
+ */
+static int request_pipelined(struct vp_sock *s, const struct vpr_sock_op *op, struct vp_op_result *res)
+{
+	struct vp_pipe *pp;
+
+	if (s->req_next_known && vp_op_seq_start(op) == s->req_next) {
+		s->req_next_known = false;
+		if (!(pp = pipe_of(s)))
+			return -ENOMEM;
+		if (!pp->n) {
+			pp->proto = s->req_proto;
+			pp->rep_decided = pp->rep_end_known = pp->rest = false;
+		}
+		if (pp->n < VP_PIPE_MAX && pp->proto == s->req_proto) {
+			struct vp_pipe_req *r = &pp->q[pp->n++];
+
+			vp_msg__start(&r->req, op);
+			r->op = *op;
+			r->wit = NULL;
+			s->x->pipe_head = true;
+			res->kind = VP_OP_REQ_MORE;
+			res->x = s->x;
+			return 0;
+		}
+	}
+	s->req_next_known = false;
+	if (pipe_waits(s)) {
+		vp_msg__add(&s->pipe->q[s->pipe->n - 1].req, op);
+		res->kind = VP_OP_REQ_MORE;
+		res->x = s->x;
+		return 0;
+	}
+	return request_more(s, op, res);
+}
+
 static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		       struct vp_xpool *pool, struct vp_op_result *res)
 {
@@ -145,10 +257,16 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 		return 0;
 	}
 	s->dir = (int8_t)op->dir;
+	/* The reply of a pipelined request came without its first bytes: its end is unknown. */
+	if (pipe_waits(s) && s->x && s->x->has_rep && !s->pipe->rep_decided)
+		merge_back(s);
 	if (op->dir == vp_request_dir(s->role)) {
 		/* After a reply, even reads that follow reads may begin the next request. */
 		if (same_dir && s->x && !s->x->has_rep)
-			return request_more(s, op, res);
+			return request_pipelined(s, op, res);
+		s->req_next_known = false;
+		if (pipe_waits(s))
+			merge_back(s);
 		switch (sender_cut(s, &op, &tail, &rest)) {
 		case VP_CUT_UNKNOWN:
 			/* The receiver's own rule: a run of reads is one message. */
@@ -165,7 +283,7 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 			}
 			break;
 		}
-		res->finished = vp_exchanges__finish(s);
+		res->finished = finish(s);
 		s->x = xchg_new(s, op, host, pool);
 		if (!s->x)
 			return -ENOMEM;
@@ -180,14 +298,31 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 		return 0;
 	}
 	res->x = s->x;
+	s->req_next_known = false;
 	if (!s->x->has_rep) {
 		s->x->has_rep = true;
 		vp_msg__start(&s->x->rep, op);
 		res->kind = VP_OP_REP_FIRST;
+		if (pipe_waits(s))
+			s->pipe->rep_decided = false;
+	} else if (pipe_waits(s) && s->pipe->rep_end_known &&
+		   (int32_t)(op->seq_end - s->pipe->rep_end) > 0 &&
+		   (int32_t)(s->pipe->rep_end - vp_op_seq_start(op)) > 0) {
+		/* The reply ends inside op: the rest is the next pipelined request's (exchanges__step). */
+		struct vpr_sock_op head = vp_op__upto(op, s->pipe->rep_end);
+
+		vp_msg__add(&s->x->rep, &head);
+		res->kind = VP_OP_REP_MORE;
+		reply_op_seen(s, op);
+		s->pipe->rest = true;
+		s->pipe->rest_at = s->pipe->rep_end;
+		return 0;
 	} else {
 		vp_msg__add(&s->x->rep, op);
 		res->kind = VP_OP_REP_MORE;
 	}
+	if (pipe_waits(s))
+		reply_op_seen(s, op);
 	return 0;
 }
 
@@ -228,31 +363,104 @@ static bool first_op_of(const struct vp_msg *m, const struct vpr_payload *p)
 	       m->seq_start == p->seq_end - p->bytes;
 }
 
-int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p)
+/* The operation of a payload record, as the operation record had it (its flags aside). */
+static struct vpr_sock_op op_of(const struct vpr_payload *p)
 {
-	struct vp_xchg *x = s->x;
-	struct vp_bytes req, rep;
+	struct vpr_sock_op op = {
+		.h = p->h, .cookie = p->cookie, .pid = p->pid, .bytes = p->bytes, .seq_end = p->seq_end,
+		.dir = p->dir,
+	};
+
+	op.h.type = VPR_SOCK_OP;
+	op.h.size = sizeof(op);
+	return op;
+}
+
+/*
+ * A request's first operation came with its first bytes (p): keep them for
+ * the witness, and cut the message where the witness says further
+ * requests begin in it (pipeline.h).
+ */
+static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vpr_payload *p)
+{
+	struct vp_bytes b = {p->data, p->len, p->bytes};
+	struct vp_wit_req **wit;
+	uint32_t at[VP_PIPE_MAX], start = p->seq_end - p->bytes;
+	struct vp_pipe *pp;
+	struct vp_msg *m;
+	uint8_t proto;
+	size_t n;
+	bool ends;
+
+	if (x->has_rep)
+		return 0;
+	if (pipe_waits(s)) {
+		struct vp_pipe_req *last = &s->pipe->q[s->pipe->n - 1];
+
+		if (last->wit || !first_op_of(&last->req, p))
+			return 0;
+		m = &last->req;
+		wit = &last->wit;
+	} else {
+		if (x->wit_req || !first_op_of(&x->req, p))
+			return 0;
+		m = &x->req;
+		wit = &x->wit_req;
+	}
+	if (!(*wit = vp_wit_req__new(p->data, p->len, p->bytes)))
+		return -ENOMEM;
+	/* Only a message of this operation alone (the record follows its operation). */
+	if (m->nops != 1 || m->seq_end != p->seq_end)
+		return 0;
+	n = vp_pipe__cuts(&b, &proto, at, VP_PIPE_MAX, &ends);
+	if (pipe_waits(s) && proto != s->pipe->proto)
+		return 0;
+	s->req_next_known = ends;
+	s->req_next = p->seq_end;
+	s->req_proto = proto;
+	if (!n)
+		return 0;
+	if (!(pp = pipe_of(s)))
+		return -ENOMEM;
+	if (!pp->n) {
+		pp->proto = proto;
+		pp->rep_decided = pp->rep_end_known = pp->rest = false;
+	}
+	for (size_t i = 0; i < n && pp->n < VP_PIPE_MAX; i++) {
+		struct vpr_sock_op whole = op_of(p), op = vp_op__from(&whole, start + at[i]);
+		struct vp_msg *prev = pp->n ? &pp->q[pp->n - 1].req : &x->req;
+		struct vp_pipe_req *r = &pp->q[pp->n];
+
+		prev->seq_end = start + at[i];
+		prev->bytes = prev->seq_end - prev->seq_start;
+		vp_msg__start(&r->req, &op);
+		r->op = op;
+		r->wit = NULL;
+		if (at[i] < p->len && !(r->wit = vp_wit_req__new(p->data + at[i], p->len - at[i], op.bytes)))
+			return -ENOMEM;
+		pp->n++;
+		x->pipe_head = true;
+	}
+	return 0;
+}
+
+/* The witness of x from its request's first bytes and its reply's (rep). */
+static int witness(struct vp_xchg *x, const struct vp_bytes *rep)
+{
+	struct vp_bytes req;
 	struct vp_witness w;
 	bool found;
 
-	if (!x || !p->len || x->setup)
-		return 0;
-	if (p->dir == vp_request_dir(s->role)) {
-		if (x->wit_req || x->has_rep || !first_op_of(&x->req, p))
-			return 0;
-		x->wit_req = malloc(sizeof(*x->wit_req) + p->len);
-		if (!x->wit_req)
-			return -ENOMEM;
-		x->wit_req->total = p->bytes;
-		x->wit_req->len = p->len;
-		memcpy(x->wit_req->data, p->data, p->len);
-		return 0;
-	}
-	if (!x->wit_req || x->wit || !x->has_rep || !first_op_of(&x->rep, p))
+	if (!x->wit_req || x->wit || !rep->len)
 		return 0;
 	req = (struct vp_bytes){x->wit_req->data, x->wit_req->len, x->wit_req->total};
-	rep = (struct vp_bytes){p->data, p->len, p->bytes};
-	found = vp_proto_witness(&req, &rep, &w);
+	/* One of a pipeline: its own request's bytes, not those after it. */
+	if (vp_xchg__pipelined(x) && x->req.bytes < req.total) {
+		req.total = x->req.bytes;
+		if (req.len > req.total)
+			req.len = (size_t)req.total;
+	}
+	found = vp_proto_witness(&req, rep, &w);
 	free(x->wit_req);
 	x->wit_req = NULL;
 	if (!found)
@@ -262,4 +470,105 @@ int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p)
 		return -ENOMEM;
 	*x->wit = w;
 	return 0;
+}
+
+/*
+ * x's reply begins at `off` of an operation of `total` bytes whose first
+ * `len` were captured: its witness, and while pipelined requests wait,
+ * where it ends (the next one's reply begins there, maybe in this operation).
+ */
+static int reply_bytes(struct vp_sock *s, struct vp_xchg *x, const uint8_t *data, size_t len,
+		       uint64_t total, uint32_t off)
+{
+	struct vp_bytes rep = {data + (off < len ? off : len), off < len ? len - off : 0, total - off};
+	struct vp_pipe *pp = s->pipe;
+
+	if (pipe_waits(s) && x == s->x && !pp->rep_decided) {
+		const struct vp_proto_ops *o = vp_proto_ops_of(pp->proto);
+		struct vp_witness w;
+		size_t r = 0;
+
+		memset(&w, 0, sizeof(w));
+		pp->rep_decided = true;
+		if (rep.len && o && o->reply_len && o->reply(&rep, &w) == 1)
+			r = o->reply_len(&rep);
+		if (r && r < (1u << 31)) {
+			pp->rep_end = x->rep.seq_start + (uint32_t)r;
+			pp->rep_end_known = true;
+		} else {
+			merge_back(s);
+		}
+	}
+	if (witness(x, &rep))
+		return -ENOMEM;
+	/* The reply ends inside the operation that began it: the rest is the next one's. */
+	if (pipe_waits(s) && x == s->x && pp->rep_end_known && x->rep.nops == 1 &&
+	    (int32_t)(x->rep.seq_end - pp->rep_end) > 0) {
+		x->rep.seq_end = pp->rep_end;
+		x->rep.bytes = pp->rep_end - x->rep.seq_start;
+		pp->rest = true;
+		pp->rest_at = pp->rep_end;
+	}
+	return 0;
+}
+
+int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p)
+{
+	struct vp_xchg *x = s->x;
+	struct vp_pipe *pp = s->pipe;
+	uint32_t off;
+
+	if (!x || !p->len || x->setup)
+		return 0;
+	if (p->dir == vp_request_dir(s->role))
+		return request_payload(s, x, p);
+	if (pp && !pp->rbytes && pp->rop.h.ts_ns == p->h.ts_ns && pp->rop.h.tid == p->h.tid &&
+	    pp->rop.seq_end == p->seq_end && pp->rop.bytes == p->bytes &&
+	    !(pp->rbytes = vp_wit_req__new(p->data, p->len, p->bytes)))
+		return -ENOMEM;
+	/* The operation that began x's reply, maybe where the reply before it ended. */
+	if (!x->has_rep || x->rep.first_ts != p->h.ts_ns || x->rep.first_tid != p->h.tid)
+		return 0;
+	off = x->rep.seq_start - (p->seq_end - p->bytes);
+	if (off >= p->bytes)
+		return 0;
+	return reply_bytes(s, x, p->data, p->len, p->bytes, off);
+}
+
+int vp_exchanges__step(struct vp_sock *s, int host, struct vp_xpool *pool, struct vp_step *st)
+{
+	struct vp_pipe *pp = s->pipe;
+	struct vp_xchg *x = s->x, *y;
+
+	memset(st, 0, sizeof(*st));
+	if (!x || !pipe_waits(s) || !pp->rep_end_known || x->rep.seq_end != pp->rep_end)
+		return 0;
+	st->finished = finish(s);
+	y = xchg_new(s, &pp->q[0].op, host, pool);
+	if (!y)
+		return -ENOMEM;
+	y->req = pp->q[0].req;
+	y->wit_req = pp->q[0].wit;
+	y->pipe_tail = true;
+	st->req_op = pp->q[0].op;
+	memmove(pp->q, pp->q + 1, (size_t)(pp->n - 1) * sizeof(pp->q[0]));
+	pp->n--;
+	y->pipe_head = pp->n > 0;
+	s->x = y;
+	st->x = y;
+	pp->rep_decided = pp->rep_end_known = false;
+	if (pp->rest) {
+		struct vpr_sock_op r = vp_op__from(&pp->rop, pp->rest_at);
+		uint32_t off = pp->rest_at - vp_op_seq_start(&pp->rop);
+
+		pp->rest = false;
+		y->has_rep = true;
+		vp_msg__start(&y->rep, &r);
+		st->rep = true;
+		st->rep_op = r;
+		if (pp->rbytes &&
+		    reply_bytes(s, y, pp->rbytes->data, pp->rbytes->len, pp->rbytes->total, off))
+			return -ENOMEM;
+	}
+	return 1;
 }

@@ -47,6 +47,19 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
  * not used.  -ENOMEM.
  */
 int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p);
+/*
+ * Pipelined requests (pipeline.h): after each operation and payload of s,
+ * while this returns 1, the exchange in progress ended with its reply
+ * (st->finished) and the next request cut from the same message began
+ * (st->x, carried by st->req_op), with its reply's start when that was in
+ * the same operation (st->rep, st->rep_op).  0: nothing more; -ENOMEM.
+ */
+struct vp_step {
+	struct vp_xchg *finished, *x;
+	struct vpr_sock_op req_op, rep_op;
+	bool rep;
+};
+int vp_exchanges__step(struct vp_sock *s, int host, struct vp_xpool *pool, struct vp_step *st);
 /* End the exchange in progress on s (end of input); returns it, or NULL. */
 struct vp_xchg *vp_exchanges__finish(struct vp_sock *s);
 /* s closed: end its exchange, a one-way call when a request got no reply but a FIN came. */

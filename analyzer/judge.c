@@ -52,7 +52,10 @@ static void decide(struct vp_judge *j, struct vp_paths *p, struct vp_judgment *g
 		pick = (unsigned)latest;
 	if (nfit == 1 && !j->never_exact) {
 		c->link = vp_link_make(VP_BASIS_WINDOW, 1);
-		j->exact++;
+		if (vp_xchg__pipelined(g->cand[pick])) /* see attribute.c link_call */
+			c->link.exact = false;
+		else
+			j->exact++;
 	} else {
 		c->link = vp_link_make(VP_BASIS_LAST_INPUT, (uint16_t)(nfit ? nfit : g->n));
 		/* Each that could have made it may be missing it: none of them is exact. */

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline.h"
 #include "sockets.h"
 
 /* The default Linux ephemeral range starts here (ip_local_port_range). */
@@ -101,6 +102,7 @@ void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s)
 	if (s->peer_sock)
 		s->peer_sock->peer_sock = NULL;
 	u64map__del(&t->by_cookie, s->cookie);
+	vp_pipe__free(s->pipe);
 	free(s);
 }
 
@@ -136,8 +138,10 @@ void vp_socktab__free(struct vp_socktab *t)
 	size_t pos = 0;
 	void *v;
 
-	while (u64map__next(&t->by_cookie, &pos, NULL, &v))
+	while (u64map__next(&t->by_cookie, &pos, NULL, &v)) {
+		vp_pipe__free(((struct vp_sock *)v)->pipe);
 		free(v);
+	}
 	u64map__free(&t->by_cookie);
 	u64map__free(&t->server_ports);
 }

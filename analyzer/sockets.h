@@ -19,6 +19,7 @@
 #include "vpath/record.h"
 
 struct vp_xchg;
+struct vp_pipe;
 
 enum vp_role_source {
 	VP_ROLE_RECORDED = 0,
@@ -51,6 +52,10 @@ struct vp_sock {
 	bool setup_replied; /* the handshake's reply direction has spoken */
 	uint64_t setup_first_ts; /* when the handshake began: setup time of the first call */
 	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
+	struct vp_pipe *pipe; /* pipelined requests waiting their turn (pipeline.h), NULL: none */
+	uint32_t req_next;    /* where the next request begins, when its witness says (req_next_known) */
+	bool req_next_known;
+	uint8_t req_proto;    /* the protocol that said it */
 	struct vp_sock *peer_sock; /* the other end, once a call paired them (cleared on removal) */
 	uint64_t closed_ts;	   /* when it closed (0: open); kept a while for its peer's sake */
 	struct vp_sock *next_closed;

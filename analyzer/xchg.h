@@ -66,6 +66,8 @@ struct vp_xchg {
 	bool setup;	   /* a TLS handshake after the stream began: no request or call of its own */
 	bool tainted;	   /* server: a call it may have caused went elsewhere by inference */
 	bool dead;	   /* emitted; freed when refs drops to 0 */
+	bool pipe_head;	   /* requests after its own in the same message were cut off it (pipeline.h) */
+	bool pipe_tail;	   /* cut off the message of the request before it (pipeline.h) */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
 	uint32_t conn_index; /* 0-based ordinal among this end's exchanges */
@@ -117,6 +119,16 @@ static inline uint32_t vp_xchg__actor(const struct vp_xchg *x)
 	if (x->side == VP_SERVER && x->has_rep)
 		return x->rep.last_tid;
 	return x->req.first_tid;
+}
+
+/*
+ * One of several requests sent in one message (a pipeline cut by its
+ * witness): which of them a call the server made while holding them all
+ * belongs to is the server's order, not evidence, so such links are inferred.
+ */
+static inline bool vp_xchg__pipelined(const struct vp_xchg *x)
+{
+	return x->pipe_head || x->pipe_tail;
 }
 
 /* Last activity of the exchange, host clock. */

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -99,11 +100,175 @@ static void test_cut_and_damaged(void **state)
 	assert_int_equal(vp_analysis__host(t->c.a, 1)->payloads_bad, 1);
 }
 
+/* One end's operation of data[from, from + n) of the next bytes in direction d, with its first cap. */
+static void part(struct synth_link *l, enum synth_dir d, bool recv_side, const char *data, uint32_t from,
+		 uint32_t n, uint16_t cap, uint32_t tid, uint64_t ts)
+{
+	int side = (d == SYNTH_C2S) == !recv_side ? 0 : 1;
+	uint8_t dir = recv_side ? VPR_DIR_RECV : VPR_DIR_SEND;
+	uint32_t end = l->seq[d] + from + n;
+
+	synth_op(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, n, end);
+	synth_payload(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, n, end, data + from,
+		      cap < n ? cap : (uint16_t)n);
+}
+
+static const char get2[] = "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b?q=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+#define GET_A 28 /* the first request's length */
+static const char rep_a[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+static const char rep_b[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+
+/*
+ * Two HTTP/1.1 requests in one write and one read; the server answers each
+ * with a write of its own (calling out between them), the client reads both
+ * replies at once.  capture: how many first bytes each operation keeps.
+ */
+static void http_pair(struct two_hosts *t, uint16_t capture, const char *second_reply)
+{
+	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
+						"10.0.0.2:8080", 0);
+	struct synth_link *out = synth_link__open(t->b, 12, 500, NULL, 0, 0, "10.0.0.2:40100",
+						  "10.0.0.9:5432", 0);
+	char both[256];
+	uint32_t na = sizeof(rep_a) - 1, nb = (uint32_t)strlen(second_reply);
+
+	snprintf(both, sizeof(both), "%s%s", rep_a, second_reply);
+	synth_xfer_data(l, SYNTH_C2S, S(get2), capture, 301, US(100), 501, US(110));
+	/* The server's call while it holds both requests: whose it is, the evidence does not say. */
+	synth_xfer(out, SYNTH_C2S, 20, 501, US(120), 0, 0);
+	synth_xfer(out, SYNTH_S2C, 20, 0, 0, 501, US(130));
+	part(l, SYNTH_S2C, false, both, 0, na, capture, 501, US(200));
+	part(l, SYNTH_S2C, false, both, na, nb, capture, 501, US(220));
+	part(l, SYNTH_S2C, true, both, 0, na + nb, capture, 301, US(230));
+	l->seq[SYNTH_S2C] += na + nb;
+	synth_link__close(out, US(2900));
+	synth_link__close(l, US(3000));
+	analyze(t);
+}
+
+/* Pipelined HTTP/1.1: one exchange per request at both ends, each with its own label and sizes. */
+static void test_http_pipeline(void **state)
+{
+	struct two_hosts *t = *state;
+	const struct vp_call *a, *b;
+
+	http_pair(t, 256, rep_b);
+	assert_int_equal(t->c.n, 2);
+	a = t->c.reqs[0]->root;
+	b = t->c.reqs[1]->root;
+	assert_string_equal(label_of(a), "GET /a 200");
+	assert_string_equal(label_of(b), "GET /b?q=1 404");
+	assert_int_equal(a->wit.count, 1);
+	assert_int_equal(a->request_bytes, GET_A);
+	assert_int_equal(b->request_bytes, sizeof(get2) - 1 - GET_A);
+	assert_int_equal(a->reply_bytes, sizeof(rep_a) - 1);
+	assert_int_equal(b->reply_bytes, sizeof(rep_b) - 1);
+	assert_true(a->complete && b->complete);
+	assert_int_equal(a->conn_index + 1, b->conn_index);
+	/* Both were read at 110 us: each its own time; the second's reply is its own write. */
+	assert_int_equal(a->srv_req_first, b->srv_req_first);
+	assert_true(b->srv_rep_first > a->srv_rep_first);
+	/* The call made while both were held is the first's, inferred. */
+	assert_int_equal(a->ncalls, 1);
+	assert_false(a->calls[0]->link.exact);
+	assert_false(t->c.reqs[0]->exact);
+}
+
+/* A capture too short for the first request's end: one exchange, counted as before. */
+static void test_http_pipeline_cut(void **state)
+{
+	struct two_hosts *t = *state;
+
+	http_pair(t, 20, rep_b);
+	assert_int_equal(t->c.n, 1);
+	assert_string_equal(label_of(t->c.reqs[0]->root), "GET /a 200");
+	assert_int_equal(t->c.reqs[0]->root->request_bytes, sizeof(get2) - 1);
+	assert_true(t->c.reqs[0]->root->calls[0]->link.exact);
+}
+
+/* The first reply's end is not known (chunked): one exchange holding both, as before. */
+static void test_http_pipeline_chunked(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
+						"10.0.0.2:8080", 0);
+	static const char chunked[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+				      "2\r\nok\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+
+	synth_xfer_data(l, SYNTH_C2S, S(get2), 256, 301, US(100), 501, US(110));
+	synth_xfer_data(l, SYNTH_S2C, S(chunked), 256, 501, US(200), 301, US(210));
+	synth_link__close(l, US(3000));
+	analyze(t);
+	assert_int_equal(t->c.n, 1);
+	assert_string_equal(label_of(t->c.reqs[0]->root), "GET /a 200");
+	assert_int_equal(t->c.reqs[0]->root->wit.count, 2);
+	assert_int_equal(t->c.reqs[0]->root->request_bytes, sizeof(get2) - 1);
+}
+
+/* The client writes the two requests apart, before any reply; the server reads them at once. */
+static void test_http_pipeline_two_writes(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
+						"10.0.0.2:8080", 0);
+	uint32_t n = sizeof(get2) - 1;
+
+	part(l, SYNTH_C2S, false, get2, 0, GET_A, 256, 301, US(100));
+	part(l, SYNTH_C2S, false, get2, GET_A, n - GET_A, 256, 301, US(105));
+	part(l, SYNTH_C2S, true, get2, 0, n, 256, 501, US(110));
+	l->seq[SYNTH_C2S] += n;
+	synth_xfer_data(l, SYNTH_S2C, S(rep_a), 256, 501, US(200), 301, US(210));
+	synth_xfer_data(l, SYNTH_S2C, S(rep_b), 256, 501, US(300), 301, US(310));
+	synth_link__close(l, US(3000));
+	analyze(t);
+	assert_int_equal(t->c.n, 2);
+	assert_string_equal(label_of(t->c.reqs[0]->root), "GET /a 200");
+	assert_string_equal(label_of(t->c.reqs[1]->root), "GET /b?q=1 404");
+	assert_true(t->c.reqs[0]->complete && t->c.reqs[1]->complete);
+	/* At the client the second was sent by a write of its own. */
+	assert_int_equal(t->c.reqs[1]->root->start_ns - t->c.reqs[0]->root->start_ns, US(5));
+}
+
+/* A Redis pipeline of three commands and their three replies, each in one operation. */
+static void test_redis_pipeline(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
+						"10.0.0.2:6379", 0);
+	static const char cmds[] = "*1\r\n$4\r\nPING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
+				   "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
+	static const char reps[] = "+PONG\r\n+OK\r\n$1\r\nv\r\n";
+
+	synth_xfer_data(l, SYNTH_C2S, S(cmds), 256, 301, US(100), 501, US(110));
+	synth_xfer_data(l, SYNTH_S2C, S(reps), 256, 501, US(200), 301, US(210));
+	/* Then one command alone on the same connection. */
+	synth_xfer_data(l, SYNTH_C2S, S("*1\r\n$4\r\nPING\r\n"), 256, 301, US(300), 501, US(310));
+	synth_xfer_data(l, SYNTH_S2C, S("+PONG\r\n"), 256, 501, US(400), 301, US(410));
+	synth_link__close(l, US(3000));
+	analyze(t);
+	assert_int_equal(t->c.n, 4);
+	assert_string_equal(label_of(t->c.reqs[0]->root), "PING");
+	assert_string_equal(label_of(t->c.reqs[1]->root), "SET");
+	assert_string_equal(label_of(t->c.reqs[2]->root), "GET");
+	assert_string_equal(label_of(t->c.reqs[3]->root), "PING");
+	assert_int_equal(t->c.reqs[0]->root->reply_bytes, 7);
+	assert_int_equal(t->c.reqs[1]->root->reply_bytes, 5);
+	assert_int_equal(t->c.reqs[2]->root->reply_bytes, 7);
+	assert_int_equal(t->c.reqs[1]->root->request_bytes, 27);
+	for (int i = 0; i < 4; i++)
+		assert_true(t->c.reqs[i]->complete);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_and_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http_pipeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http_pipeline_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http_pipeline_chunked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http_pipeline_two_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_redis_pipeline, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
