@@ -210,6 +210,7 @@ static int take_batch(struct recorder *r, const void *data, size_t size)
 static int take_payload(struct recorder *r, const void *data, size_t size)
 {
 	const struct vpr_payload *in = data;
+	uint8_t side, other;
 	struct vpr_payload p;
 	unsigned res;
 
@@ -221,10 +222,17 @@ static int take_payload(struct recorder *r, const void *data, size_t size)
 		return 0;
 	}
 	memcpy(&p, in, in->h.size);
+	/* What the stream told of its direction (MySQL), from the bytes as they came. */
+	if (redact_mysql_side(p.data, p.len, p.bytes, &side, &other)) {
+		redact_carry__set_side(r->carry, p.cookie, p.dir, side);
+		redact_carry__set_side(r->carry, p.cookie, p.dir ^ 1, other);
+	} else {
+		side = redact_carry__side(r->carry, p.cookie, p.dir);
+	}
 	if (redact_carry__take(r->carry, p.cookie, p.dir, p.seq_end - p.bytes))
-		res = redact_continued(p.data, p.len, p.bytes);
+		res = redact_continued_side(p.data, p.len, p.bytes, side);
 	else
-		res = redact_payload(p.data, p.len, p.bytes);
+		res = redact_payload_side(p.data, p.len, p.bytes, side);
 	if (res & REDACT_OPEN)
 		redact_carry__mark(r->carry, p.cookie, p.dir, p.seq_end);
 	if (res & REDACT_DONE)

@@ -189,6 +189,8 @@ static unsigned postgres(uint8_t *d, size_t len, uint32_t bytes)
 
 #define MYSQL_CLIENT_PROTOCOL_41 0x200u
 #define MYSQL_COM_CHANGE_USER 0x11
+#define MYSQL_GREETING 0x0a /* protocol version 10: the server's first packet */
+#define MYSQL_COM_END 0x20  /* command bytes are below */
 #define MYSQL_AUTH_SEQ_MAX 15 /* the authentication exchange is over long before */
 
 /* Replaces what follows the NUL-terminated user name at `user`. */
@@ -203,18 +205,31 @@ static unsigned mysql_after_user(uint8_t *d, size_t len, size_t user, uint64_t e
 	       (end > bytes ? REDACT_OPEN : 0);
 }
 
-/*
- * The client's handshake response (a 4.1 one: capability flags with
- * CLIENT_PROTOCOL_41, 23 zero bytes of filler) and COM_CHANGE_USER keep
- * their fixed fields and user name; any other packet of the exchange's
- * sequence numbers that makes up the whole operation (an auth switch
- * response, more auth data, a public-key request, an encrypted password) is
- * replaced whole.  Server packets framed the same way (an OK) go too: the
- * recorder cannot tell them apart.
- */
-static unsigned mysql(uint8_t *d, size_t len, uint32_t bytes)
+/* A 4.1 handshake response: capability flags with CLIENT_PROTOCOL_41, then 23 zero bytes of filler. */
+static bool mysql_handshake_response(const uint8_t *d, size_t len, uint32_t n)
 {
-	uint32_t n, caps;
+	uint32_t caps;
+
+	if (len < 4 + 32 || n < 32)
+		return false;
+	caps = d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 | (uint32_t)d[7] << 24;
+	for (size_t i = 4 + 9; i < 4 + 32; i++)
+		if (d[i])
+			return false;
+	return caps & MYSQL_CLIENT_PROTOCOL_41;
+}
+
+/*
+ * The client's handshake response and COM_CHANGE_USER keep their fixed
+ * fields and user name; any other packet of the exchange's sequence numbers
+ * that makes up the whole operation (an auth switch response, more auth
+ * data, a public-key request, an encrypted password) is replaced whole,
+ * unless the stream told that its direction is not a client's that
+ * authenticates (side): a server's OK or ERR packet is framed the same way.
+ */
+static unsigned mysql(uint8_t *d, size_t len, uint32_t bytes, uint8_t side)
+{
+	uint32_t n;
 	uint8_t seq;
 	uint64_t end;
 
@@ -227,18 +242,43 @@ static unsigned mysql(uint8_t *d, size_t len, uint32_t bytes)
 		return mysql_after_user(d, len, 5, end, bytes);
 	if (seq == 0 || seq > MYSQL_AUTH_SEQ_MAX || n == 0)
 		return REDACT_NONE;
-	if (len >= 4 + 32 && n >= 32) {
-		bool filler = true;
-
-		caps = d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 | (uint32_t)d[7] << 24;
-		for (size_t i = 4 + 9; i < 4 + 32; i++)
-			filler = filler && d[i] == 0;
-		if ((caps & MYSQL_CLIENT_PROTOCOL_41) && filler)
-			return mysql_after_user(d, len, 4 + 32, end, bytes);
-	}
-	if (end != bytes)
+	if (mysql_handshake_response(d, len, n))
+		return mysql_after_user(d, len, 4 + 32, end, bytes);
+	if (end != bytes || side == REDACT_SIDE_CLIENT || side == REDACT_SIDE_SERVER)
 		return REDACT_NONE;
 	return hide(d, len, 4, len);
+}
+
+bool redact_mysql_side(const uint8_t *d, size_t len, uint32_t bytes, uint8_t *side, uint8_t *other)
+{
+	uint32_t n;
+
+	if (len < 5)
+		return false;
+	n = d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16;
+	/* A packet that fits its operation, as MySQL's do. */
+	if (n == 0 || 4 + (uint64_t)n > bytes)
+		return false;
+	if (d[3] >= 1 && d[3] <= MYSQL_AUTH_SEQ_MAX && mysql_handshake_response(d, len, n)) {
+		*side = REDACT_SIDE_CLIENT_AUTH;
+		*other = REDACT_SIDE_SERVER;
+		return true;
+	}
+	if (d[3] != 0)
+		return false;
+	if (d[4] == MYSQL_GREETING) {
+		*side = REDACT_SIDE_SERVER;
+		*other = REDACT_SIDE_CLIENT_AUTH;
+	} else if (d[4] == MYSQL_COM_CHANGE_USER) {
+		*side = REDACT_SIDE_CLIENT_AUTH;
+		*other = REDACT_SIDE_SERVER;
+	} else if (d[4] < MYSQL_COM_END) {
+		*side = REDACT_SIDE_CLIENT;
+		*other = REDACT_SIDE_SERVER;
+	} else {
+		return false;
+	}
+	return true;
 }
 
 /* ---- Redis ---- */
@@ -401,13 +441,13 @@ static unsigned redis(uint8_t *d, size_t len)
 	return res;
 }
 
-unsigned redact_payload(uint8_t *data, size_t len, uint32_t bytes)
+unsigned redact_payload_side(uint8_t *data, size_t len, uint32_t bytes, uint8_t side)
 {
 	unsigned res;
 
 	if (len == 0)
 		return REDACT_NONE;
-	res = mysql(data, len, bytes);
+	res = mysql(data, len, bytes, side);
 	res |= postgres(data, len, bytes);
 	res |= redis(data, len);
 	res |= http_headers(data, len);
@@ -415,7 +455,12 @@ unsigned redact_payload(uint8_t *data, size_t len, uint32_t bytes)
 	return res;
 }
 
-unsigned redact_continued(uint8_t *data, size_t len, uint32_t bytes)
+unsigned redact_payload(uint8_t *data, size_t len, uint32_t bytes)
+{
+	return redact_payload_side(data, len, bytes, REDACT_SIDE_UNKNOWN);
+}
+
+unsigned redact_continued_side(uint8_t *data, size_t len, uint32_t bytes, uint8_t side)
 {
 	unsigned res;
 	size_t eol;
@@ -423,7 +468,7 @@ unsigned redact_continued(uint8_t *data, size_t len, uint32_t bytes)
 	if (len == 0)
 		return REDACT_NONE;
 	/* First, on the bytes as they came: a replaced first line would hide what follows from the rules. */
-	res = redact_payload(data, len, bytes);
+	res = redact_payload_side(data, len, bytes, side);
 	if (!http_start_line(data, len, &eol)) {
 		size_t e = eol;
 
@@ -434,4 +479,9 @@ unsigned redact_continued(uint8_t *data, size_t len, uint32_t bytes)
 			res |= REDACT_OPEN;
 	}
 	return res;
+}
+
+unsigned redact_continued(uint8_t *data, size_t len, uint32_t bytes)
+{
+	return redact_continued_side(data, len, bytes, REDACT_SIDE_UNKNOWN);
 }

@@ -44,4 +44,30 @@ unsigned redact_payload(uint8_t *data, size_t len, uint32_t bytes);
  */
 unsigned redact_continued(uint8_t *data, size_t len, uint32_t bytes);
 
+/*
+ * What a stream's earlier operations told of its direction (MySQL): a
+ * whole packet of sequence number 1-15 is a client's authentication data
+ * (an auth switch response, a scrambled or encrypted password) only in the
+ * client's direction while it authenticates.  Where nothing was seen (a
+ * connection opened before the recording) every such packet is replaced.
+ */
+enum redact_side {
+	REDACT_SIDE_UNKNOWN = 0,
+	REDACT_SIDE_CLIENT_AUTH, /* a MySQL client's, authenticating */
+	REDACT_SIDE_CLIENT,	 /* a MySQL client's, sending commands */
+	REDACT_SIDE_SERVER,	 /* a MySQL server's */
+};
+
+/*
+ * What the operation's first bytes tell of its direction (*side) and of
+ * the stream's other direction (*other): a server's greeting, a client's
+ * handshake response, COM_CHANGE_USER or other command.  false: nothing.
+ * Call it before redacting, on the bytes as they came.
+ */
+bool redact_mysql_side(const uint8_t *data, size_t len, uint32_t bytes, uint8_t *side,
+		       uint8_t *other);
+/* redact_payload() and redact_continued() for an operation whose direction is known to be `side`. */
+unsigned redact_payload_side(uint8_t *data, size_t len, uint32_t bytes, uint8_t side);
+unsigned redact_continued_side(uint8_t *data, size_t len, uint32_t bytes, uint8_t side);
+
 #endif

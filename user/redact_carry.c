@@ -16,8 +16,14 @@ struct carry_slot {
 	uint32_t seq;
 };
 
+struct side_slot {
+	uint64_t key; /* as carry_slot's */
+	uint8_t side;
+};
+
 struct redact_carry {
 	struct carry_slot slot[CARRY_SLOTS];
+	struct side_slot side[CARRY_SLOTS]; /* a stream that lost its slot is unknown again */
 };
 
 static uint64_t carry_key(uint64_t cookie, uint8_t dir)
@@ -25,9 +31,14 @@ static uint64_t carry_key(uint64_t cookie, uint8_t dir)
 	return cookie * 2 + (dir & 1) + 1;
 }
 
+static size_t slot_index(uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 51 & (CARRY_SLOTS - 1));
+}
+
 static struct carry_slot *slot_of(struct redact_carry *c, uint64_t key)
 {
-	return &c->slot[(key * 0x9e3779b97f4a7c15ull) >> 51 & (CARRY_SLOTS - 1)];
+	return &c->slot[slot_index(key)];
 }
 
 struct redact_carry *redact_carry__new(void)
@@ -58,4 +69,21 @@ bool redact_carry__take(struct redact_carry *c, uint64_t cookie, uint8_t dir, ui
 	if (s->key == key)
 		s->key = 0;
 	return hit;
+}
+
+uint8_t redact_carry__side(struct redact_carry *c, uint64_t cookie, uint8_t dir)
+{
+	uint64_t key = carry_key(cookie, dir);
+	const struct side_slot *s = &c->side[slot_index(key)];
+
+	return s->key == key ? s->side : 0;
+}
+
+void redact_carry__set_side(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint8_t side)
+{
+	uint64_t key = carry_key(cookie, dir);
+	struct side_slot *s = &c->side[slot_index(key)];
+
+	s->key = key;
+	s->side = side;
 }

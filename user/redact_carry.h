@@ -3,7 +3,8 @@
  * Which streams may begin their next operation inside a secret that the
  * previous one cut off (REDACT_OPEN, user/redact.h): a fixed table by
  * socket and direction, holding the stream position where that next
- * operation must begin.
+ * operation must begin.  Beside it, what each stream's earlier operations
+ * told of its direction (enum redact_side, user/redact.h).
  */
 #ifndef VPATH_RECORD_REDACT_CARRY_H
 #define VPATH_RECORD_REDACT_CARRY_H
@@ -19,5 +20,9 @@ void redact_carry__free(struct redact_carry *c);
 void redact_carry__mark(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_end);
 /* Was the operation of (cookie, dir) beginning at seq_start marked?  Forgets the mark. */
 bool redact_carry__take(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_start);
+
+/* What (cookie, dir) is known to be (enum redact_side); REDACT_SIDE_UNKNOWN when not. */
+uint8_t redact_carry__side(struct redact_carry *c, uint64_t cookie, uint8_t dir);
+void redact_carry__set_side(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint8_t side);
 
 #endif

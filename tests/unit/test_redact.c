@@ -132,6 +132,58 @@ static void test_mysql(void **state)
 			 REDACT_DONE);
 }
 
+/* Redacts as check() for an operation whose direction is known to be `side`. */
+static unsigned check_side(const char *in, size_t len, uint8_t side, const char *want)
+{
+	uint8_t buf[256];
+	unsigned res;
+
+	memcpy(buf, in, len);
+	res = redact_payload_side(buf, len, (uint32_t)len, side);
+	assert_memory_equal(buf, want, len);
+	return res;
+}
+
+/*
+ * A server's OK or ERR packet is framed as a client's auth switch response:
+ * only what the stream told of its direction keeps it.
+ */
+static void test_mysql_sides(void **state)
+{
+	static const char ok[] = "\x07\0\0\x01\0\0\0\x02\0\0\0";
+	static const char err[] = "\x17\0\0\x01\xff\x7a\x04#42S02Table 'x' doesn't";
+	static const char auth[] = "\x14\0\0\x03" "abcdefghijklmnopqrst";
+	static const char greeting[] = "\x0e\0\0\0\x0a" "8.0.36\0\x01\0\0\0\0";
+	uint8_t side = 0, other = 0;
+
+	/* Nothing known: replaced, as every doubt. */
+	assert_int_equal(check_side(ok, 11, REDACT_SIDE_UNKNOWN, "\x07\0\0\x01*******"), REDACT_DONE);
+	/* The server's direction, or a client's sending commands: kept. */
+	assert_int_equal(check_side(ok, 11, REDACT_SIDE_SERVER, ok), REDACT_NONE);
+	assert_int_equal(check_side(err, 27, REDACT_SIDE_SERVER, err), REDACT_NONE);
+	assert_int_equal(check_side(ok, 11, REDACT_SIDE_CLIENT, ok), REDACT_NONE);
+	/* A client authenticating: its auth switch response goes whole. */
+	assert_int_equal(check_side(auth, 24, REDACT_SIDE_CLIENT_AUTH,
+				    "\x14\0\0\x03" "********************"), REDACT_DONE);
+
+	/* The greeting makes its direction the server's and the other a client's authenticating. */
+	assert_true(redact_mysql_side((const uint8_t *)greeting, 18, 18, &side, &other));
+	assert_int_equal(side, REDACT_SIDE_SERVER);
+	assert_int_equal(other, REDACT_SIDE_CLIENT_AUTH);
+	/* A command (COM_QUERY): the client's after authentication; the other the server's. */
+	assert_true(redact_mysql_side((const uint8_t *)"\x09\0\0\0\x03SELECT 1", 13, 13, &side, &other));
+	assert_int_equal(side, REDACT_SIDE_CLIENT);
+	assert_int_equal(other, REDACT_SIDE_SERVER);
+	/* COM_CHANGE_USER authenticates again. */
+	assert_true(redact_mysql_side((const uint8_t *)"\x0a\0\0\0\x11" "bob\0\x04pass", 14, 14, &side,
+				      &other));
+	assert_int_equal(side, REDACT_SIDE_CLIENT_AUTH);
+	/* A reply packet, HTTP, Redis: they tell nothing. */
+	assert_false(redact_mysql_side((const uint8_t *)ok, 11, 11, &side, &other));
+	assert_false(redact_mysql_side((const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18, 18, &side, &other));
+	assert_false(redact_mysql_side((const uint8_t *)"*1\r\n$4\r\nPING\r\n", 14, 14, &side, &other));
+}
+
 static void test_redis(void **state)
 {
 	CHECK("*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n*1\r\n$4\r\nPING\r\n",
@@ -156,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_continued_operation),
 		cmocka_unit_test(test_postgres),
 		cmocka_unit_test(test_mysql),
+		cmocka_unit_test(test_mysql_sides),
 		cmocka_unit_test(test_redis),
 	};
 
