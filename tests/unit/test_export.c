@@ -223,6 +223,104 @@ static void test_report_escapes_names(void **state)
 	free(buf);
 }
 
+#define S(lit) lit, sizeof(lit) - 1
+
+/*
+ * Captured bytes (as vpath-record --capture stores them): an external
+ * client's HTTP request to web, which runs one PostgreSQL query on db.
+ */
+static void witnessed_traffic(struct two_hosts *t)
+{
+	struct synth_link *in, *d;
+
+	synth_task(t->a, 0, 30, 30, VPR_TASK_SNAPSHOT, "web");
+	synth_task(t->b, 0, 40, 40, VPR_TASK_SNAPSHOT, "db");
+	in = synth_link__open(NULL, 0, 0, t->a, 11, 30, "192.168.1.1:50000", "10.0.0.1:80", 0);
+	d = synth_link__open(t->a, 21, 30, t->b, 31, 40, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	synth_xfer_data(in, SYNTH_C2S, S("GET /cart?id=7 HTTP/1.1\r\nHost: web\r\n\r\n"), 256, 0, 0, 30,
+			US(1000));
+	synth_xfer_data(d, SYNTH_C2S, S("Q\0\0\0\x0dSELECT 1\0"), 256, 30, US(1010), 40, US(1015));
+	synth_xfer_data(d, SYNTH_S2C, S("C\0\0\0\x0dSELECT 1\0Z\0\0\0\x05I"), 256, 40, US(1040), 30,
+			US(1045));
+	synth_xfer_data(in, SYNTH_S2C, S("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), 256, 30,
+			US(1060), 0, 0);
+	synth_link__free(in);
+	synth_link__free(d);
+	assert_int_equal(two_hosts__close(t), 0);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	assert_int_equal(t->c.n, 1);
+}
+
+static const char *text_of(sqlite3 *db, const char *sql, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(buf, len, "%s", sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* What each call was, in the outputs not covered elsewhere: table's label, SQLite's columns, OTLP's attributes. */
+static void test_witness_outputs(void **state)
+{
+	struct two_hosts *t = *state;
+	struct vp_out_ctx o = {0};
+	char path[200], err[512], v[300];
+	const cJSON *sp[8];
+	struct vp_sqlite *s;
+	char *buf = NULL;
+	size_t len = 0;
+	sqlite3 *db;
+	cJSON *rs;
+
+	witnessed_traffic(t);
+	/* table: the last column, in TSV and quoted in CSV. */
+	o.f = open_memstream(&buf, &len);
+	o.a = t->c.a;
+	o.witnesses = true;
+	vp_out_table_header(&o);
+	vp_out_table_row(&o, t->c.reqs[0]);
+	o.csv = true;
+	vp_out_table_row(&o, t->c.reqs[0]);
+	fclose(o.f);
+	assert_non_null(strstr(buf, "\tlabel\n"));
+	assert_non_null(strstr(buf, "\tGET /cart?id=7 200\n"));
+	assert_non_null(strstr(buf, ",\"GET /cart?id=7 200\"\n"));
+	free(buf);
+
+	/* SQLite: the witness columns of both calls. */
+	snprintf(path, sizeof(path), "%s/paths.db", t->dir);
+	s = vp_sqlite__open(path, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(vp_sqlite__add(s, t->c.a, t->c.reqs[0], err, sizeof(err)), 0);
+	assert_int_equal(vp_sqlite__finish(s, t->c.a, err, sizeof(err)), 0);
+	vp_sqlite__free(s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_string_equal(text_of(db, "select protocol || '|' || label || '|' || operation || '|' || target"
+				       " || '|' || status || '|' || pattern_key from calls where server_port = 80",
+				    v, sizeof(v)),
+			    "http|GET /cart?id=7 200|GET|/cart?id=7|200|GET /cart");
+	assert_string_equal(text_of(db, "select protocol || '|' || statement || '|' || label from calls"
+				       " where server_port = 5432", v, sizeof(v)),
+			    "postgresql|SELECT 1|SELECT 1");
+	sqlite3_close(db);
+
+	/* OTLP: HTTP and database attributes on the spans. */
+	rs = cJSON_CreateArray();
+	vp_otlp_request(t->c.a, t->c.reqs[0], rs);
+	assert_int_equal(spans_of(rs, sp, 8), 3);
+	assert_string_equal(attr(sp[0], "http.request.method"), "GET");
+	assert_string_equal(attr(sp[0], "url.path"), "/cart");
+	assert_string_equal(attr(sp[0], "url.query"), "id=7");
+	assert_string_equal(attr(sp[0], "http.response.status_code"), "200");
+	assert_string_equal(attr(sp[2], "db.system"), "postgresql");
+	assert_string_equal(attr(sp[2], "db.query.text"), "SELECT 1");
+	cJSON_Delete(rs);
+}
+
 static void test_progress_line(void **state)
 {
 	char line[160];
@@ -244,6 +342,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_otlp_spans_and_loss, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sqlite_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_escapes_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_witness_outputs, setup, teardown),
 		cmocka_unit_test(test_progress_line),
 	};
 
