@@ -7,6 +7,12 @@ paths vpath-analyze found.
       DIR holds client.jsonl (the client's record), nginx/access.log,
       postgres.log (log_statement=all), redis-slowlog.json and found.json
       (vpath-analyze paths --json).  Prints TAP lines; exit 1 on any failure.
+  check.py witness --dir DIR --topology TOPO.json [--pipelines FILE.json]
+      A run recorded with --capture: every call's witness (found.json) is
+      held against the servers' own logs (nginx's request line and status,
+      PostgreSQL's statement, Redis's command); the share labelled is
+      printed; the pipelines of pipeline.py must come out as one exchange
+      each, with their own labels.  TAP lines; exit 1 on any failure.
   check.py redis-log --addr IP:PORT
       Redis's slowlog (every command, with its client's address) as JSON.
   check.py break --dir DIR --what KIND
@@ -14,7 +20,9 @@ paths vpath-analyze found.
       compare fails when it should: found-drop (a database call missing from
       a path), found-move (a call under the wrong request), pg-log (a query
       missing from PostgreSQL's log), redis-log (a command missing from
-      Redis's log), nginx-log (a request id nginx did not log).
+      Redis's log), nginx-log (a request id nginx did not log),
+      witness-label (a labelled SQL statement changed), witness-pipeline
+      (the second request of the HTTP pipeline missing).
 
 The truth does not come from vpath.  The client knows each request's own
 connection (local ip:port) and ordinal on it; the app tells in reply headers
@@ -290,6 +298,172 @@ def compare(args):
     return 0 if ok else 1
 
 
+def nginx_requests(path):
+    """(client addr, 0-based ordinal) -> (method, target, status) from the
+    access log's quoted request line (the last field of the truth format)."""
+    seen = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            m = re.search(r'"(\S+) (\S+) HTTP/1\.[01]"\s*$', line)
+            if m:
+                seen[(fields[0], int(fields[1]) - 1)] = (m.group(1), m.group(2), int(fields[3]))
+    return seen
+
+
+def postgres_statements(path):
+    """(client addr, ordinal) -> statement text, ordinals as postgres_log counts them."""
+    statements = defaultdict(list)
+    last = None
+    with open(path) as f:
+        for line in f:
+            m = PG_LINE.match(line.rstrip("\n"))
+            if m:
+                last = None
+                if m.group(4).startswith("statement: "):
+                    last = statements["%s:%s" % (m.group(2), m.group(3))]
+                    last.append(m.group(4)[len("statement: "):])
+            elif re.match(r"\d{4}-\d\d-\d\d ", line):  # another process's line
+                last = None
+            elif last is not None:  # a statement's next line
+                last[-1] += "\n" + line.rstrip("\n")
+    out = {}
+    for addr, stmts in statements.items():
+        before = max((i for i, s in enumerate(stmts)
+                      if any(m in s for m in BEFORE_RECORDING)), default=None)
+        base = 0 if before is not None else PG_AUTH_ROUND_TRIPS
+        for i, s in enumerate(stmts[before + 1 if before is not None else 0:]):
+            out[(addr, base + i)] = s
+    return out
+
+
+def printable(text):
+    """Text as the analyzer shows it (proto.c vp_proto_text): white space runs
+    as one space, other bytes outside printable ASCII as '?'."""
+    out = re.sub(r"[ \t\r\n]+", " ", text).strip()
+    return "".join(c if 0x21 <= ord(c) <= 0x7e or c == " " else "?" for c in out)
+
+
+def walk(call, parent=None):
+    yield call, parent
+    for c in call.get("calls", []):
+        yield from walk(c, call)
+
+
+def witness_check(args):
+    d = args.dir
+    with open(args.topology) as f:
+        servers = {s["addr"]: s["name"] for s in json.load(f)}
+    with open(os.path.join(d, "found.json")) as f:
+        found = json.load(f)
+    nginx = nginx_requests(os.path.join(d, "nginx", "access.log"))
+    pg = postgres_statements(os.path.join(d, "postgres.log"))
+    with open(os.path.join(d, "redis-slowlog.json")) as f:
+        entries = json.load(f)
+    redis_cmds, per_conn = {}, defaultdict(int)
+    for e in sorted(entries, key=lambda e: e["id"]):
+        redis_cmds[(e["client"], per_conn[e["client"]])] = e["args"]
+        per_conn[e["client"]] += 1
+
+    total, labelled = defaultdict(int), defaultdict(int)
+    p = Problems()
+
+    def truth_of(call, root):
+        """What the server's own log says this call was, or None."""
+        name = servers.get(call["server"]["addr"])
+        key = (call["client"]["addr"], call["conn_index"])
+        if name == "nginx":
+            return nginx.get(key)
+        if name == "app":  # nginx passes the request line on unchanged
+            return nginx.get((root["client"]["addr"], root["conn_index"]))
+        if name == "postgres":
+            return pg.get(key)
+        if name == "redis":
+            return redis_cmds.get(key)
+        return None
+
+    def right(call, root, w):
+        name = servers.get(call["server"]["addr"])
+        truth = truth_of(call, root)
+        if truth is None:
+            return "no log entry at %s #%d" % (call["client"]["addr"], call["conn_index"])
+        if name in ("nginx", "app"):
+            method, target, status = truth
+            if w.get("protocol") != "http" or w.get("method") != method or \
+                    w.get("target") != target:
+                return "logged %s %s" % (method, target)
+            if name == "nginx" and w.get("status") != status:
+                return "logged status %d" % status
+            return None
+        if name == "postgres":
+            text, logged = w.get("statement", ""), printable(truth)
+            if w.get("protocol") != "postgresql" or \
+                    not (logged.startswith(text) if w.get("cut") else logged == text):
+                return "logged %r" % logged[:80]
+            return None
+        if w.get("protocol") != "redis" or w.get("command") != truth[0].upper():
+            return "logged %s" % truth[0]
+        return None
+
+    for q in found.get("requests", []):
+        root = q["root"]
+        for call, _ in walk(root):
+            name = servers.get(call["server"]["addr"])
+            if name is None:
+                continue
+            total[name] += 1
+            w = call.get("witness")
+            if not w:
+                continue
+            labelled[name] += 1
+            why = right(call, root, w)
+            if why:
+                p.add("request %s: %s #%d labelled %r, %s" % (
+                    q["id"], call["client"]["addr"], call["conn_index"], w.get("label"), why))
+    shares = ", ".join("%s %d/%d (%.1f%%)" % (n, labelled[n], total[n],
+                                              100.0 * labelled[n] / total[n] if total[n] else 0)
+                       for n in ("nginx", "app", "postgres", "redis"))
+    print("# calls labelled: " + shares)
+    ok = p.tap("witness: every labelled call carries what the servers' own logs say it was "
+               "(nginx: request line and status, PostgreSQL: statement, Redis: command)")
+    p = Problems()
+    for n in ("nginx", "app", "postgres", "redis"):
+        if not labelled[n]:
+            p.add("no call to %s labelled (of %d)" % (n, total[n]))
+    ok &= p.tap("witness: calls to each server are labelled")
+
+    if args.pipelines:
+        with open(args.pipelines) as f:
+            pipelines = json.load(f)
+        for pl in pipelines:
+            p = Problems()
+            roots = sorted((q["root"] for q in found.get("requests", [])
+                            if q["root"]["client"]["addr"] == pl["client"]),
+                           key=lambda r: r["conn_index"])
+            if [r["conn_index"] for r in roots] != list(range(len(pl["sent"]))):
+                p.add("%s: exchanges %s found, %d sent in one write" % (
+                    pl["client"], [r["conn_index"] for r in roots], len(pl["sent"])))
+            for r, sent in zip(roots, pl["sent"]):
+                w = r.get("witness") or {}
+                if pl["protocol"] == "http":
+                    want = "%s %s %d" % (sent["method"], sent["target"], sent["status"])
+                    logged = nginx.get((pl["client"], r["conn_index"]))
+                    if logged != (sent["method"], sent["target"], sent["status"]):
+                        p.add("%s #%d: nginx logged %s" % (pl["client"], r["conn_index"], logged))
+                else:
+                    want = sent["command"]
+                    logged = redis_cmds.get((pl["client"], r["conn_index"]))
+                    if not logged or logged[0].upper() != want:
+                        p.add("%s #%d: Redis logged %s" % (pl["client"], r["conn_index"], logged))
+                if w.get("label") != want:
+                    p.add("%s #%d: labelled %r, sent %r" % (
+                        pl["client"], r["conn_index"], w.get("label"), want))
+            ok &= p.tap("witness: a %s pipeline of %d requests in one write comes out as %d "
+                        "exchanges with their own labels" % (
+                            pl["protocol"], len(pl["sent"]), len(pl["sent"])))
+    return 0 if ok else 1
+
+
 def redis_log(args):
     import redis
     host, port = args.addr.rsplit(":", 1)
@@ -306,6 +480,23 @@ def redis_log(args):
 
 def break_results(args):
     d = args.dir
+    if args.what.startswith("witness-"):
+        path = os.path.join(d, "found.json")
+        with open(path) as f:
+            found = json.load(f)
+        if args.what == "witness-label":  # a statement that was not run
+            w = next(c["witness"] for q in found["requests"] for c, _ in walk(q["root"])
+                     if c.get("witness", {}).get("protocol") == "postgresql")
+            w["statement"] = "#" + w["statement"][1:]
+        else:  # witness-pipeline: the second request of a pipeline joined to the first
+            with open(os.path.join(d, "pipeline.json")) as f:
+                client = json.load(f)[0]["client"]
+            found["requests"] = [q for q in found["requests"]
+                                 if (q["root"]["client"]["addr"], q["root"]["conn_index"]) !=
+                                 (client, 1)]
+        with open(path, "w") as f:
+            json.dump(found, f)
+        return 0
     if args.what.startswith("found-"):
         path = os.path.join(d, "found.json")
         with open(path) as f:
@@ -358,15 +549,21 @@ def main():
     c.add_argument("--dir", required=True)
     c.add_argument("--topology", required=True)
     c.add_argument("--label", default="")
+    w = sub.add_parser("witness")
+    w.add_argument("--dir", required=True)
+    w.add_argument("--topology", required=True)
+    w.add_argument("--pipelines")
     r = sub.add_parser("redis-log")
     r.add_argument("--addr", required=True)
     b = sub.add_parser("break")
     b.add_argument("--dir", required=True)
     b.add_argument("--what", required=True,
-                   choices=["found-drop", "found-move", "pg-log", "redis-log", "nginx-log"])
+                   choices=["found-drop", "found-move", "pg-log", "redis-log", "nginx-log",
+                            "witness-label", "witness-pipeline"])
     args = ap.parse_args()
     try:
-        return {"compare": compare, "redis-log": redis_log, "break": break_results}[args.cmd](args)
+        return {"compare": compare, "witness": witness_check, "redis-log": redis_log,
+                "break": break_results}[args.cmd](args)
     except (OSError, ValueError, KeyError) as e:
         print("check.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
         return 2
