@@ -291,7 +291,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		struct vp_proc *p = thread_proc(a, t, op->pid);
 
 		list_add_tail(&p->open, s);
-		/* A pipelined request begins late, when the one before it is answered: keep time order. */
+		/* A pipelined request begins late (the one before it answered): keep time order. */
 		while (s->pipe_tail && s->list_prev != &p->open &&
 		       s->list_prev->req.first_ts > s->req.first_ts) {
 			struct vp_xchg *before = s->list_prev;

@@ -46,16 +46,19 @@ static void merge_back(struct vp_sock *s)
 	struct vp_xchg *x = s->x;
 
 	for (unsigned i = 0; i < pp->n; i++) {
-		msg_join(&x->req, &pp->q[i].req);
+		if (x)
+			msg_join(&x->req, &pp->q[i].req);
 		free(pp->q[i].wit);
 		pp->q[i].wit = NULL;
 	}
-	if (x->wit && pp->n)
-		x->wit->count = (uint16_t)(x->wit->count + pp->n < UINT16_MAX ? x->wit->count + pp->n : UINT16_MAX);
+	if (x && x->wit && pp->n)
+		x->wit->count = (uint16_t)(x->wit->count + pp->n < UINT16_MAX ? x->wit->count + pp->n
+									      : UINT16_MAX);
 	pp->n = 0;
 	pp->rest = false;
 	pp->rep_end_known = false;
-	x->pipe_head = false;
+	if (x)
+		x->pipe_head = false;
 }
 
 /* The exchange in progress is over (its reply is whole, or the next request began). */
@@ -202,7 +205,8 @@ static void reply_op_seen(struct vp_sock *s, const struct vpr_sock_op *op)
  * where the witness of the one before said it ended exactly there, the next
  * pipelined request (pipeline.h).
  */
-static int request_pipelined(struct vp_sock *s, const struct vpr_sock_op *op, struct vp_op_result *res)
+static int request_pipelined(struct vp_sock *s, const struct vpr_sock_op *op,
+			     struct vp_op_result *res)
 {
 	struct vp_pipe *pp;
 
@@ -258,7 +262,7 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 	}
 	s->dir = (int8_t)op->dir;
 	/* The reply of a pipelined request came without its first bytes: its end is unknown. */
-	if (pipe_waits(s) && s->x && s->x->has_rep && !s->pipe->rep_decided)
+	if (pipe_waits(s) && (!s->x || (s->x->has_rep && !s->pipe->rep_decided)))
 		merge_back(s);
 	if (op->dir == vp_request_dir(s->role)) {
 		/* After a reply, even reads that follow reads may begin the next request. */
@@ -308,7 +312,7 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 	} else if (pipe_waits(s) && s->pipe->rep_end_known &&
 		   (int32_t)(op->seq_end - s->pipe->rep_end) > 0 &&
 		   (int32_t)(s->pipe->rep_end - vp_op_seq_start(op)) > 0) {
-		/* The reply ends inside op: the rest is the next pipelined request's (exchanges__step). */
+		/* The reply ends inside op: the rest is the next request's (vp_exchanges__step). */
 		struct vpr_sock_op head = vp_op__upto(op, s->pipe->rep_end);
 
 		vp_msg__add(&s->x->rep, &head);
@@ -367,8 +371,8 @@ static bool first_op_of(const struct vp_msg *m, const struct vpr_payload *p)
 static struct vpr_sock_op op_of(const struct vpr_payload *p)
 {
 	struct vpr_sock_op op = {
-		.h = p->h, .cookie = p->cookie, .pid = p->pid, .bytes = p->bytes, .seq_end = p->seq_end,
-		.dir = p->dir,
+		.h = p->h, .cookie = p->cookie, .pid = p->pid, .bytes = p->bytes,
+		.seq_end = p->seq_end, .dir = p->dir,
 	};
 
 	op.h.type = VPR_SOCK_OP;
@@ -436,7 +440,8 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 		vp_msg__start(&r->req, &op);
 		r->op = op;
 		r->wit = NULL;
-		if (at[i] < p->len && !(r->wit = vp_wit_req__new(p->data + at[i], p->len - at[i], op.bytes)))
+		if (at[i] < p->len &&
+		    !(r->wit = vp_wit_req__new(p->data + at[i], p->len - at[i], op.bytes)))
 			return -ENOMEM;
 		pp->n++;
 		x->pipe_head = true;

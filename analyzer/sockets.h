@@ -53,7 +53,7 @@ struct vp_sock {
 	uint64_t setup_first_ts; /* when the handshake began: setup time of the first call */
 	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
 	struct vp_pipe *pipe; /* pipelined requests waiting their turn (pipeline.h), NULL: none */
-	uint32_t req_next;    /* where the next request begins, when its witness says (req_next_known) */
+	uint32_t req_next;    /* where the next request begins, if its witness said (req_next_known) */
 	bool req_next_known;
 	uint8_t req_proto;    /* the protocol that said it */
 	struct vp_sock *peer_sock; /* the other end, once a call paired them (cleared on removal) */

@@ -66,7 +66,7 @@ struct vp_xchg {
 	bool setup;	   /* a TLS handshake after the stream began: no request or call of its own */
 	bool tainted;	   /* server: a call it may have caused went elsewhere by inference */
 	bool dead;	   /* emitted; freed when refs drops to 0 */
-	bool pipe_head;	   /* requests after its own in the same message were cut off it (pipeline.h) */
+	bool pipe_head;	   /* requests after its own were cut off its message (pipeline.h) */
 	bool pipe_tail;	   /* cut off the message of the request before it (pipeline.h) */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
