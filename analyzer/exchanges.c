@@ -57,6 +57,9 @@ static void merge_back(struct vp_sock *s)
 	pp->n = 0;
 	pp->rest = false;
 	pp->rep_end_known = false;
+	/* A reply held for its next part goes without a witness: it was never whole. */
+	free(pp->hold);
+	pp->hold = NULL;
 	if (x)
 		x->pipe_head = false;
 }
@@ -261,8 +264,13 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 		return 0;
 	}
 	s->dir = (int8_t)op->dir;
-	/* The reply of a pipelined request came without its first bytes: its end is unknown. */
-	if (pipe_waits(s) && (!s->x || (s->x->has_rep && !s->pipe->rep_decided)))
+	/*
+	 * The reply of a pipelined request came without its first bytes: its end
+	 * is unknown; unless this continues a reply held for its next part.
+	 */
+	if (pipe_waits(s) && (!s->x || (s->x->has_rep && !s->pipe->rep_decided)) &&
+	    !(s->pipe->hold && s->x && op->dir != vp_request_dir(s->role) &&
+	      s->x->rep.bytes == s->pipe->hold->total && vp_op_seq_start(op) == s->x->rep.seq_end))
 		merge_back(s);
 	if (op->dir == vp_request_dir(s->role)) {
 		/* After a reply, even reads that follow reads may begin the next request. */
@@ -449,8 +457,12 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 	return 0;
 }
 
-/* The witness of x from its request's first bytes and its reply's (rep). */
-static int witness(struct vp_xchg *x, const struct vp_bytes *rep)
+/*
+ * The witness of x from its request's first bytes and its reply's (rep).
+ * last: no more reply bytes will come; otherwise bytes that do not decide
+ * are kept for more (a prefix that decides decides for good, proto.h).
+ */
+static int witness(struct vp_xchg *x, const struct vp_bytes *rep, bool last)
 {
 	struct vp_bytes req;
 	struct vp_witness w;
@@ -466,6 +478,8 @@ static int witness(struct vp_xchg *x, const struct vp_bytes *rep)
 			req.len = (size_t)req.total;
 	}
 	found = vp_proto_witness(&req, rep, &w);
+	if (!found && !last)
+		return 0;
 	free(x->wit_req);
 	x->wit_req = NULL;
 	if (!found)
@@ -500,17 +514,27 @@ static int reply_bytes(struct vp_sock *s, struct vp_xchg *x, const uint8_t *data
 		if (r && r < (1u << 31)) {
 			pp->rep_end = x->rep.seq_start + (uint32_t)r;
 			pp->rep_end_known = true;
+		} else if (rep.len && rep.len == rep.total && rep.len < VP_PIPE_HOLD_MAX) {
+			/* Cut by the operation's end, not the capture: wait for the next part. */
+			struct vp_wit_req *h = vp_wit_req__new(rep.p, rep.len, rep.total);
+
+			if (!h)
+				return -ENOMEM;
+			free(pp->hold);
+			pp->hold = h;
+			pp->rep_decided = false;
+			return witness(x, &rep, false);
 		} else {
 			merge_back(s);
 		}
 	}
-	if (witness(x, &rep))
+	if (witness(x, &rep, true))
 		return -ENOMEM;
-	/* The reply ends inside the operation that began it: the rest is the next one's. */
-	if (pipe_waits(s) && x == s->x && pp->rep_end_known && x->rep.nops == 1 &&
+	/* The reply ends inside its last operation so far (rop): the rest is the next one's. */
+	if (pipe_waits(s) && x == s->x && pp->rep_end_known &&
 	    (int32_t)(x->rep.seq_end - pp->rep_end) > 0) {
+		x->rep.bytes -= x->rep.seq_end - pp->rep_end;
 		x->rep.seq_end = pp->rep_end;
-		x->rep.bytes = pp->rep_end - x->rep.seq_start;
 		pp->rest = true;
 		pp->rest_at = pp->rep_end;
 	}
@@ -531,6 +555,19 @@ int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p)
 	    pp->rop.seq_end == p->seq_end && pp->rop.bytes == p->bytes &&
 	    !(pp->rbytes = vp_wit_req__new(p->data, p->len, p->bytes)))
 		return -ENOMEM;
+	/* The next part of a reply held for it (pipeline.h): decide on both. */
+	if (pp && pp->hold && pipe_waits(s) && x->has_rep && !pp->rep_decided &&
+	    p->seq_end == x->rep.seq_end && x->rep.bytes == pp->hold->total + p->bytes) {
+		uint8_t buf[VP_PIPE_HOLD_MAX + VPR_PAYLOAD_MAX];
+		size_t n = pp->hold->len;
+		uint64_t total = pp->hold->total + p->bytes;
+
+		memcpy(buf, pp->hold->data, n);
+		memcpy(buf + n, p->data, p->len);
+		free(pp->hold);
+		pp->hold = NULL;
+		return reply_bytes(s, x, buf, n + p->len, total, 0);
+	}
 	/* The operation that began x's reply, maybe where the reply before it ended. */
 	if (!x->has_rep || x->rep.first_ts != p->h.ts_ns || x->rep.first_tid != p->h.tid)
 		return 0;

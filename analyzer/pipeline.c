@@ -103,5 +103,6 @@ void vp_pipe__free(struct vp_pipe *p)
 	for (unsigned i = 0; i < p->n; i++)
 		free(p->q[i].wit);
 	free(p->rbytes);
+	free(p->hold);
 	free(p);
 }

@@ -44,7 +44,16 @@ struct vp_pipe {
 	bool rest;	    /* rop's bytes from rest_at on are the next exchange's */
 	uint32_t rest_at;
 	struct vp_wit_req *rbytes; /* rop's captured bytes, once they came */
+	/*
+	 * The reply in progress so far, when the end of its first operation
+	 * cut its first value with every byte captured: the next operation's
+	 * bytes complete it (a reader that reads less than was sent at once).
+	 */
+	struct vp_wit_req *hold;
 };
+
+/* The most reply bytes held for that. */
+#define VP_PIPE_HOLD_MAX 512
 
 /*
  * Where requests after the first begin in b, the captured start of one

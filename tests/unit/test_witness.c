@@ -261,11 +261,10 @@ static void test_redis_pipeline(void **state)
 
 /*
  * The client reads the three replies in two reads that cut the second
- * reply: the server's end splits three exchanges, the client's two (the
- * second reply's end is not in its bytes).  The ends disagree: the exchange
- * left without its other end is a path of its own, incomplete.
+ * reply: the first read's bytes are held until the second's complete the
+ * value, so both ends cut at the same places.
  */
-static void test_redis_pipeline_ends_disagree(void **state)
+static void test_redis_pipeline_reads_cut(void **state)
 {
 	struct two_hosts *t = *state;
 	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
@@ -284,11 +283,42 @@ static void test_redis_pipeline_ends_disagree(void **state)
 	analyze(t);
 	assert_int_equal(t->c.n, 3);
 	assert_string_equal(label_of(t->c.reqs[0]->root), "PING");
+	assert_string_equal(label_of(t->c.reqs[1]->root), "SET");
+	assert_string_equal(label_of(t->c.reqs[2]->root), "GET");
+	assert_int_equal(t->c.reqs[1]->root->request_bytes, 27);
+	assert_int_equal(t->c.reqs[1]->root->reply_bytes, 5);
+	for (int i = 0; i < 3; i++)
+		assert_true(t->c.reqs[i]->complete);
+}
+
+/*
+ * The same, but the client's second read is captured too short to finish
+ * the second reply: the client keeps SET and GET as one exchange, as
+ * without the split, while the server cut three.  The server's GET, left
+ * without its other end, is a path of its own: incomplete, never exact.
+ */
+static void test_redis_pipeline_ends_disagree(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
+						"10.0.0.2:6379", 0);
+	static const char cmds[] = "*1\r\n$4\r\nPING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
+				   "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
+	static const char reps[] = "+PONG\r\n+OK\r\n$1\r\nv\r\n";
+	uint32_t n = sizeof(reps) - 1;
+
+	synth_xfer_data(l, SYNTH_C2S, S(cmds), 256, 301, US(100), 501, US(110));
+	part(l, SYNTH_S2C, false, reps, 0, n, 256, 501, US(200));
+	part(l, SYNTH_S2C, true, reps, 0, 9, 256, 301, US(210));
+	part(l, SYNTH_S2C, true, reps, 9, n - 9, 2, 301, US(215));
+	l->seq[SYNTH_S2C] += n;
+	synth_link__close(l, US(3000));
+	analyze(t);
+	assert_int_equal(t->c.n, 3);
+	assert_string_equal(label_of(t->c.reqs[0]->root), "PING");
 	assert_true(t->c.reqs[0]->complete && t->c.reqs[0]->exact);
-	/* The client's second exchange holds SET and GET, as without the split; its server end SET. */
 	assert_int_equal(t->c.reqs[1]->root->request_bytes, 47);
 	assert_int_equal(t->c.reqs[1]->root->conn_index, 1);
-	/* The server's GET found no client end: a path of its own, incomplete, never exact. */
 	assert_int_equal(t->c.reqs[2]->root->conn_index, 2);
 	assert_string_equal(label_of(t->c.reqs[2]->root), "GET");
 	assert_false(t->c.reqs[2]->complete);
@@ -305,6 +335,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_http_pipeline_chunked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http_pipeline_two_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_redis_pipeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_redis_pipeline_reads_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_redis_pipeline_ends_disagree, setup, teardown),
 	};
 
