@@ -6,7 +6,10 @@ runs past it (damaged).  The records are built here, as the recorder lays
 them out (include/vpath/record.h), in the target's input format
 (make_seed.py).
 
-    tests/fuzz/payload_seed.py OUT"""
+    tests/fuzz/payload_seed.py OUT [--pipelines]
+
+--pipelines: then two HTTP/1.1 requests and two Redis commands, each pair
+sent in one write and answered in one (analyzer/pipeline.c cuts them)."""
 import socket
 import struct
 import sys
@@ -60,6 +63,13 @@ def main():
     q = b"SELECT * FROM t WHERE id = 5\0"
     cs, ss = call(a, b, 20000, 11, 21, cs, ss, b"Q" + struct.pack(">I", 4 + len(q)) + q,
                   b"E\0\0\0\x13SERROR\0C42P01\0\0Z\0\0\0\x05I", cut=16)
+    if "--pipelines" in sys.argv[2:]:
+        cs, ss = call(a, b, 24000, 11, 21, cs, ss,
+                      b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n",
+                      b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                      b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+        cs, ss = call(a, b, 26000, 11, 21, cs, ss,
+                      b"*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", b"+PONG\r\n$1\r\nv\r\n")
     # damaged: len says 200, the record holds 8
     b += payload(30000, 201, 21, 200, 300, ss, SEND, b"HTTP/1.1", length=200)
     seed = bytearray([1 | (3 << 3), 63])
