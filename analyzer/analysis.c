@@ -7,6 +7,7 @@
 #include "analysis.h"
 #include "clock.h"
 #include "exchanges.h"
+#include "goroutines.h"
 #include "lookahead.h"
 #include "matcher.h"
 #include "paths.h"
@@ -43,6 +44,7 @@ struct host_state {
 	struct vp_host *host;
 	struct vp_socktab socks;
 	struct vp_attr attr;
+	struct vp_gor gor; /* Go processes' goroutines, the units their operations go to */
 	struct vp_fifo ahead; /* read and seen by the look-ahead, not analyzed yet */
 	bool ended;
 };
@@ -108,6 +110,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	for (size_t i = 0; i < a->nhosts; i++) {
 		a->hs[i].host = vp_input__host(a->in, i);
 		vp_attr__init(&a->hs[i].attr, (int)i, &a->paths);
+		vp_gor__init(&a->hs[i].gor);
 	}
 	*out = a;
 	a = NULL;
@@ -326,14 +329,38 @@ static void steps(struct vp_analysis *a, struct host_state *hs, int h, struct vp
 		abort(); /* out of memory: no sensible partial result */
 }
 
+/*
+ * A Go process's operation is its goroutine's: op with the unit's id for
+ * the thread's.  A goroutine reading a socket its creator was the last to
+ * use is its creator there (net/http's background read of the next request).
+ */
+static const struct vpr_sock_op *goroutine_op(struct host_state *hs, struct vp_sock *s,
+					      const struct vpr_sock_op *op, struct vpr_sock_op *buf)
+{
+	struct vp_gor_unit *u = vp_gor__of_thread(&hs->gor, op->h.tid);
+	uint32_t id;
+
+	if (!u)
+		return op;
+	id = u->id;
+	if (op->dir == VPR_DIR_RECV && s->last_unit && u->parent == s->last_unit)
+		id = s->last_unit;
+	s->last_unit = id;
+	*buf = *op;
+	buf->h.tid = id;
+	return buf;
+}
+
 static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
 {
 	struct vp_op_result res;
 	struct vp_sock *s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
+	struct vpr_sock_op gop;
 	struct vp_xchg *x;
 
 	if (!s)
 		abort();
+	op = goroutine_op(hs, s, op, &gop);
 	if (!s->pid)
 		s->pid = op->pid;
 	if (s->role == VPR_ROLE_UNKNOWN)
@@ -372,7 +399,9 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct v
 
 	if (!s)
 		abort();
-	if (c->newstate == 2 /* TCP_SYN_SENT: connect() by h.tid */ && c->h.tid)
+	/* Which goroutine of a Go thread connects is not recorded: no cause from it. */
+	if (c->newstate == 2 /* TCP_SYN_SENT: connect() by h.tid */ && c->h.tid &&
+	    !vp_gor__of_thread(&hs->gor, c->h.tid))
 		vp_attr__connect(&hs->attr, s, c->h.tid);
 	if (!vp_conn_record__closes(c))
 		return;
@@ -453,6 +482,24 @@ static void look_ahead(struct vp_analysis *a, int64_t until)
 	}
 }
 
+/* Which goroutine a thread runs; which created or woke which, for the wake-up rule. */
+static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
+{
+	struct vp_gor_unit *from, *to;
+
+	if (g->kind == VPR_GO_RUN) {
+		vp_gor__run(&hs->gor, g->h.tid, g->pid, g->goid);
+		return;
+	}
+	if (g->kind != VPR_GO_NEW && g->kind != VPR_GO_READY)
+		return;
+	from = vp_gor__unit(&hs->gor, g->pid, g->goid);
+	to = vp_gor__unit(&hs->gor, g->pid, g->other);
+	if (g->kind == VPR_GO_NEW)
+		to->parent = from->id;
+	vp_attr__wake(&hs->attr, &(struct vp_wake){g->pid, from->id, to->id, g->h.ts_ns, true});
+}
+
 static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 {
 	struct host_state *hs = &a->hs[h];
@@ -473,11 +520,14 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 		break;
 	case VPR_WAKEUP: {
 		const struct vpr_wakeup *w = (const void *)rec;
-		struct vp_wake wk = {w->pid, rec->tid, w->woken_tid, rec->ts_ns};
+		struct vp_wake wk = {w->pid, rec->tid, w->woken_tid, rec->ts_ns, false};
 
 		vp_attr__wake(&hs->attr, &wk);
 		break;
 	}
+	case VPR_GOROUTINE:
+		on_goroutine(hs, (const struct vpr_goroutine *)rec);
+		break;
 	default: /* clock, addresses and drops are used by the read stage */
 		break;
 	}
@@ -711,6 +761,7 @@ void vp_analysis__free(struct vp_analysis *a)
 		return;
 	for (size_t h = 0; a->hs && h < a->nhosts; h++) {
 		vp_attr__free(&a->hs[h].attr);
+		vp_gor__free(&a->hs[h].gor);
 		vp_socktab__free(&a->hs[h].socks);
 		vp_fifo__free(&a->hs[h].ahead);
 	}

@@ -565,23 +565,39 @@ static void wake_back_missed(struct vp_attr *a, struct vp_thread *t)
 	ref_set(a, &t->awaits_back, NULL);
 }
 
+/* The request a unit woken or created for one passes on (vp_wake.chain), or NULL. */
+static struct vp_xchg *passed_on(const struct vp_thread *t)
+{
+	struct vp_xchg *s = t->woke_for;
+
+	return s && !t->reads_requests && !s->done && t->woke_n == 1 ? s : NULL;
+}
+
 void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 {
 	struct vp_thread *waker = u64map__get(&a->threads, w->waker);
 	struct vp_thread *woken = u64map__get(&a->threads, w->woken);
 	struct vp_xchg *s, *c;
 
+	/* A goroutine may wake or create another before either did a socket operation. */
+	if (w->chain && w->waker != w->woken) {
+		waker = waker ? waker : thread_get(a, (uint32_t)w->waker, w->pid);
+		woken = woken ? woken : thread_get(a, (uint32_t)w->woken, w->pid);
+		thread_proc(a, waker, w->pid);
+		thread_proc(a, woken, w->pid);
+	}
 	if (!waker || !woken || waker == woken)
 		return;
 	/* Forward: a thread serving one request woke a thread that serves none itself. */
-	if (!woken->reads_requests && (s = serving_alone(a, waker))) {
+	if (!woken->reads_requests &&
+	    ((s = serving_alone(a, waker)) || (w->chain && (s = passed_on(waker))))) {
 		if (woken->woke_for != s && woken->woke_n < UINT8_MAX)
 			woken->woke_n++;
 		ref_set(a, &woken->woke_for, s);
 	}
 	/* Back: after reading a pending call's reply, the first thread serving one request it wakes. */
 	c = waker->awaits_back;
-	if (c && (s = serving_alone(a, woken))) {
+	if (c && ((s = serving_alone(a, woken)) || (w->chain && (s = passed_on(woken))))) {
 		if (c->list_next && c->up_state == VP_UP_UNDECIDED)
 			ref_set(a, &c->woke_back, s);
 		ref_set(a, &waker->awaits_back, NULL);

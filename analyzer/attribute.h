@@ -125,6 +125,12 @@ struct vp_wake {
 	uint32_t pid;
 	uint64_t waker, woken;
 	uint64_t ts_ns;
+	/*
+	 * Go's units: one woken or created for a request passes it on to those
+	 * it wakes or creates (net/http's client hands a call to its writeLoop
+	 * from the handler's goroutine, a child of it, or further along).
+	 */
+	bool chain;
 };
 
 void vp_attr__init(struct vp_attr *a, int host, struct vp_paths *paths);

@@ -57,6 +57,7 @@ struct vp_sock {
 	bool req_next_known;
 	uint8_t req_proto;    /* the protocol that said it */
 	struct vp_sock *peer_sock; /* the other end, once a call paired them (cleared on removal) */
+	uint32_t last_unit;	   /* Go: the goroutine unit of its last operation (goroutines.h) */
 	uint64_t closed_ts;	   /* when it closed (0: open); kept a while for its peer's sake */
 	struct vp_sock *next_closed;
 };
