@@ -300,6 +300,18 @@ void synth_wake(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t waker,
 	put(h, &w.h, VPR_WAKEUP, sizeof(w), ts, waker);
 }
 
+void synth_go(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t kind,
+	      uint64_t goid, uint64_t other)
+{
+	struct vpr_goroutine g = {0};
+
+	g.pid = pid;
+	g.kind = kind;
+	g.goid = goid;
+	g.other = other;
+	put(h, &g.h, VPR_GOROUTINE, sizeof(g), ts, tid);
+}
+
 void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns)
 {
 	struct vpr_clock c = {0};

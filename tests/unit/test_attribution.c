@@ -662,6 +662,65 @@ static void test_wakeup_shape_is_per_process(void **state)
 	assert_int_equal(w->c.reqs[EARLY + 2]->root->link.basis, VP_BASIS_UNCLAIMED);
 }
 
+/*
+ * A Go front end: conn goroutines 1 and 2 serve l1 and l2 and move between
+ * OS threads 301 and 302; goroutine 1 hands its call to a child (7), which
+ * readies the client's writeLoop (50); the readLoop (51) reads the reply
+ * and readies the child back.  After replying, goroutine 1's background
+ * read (its child 9) reads the next request on l1.  The units are the
+ * goroutines: one conn goroutine per request, no hand-off between threads,
+ * the call is request 901's (inferred).
+ */
+static void test_go_goroutines_are_the_units(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+
+	for (uint64_t i = 0; i < EARLY; i++) {
+		struct synth_link *l = i % 2 ? k.l2 : k.l1;
+
+		synth_go(w->web, US(10 + 10 * i), 300, 301, VPR_GO_RUN, 1 + i % 2, 0);
+		synth_req(l, 10, 900, US(10 + 10 * i), 301);
+		synth_rep(l, 10, 301, US(15 + 10 * i), 900);
+	}
+	synth_go(w->web, US(100), 300, 302, VPR_GO_RUN, 1, 0);
+	synth_req(k.l1, 100, 901, US(100), 302);
+	synth_go(w->web, US(101), 300, 301, VPR_GO_RUN, 2, 0);
+	synth_req(k.l2, 100, 902, US(101), 301);
+	synth_go(w->web, US(107), 300, 302, VPR_GO_NEW, 1, 7);
+	synth_go(w->web, US(108), 300, 302, VPR_GO_READY, 7, 50);
+	synth_go(w->web, US(109), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_req(k.d1, 50, 302, US(110), 401);
+	synth_go(w->web, US(124), 300, 301, VPR_GO_RUN, 51, 0);
+	synth_rep(k.d1, 70, 401, US(120), 301);
+	synth_go(w->web, US(130), 300, 301, VPR_GO_READY, 51, 7);
+	synth_go(w->web, US(139), 300, 301, VPR_GO_RUN, 1, 0);
+	synth_rep(k.l1, 500, 301, US(140), 901);
+	synth_go(w->web, US(140), 300, 302, VPR_GO_RUN, 2, 0);
+	synth_rep(k.l2, 500, 302, US(141), 902);
+	synth_go(w->web, US(142), 300, 301, VPR_GO_NEW, 1, 9);
+	synth_go(w->web, US(150), 300, 302, VPR_GO_RUN, 9, 0);
+	synth_req(k.l1, 100, 903, US(150), 302);
+	synth_go(w->web, US(159), 300, 301, VPR_GO_RUN, 1, 0);
+	synth_rep(k.l1, 500, 301, US(160), 903);
+	synth_link__close(k.l1, US(200));
+	synth_link__close(k.l2, US(200));
+	synth_link__close(k.d1, US(200));
+	synth_link__close(k.d2, US(200));
+
+	analyze(w);
+	assert_int_equal(w->c.n, EARLY + 3);
+	call = w->c.reqs[EARLY]->root->calls[0];
+	assert_int_equal(w->c.reqs[EARLY]->root->ncalls, 1);
+	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
+	assert_false(call->link.exact);
+	assert_int_equal(w->c.reqs[EARLY + 1]->root->ncalls, 0);
+	assert_int_equal(w->c.reqs[EARLY + 2]->root->ncalls, 0);
+	/* The same unit read and answered every request: no hand-off. */
+	assert_string_equal(model_of(w, "web", 300), "thread-per-request");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -683,6 +742,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wakeup_lock_storm_is_inferred, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_not_before_the_shape_shows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_shape_is_per_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_go_goroutines_are_the_units, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
