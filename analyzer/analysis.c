@@ -423,6 +423,9 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	s = u64map__get(&hs->socks.by_cookie, p.cookie);
 	if (!s)
 		return;
+	/* A Go thread's payload follows its operation, which went to the socket's last unit. */
+	if (s->last_unit && vp_gor__of_thread(&hs->gor, p.h.tid))
+		p.h.tid = s->last_unit;
 	if (vp_exchanges__payload(s, &p))
 		abort(); /* out of memory: no sensible partial result */
 	steps(a, hs, h, s);
