@@ -161,6 +161,7 @@ $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o: analyzer/main.c $(wildcard commo
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -Dmain=vpath_analyze_main -c $< -o $@
 $(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 $(OUTPUT)/fuzz/fuzz_redact: $(OUTPUT)/fuzz/obj/user/redact.o
+$(OUTPUT)/fuzz/fuzz_analyze: $(OUTPUT)/fuzz/obj/tests/fuzz/json_arena.o
 $(OUTPUT)/fuzz/fuzz_%: $(OUTPUT)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_LDFLAGS) $^ $(LDLIBS) -o $@

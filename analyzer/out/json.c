@@ -113,7 +113,7 @@ void vp_out_json_request(struct vp_out_ctx *o, const struct vp_request *r)
 	s = cJSON_PrintUnformatted(req);
 	if (s)
 		fprintf(o->f, "%s\n%s", o->count++ ? "," : "", s);
-	free(s);
+	cJSON_free(s); /* cJSON's memory goes back through cJSON's hooks */
 	cJSON_Delete(req);
 }
 
@@ -162,6 +162,6 @@ void vp_out_json_end(struct vp_out_ctx *o)
 	/* rest is {"hosts":..,"processes":..}: splice its members after "requests". */
 	if (s)
 		fprintf(o->f, "],%s\n", s + 1);
-	free(s);
+	cJSON_free(s);
 	cJSON_Delete(rest);
 }
