@@ -193,7 +193,9 @@ struct vpr_reader {
 	struct vpr_file_header hdr;
 	enum vpr_read_status status;
 	bool done;
-	unsigned char *buf; /* current block's records */
+	unsigned char *buf; /* the current block's records, or a small file whole */
+	const unsigned char *blk; /* the current block's records, in buf */
+	bool whole; /* buf holds the whole file: read once, not per block */
 	uint32_t len, pos, count, seen;
 	char err[256];
 };
@@ -294,12 +296,22 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 		fail(err, errlen, "%s", "empty file (not a vpath recording)");
 		goto fail_free;
 	}
-	if (r->file_size < 8 || read_at(fd, r->hdr.magic, 8, 0) ||
+	/*
+	 * A file no larger than a block (its buffer is its size, above) is read
+	 * whole, once, instead of twice per block: short recordings and every
+	 * input of fuzz_analyze.  Should that read fail (the file cut short since
+	 * fstat), it is read piece by piece as a large file is, so that the blocks
+	 * before the damage still count.
+	 */
+	r->whole = r->file_size <= VPR_BLOCK_MAX && !read_at(fd, r->buf, r->file_size, 0);
+	if (r->whole)
+		memcpy(&r->hdr, r->buf, r->file_size < sizeof(r->hdr) ? r->file_size : sizeof(r->hdr));
+	if (r->file_size < 8 || (!r->whole && read_at(fd, r->hdr.magic, 8, 0)) ||
 	    memcmp(r->hdr.magic, VPR_MAGIC, 8)) {
 		fail(err, errlen, "%s", "not a vpath recording (bad magic)");
 		goto fail_free;
 	}
-	if (r->file_size < sizeof(r->hdr) || read_at(fd, &r->hdr, sizeof(r->hdr), 0)) {
+	if (r->file_size < sizeof(r->hdr) || (!r->whole && read_at(fd, &r->hdr, sizeof(r->hdr), 0))) {
 		fail(err, errlen, "%s", "truncated header (file shorter than 256 bytes)");
 		goto fail_free;
 	}
@@ -347,11 +359,16 @@ static int load_block(struct vpr_reader *r)
 {
 	struct vpr_block_header bh;
 	uint64_t left = r->file_size - r->off;
+	const unsigned char *at = NULL; /* the block in buf, when read whole */
 
 	if (left < sizeof(bh))
 		return stop(r, VPR_READ_TORN_TAIL, "incomplete block header");
-	if (read_at(r->fd, &bh, sizeof(bh), r->off))
+	if (r->whole) {
+		at = r->buf + r->off;
+		memcpy(&bh, at, sizeof(bh));
+	} else if (read_at(r->fd, &bh, sizeof(bh), r->off)) {
 		return stop(r, VPR_READ_CORRUPT, "read error");
+	}
 	if (bh.magic != VPR_BLOCK_MAGIC) {
 		/* A crash can leave zeroed pages at the end, but only there. */
 		bool zero_tail = bh.magic == 0 && bh.len == 0;
@@ -365,9 +382,13 @@ static int load_block(struct vpr_reader *r)
 		return stop(r, VPR_READ_CORRUPT, "impossible block length");
 	if (left - sizeof(bh) < bh.len)
 		return stop(r, VPR_READ_TORN_TAIL, "incomplete block");
-	if (read_at(r->fd, r->buf, bh.len, r->off + sizeof(bh)))
+	if (at)
+		r->blk = at + sizeof(bh);
+	else if (read_at(r->fd, r->buf, bh.len, r->off + sizeof(bh)))
 		return stop(r, VPR_READ_CORRUPT, "read error");
-	if (crc32_of(r->buf, bh.len) != bh.crc) {
+	else
+		r->blk = r->buf;
+	if (crc32_of(r->blk, bh.len) != bh.crc) {
 		bool last = r->off + sizeof(bh) + bh.len == r->file_size;
 
 		return stop(r, last ? VPR_READ_TORN_TAIL : VPR_READ_CORRUPT,
@@ -403,7 +424,7 @@ int vpr_reader__next(struct vpr_reader *r, const struct vpr_hdr **rec)
 		if (load_block(r) <= 0)
 			return 0;
 	}
-	h = (const struct vpr_hdr *)(r->buf + r->pos);
+	h = (const struct vpr_hdr *)(r->blk + r->pos);
 	if (r->len - r->pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
 	    h->size > r->len - r->pos || h->size < vpr_record_min_size(h->type))
 		return stop(r, VPR_READ_CORRUPT, "bad record size");
