@@ -13,6 +13,7 @@
 #include "paths.h"
 #include "sockets.h"
 #include "streams.h"
+#include "workers.h"
 
 #define DEFAULT_WINDOW_NS (1000ull * 1000 * 1000)
 /* Before messages have aligned two hosts, their wall clocks may be this far apart. */
@@ -40,12 +41,21 @@ enum peer_where {
 	PEER_UNKNOWN, /* hosts did not record their addresses: wait and see */
 };
 
+/*
+ * One host's stages.  While the hosts of a quantum run in parallel, a host
+ * writes only here (and its pool); it reads other hosts' sockets, cuts and
+ * stream ends, which only the look-ahead and the join change, and their
+ * links as the join last saw them (xchg.h, up_seen).
+ */
 struct host_state {
 	struct vp_host *host;
 	struct vp_socktab socks;
 	struct vp_attr attr;
 	struct vp_gor gor; /* Go processes' goroutines, the units their operations go to */
+	struct vp_hpaths paths; /* its outbox: what the join applies after the quantum */
 	struct vp_fifo ahead; /* read and seen by the look-ahead, not analyzed yet */
+	uint64_t events, exchanges;
+	bool at_end; /* every record is in ahead */
 	bool ended;
 };
 
@@ -57,10 +67,11 @@ struct vp_analysis {
 	struct vp_matcher matcher;
 	struct vp_paths paths;
 	struct vp_streams streams; /* ends by 4-tuple, from the look-ahead */
+	struct vp_workers workers;
 	uint64_t window_ns;
-	uint64_t events, exchanges;
 	bool addrs_complete; /* every host recorded its own addresses */
 	int64_t horizon;
+	int64_t until; /* end of the quantum the hosts are analyzing (common timeline) */
 };
 
 int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
@@ -70,6 +81,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	struct vp_analysis *a;
 	const char **boot_ids = NULL;
 	int64_t *wall = NULL;
+	unsigned threads;
 	int ret;
 
 	*out = NULL;
@@ -105,12 +117,22 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	 * loss inside it may still come), not the join window: that would
 	 * hold a second of traffic in memory.
 	 */
-	vp_paths__init(&a->paths, vp_input__host(a->in, 0), a->nhosts, a->clocks.offset,
-		       vp_input__reorder_ns(a->in), opts->on_request, opts->ctx);
+	if ((ret = vp_paths__init(&a->paths, vp_input__host(a->in, 0), a->nhosts, a->clocks.offset,
+				  vp_input__reorder_ns(a->in), opts->on_request, opts->ctx)))
+		goto cleanup;
 	for (size_t i = 0; i < a->nhosts; i++) {
 		a->hs[i].host = vp_input__host(a->in, i);
-		vp_attr__init(&a->hs[i].attr, (int)i, &a->paths);
+		vp_hpaths__init(&a->hs[i].paths, &a->paths, (int)i);
+		vp_attr__init(&a->hs[i].attr, (int)i, &a->hs[i].paths);
 		vp_gor__init(&a->hs[i].gor);
+	}
+	/* More threads than hosts would have nothing to do. */
+	threads = opts->threads ? opts->threads : vp_workers__cpus();
+	if (threads > a->nhosts)
+		threads = (unsigned)a->nhosts;
+	if ((ret = vp_workers__init(&a->workers, threads))) {
+		snprintf(err, errlen, "cannot start %u threads: %s", threads, strerror(-ret));
+		goto cleanup;
 	}
 	*out = a;
 	a = NULL;
@@ -218,23 +240,19 @@ static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp
 			 const struct vpr_sock_op *op)
 {
 	enum peer_where where;
-	struct vp_xchg *y;
 
 	x->remote_host = (int16_t)remote_host(a, x);
 	where = where_is_peer(a, x);
-	a->exchanges++;
+	hs->exchanges++;
 	if (x->side == VP_SERVER)
 		vp_attr__server_request(&hs->attr, x, op, true);
 	else
 		vp_attr__client_request(&hs->attr, x, op);
 	x->peer_expected = where == PEER_RECORDED;
-	if (where == PEER_EXTERNAL) {
-		vp_paths__peer_gone(&a->paths, x);
-		return;
-	}
-	y = vp_matcher__add(&a->matcher, x);
-	if (y)
-		pair(a, x, y);
+	if (where == PEER_EXTERNAL)
+		vp_hpaths__peer_gone(&hs->paths, x);
+	else /* pairing is the join's */
+		vp_outbox__push(&hs->paths.out, VP_OUT_NEW, x);
 }
 
 static int64_t give_up_at(struct vp_analysis *a, const struct vp_xchg *x)
@@ -252,15 +270,15 @@ static int64_t give_up_at(struct vp_analysis *a, const struct vp_xchg *x)
 	return aligned ? at : at + (int64_t)UNALIGNED_SLACK_NS;
 }
 
-static void finished(struct vp_analysis *a, struct host_state *hs, struct vp_xchg *x)
+static void finished(struct host_state *hs, struct vp_xchg *x)
 {
 	if (x->side == VP_SERVER)
 		vp_attr__server_done(&hs->attr, x);
 	else
 		vp_attr__client_done(&hs->attr, x);
-	if (x->in_match)
-		vp_matcher__schedule(&a->matcher, x, give_up_at(a, x));
-	vp_paths__done_one(&a->paths, x);
+	/* Waiting for its peer from now on (the join's matcher). */
+	vp_outbox__push(&hs->paths.out, VP_OUT_FINISHED, x);
+	vp_hpaths__done_one(&hs->paths, x);
 }
 
 /*
@@ -298,19 +316,16 @@ static void socket_gone(void *ctx, const struct vp_sock *s)
 		vp_streams__forget(&r->a->streams, r->host, s->cookie, &s->local, &s->remote);
 }
 
-static void on_reply(struct vp_analysis *a, struct host_state *hs, struct vp_xchg *x,
-		     const struct vpr_sock_op *op, bool first)
+static void on_reply(struct host_state *hs, struct vp_xchg *x, const struct vpr_sock_op *op,
+		     bool first)
 {
 	if (x->side == VP_SERVER)
 		vp_attr__server_reply(&hs->attr, x, op, first);
 	else
 		vp_attr__client_reply(&hs->attr, x, op);
-	if (first && x->peer && x->peer->has_rep) {
-		struct vp_xchg *c = x->side == VP_CLIENT ? x : x->peer;
-		struct vp_xchg *sv = x->side == VP_CLIENT ? x->peer : x;
-
-		vp_clocks__sample(&a->clocks, sv->host, sv->rep.first_ts, c->host, c->rep.first_ts);
-	}
+	/* Its peer is another host's: the join takes the clock sample. */
+	if (first)
+		vp_outbox__push(&hs->paths.out, VP_OUT_REPLY, x);
 }
 
 /* Pipelined requests of s whose turn came (pipeline.h), each begun as it was carried. */
@@ -319,11 +334,11 @@ static void steps(struct vp_analysis *a, struct host_state *hs, int h, struct vp
 	struct vp_step st;
 	int r;
 
-	while ((r = vp_exchanges__step(s, h, &a->paths.pool, &st)) > 0) {
-		finished(a, hs, st.finished);
+	while ((r = vp_exchanges__step(s, h, &a->paths.pools[h], &st)) > 0) {
+		finished(hs, st.finished);
 		new_exchange(a, hs, st.x, &st.req_op);
 		if (st.rep)
-			on_reply(a, hs, st.x, &st.rep_op, true);
+			on_reply(hs, st.x, &st.rep_op, true);
 	}
 	if (r < 0)
 		abort(); /* out of memory: no sensible partial result */
@@ -369,10 +384,10 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple &&
 	    op->dir == vp_request_dir(s->role))
 		find_sender(a, s);
-	if (vp_exchanges__op(s, op, h, &a->paths.pool, &res))
+	if (vp_exchanges__op(s, op, h, &a->paths.pools[h], &res))
 		abort();
 	if (res.finished)
-		finished(a, hs, res.finished);
+		finished(hs, res.finished);
 	x = res.x;
 	switch (res.kind) {
 	case VP_OP_REQ_FIRST:
@@ -384,7 +399,7 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		break;
 	case VP_OP_REP_FIRST:
 	case VP_OP_REP_MORE:
-		on_reply(a, hs, x, op, res.kind == VP_OP_REP_FIRST);
+		on_reply(hs, x, op, res.kind == VP_OP_REP_FIRST);
 		break;
 	default:
 		break;
@@ -392,7 +407,7 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	steps(a, hs, h, s);
 }
 
-static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct vpr_conn *c)
+static void on_conn(struct host_state *hs, const struct vpr_conn *c)
 {
 	struct vp_sock *s = vp_socktab__conn(&hs->socks, c);
 	struct vp_xchg *x;
@@ -407,7 +422,7 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, const struct v
 		return;
 	x = vp_exchanges__close(s);
 	if (x)
-		finished(a, hs, x);
+		finished(hs, x);
 	vp_attr__forget_sock(&hs->attr, s);
 	vp_socktab__closed(&hs->socks, s, c->h.ts_ns);
 }
@@ -437,8 +452,14 @@ static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
 	const struct vpr_sock_op *op = (const struct vpr_sock_op *)rec;
 	struct vp_sock *s;
 
-	if (rec->type == VPR_CONN)
-		vp_streams__add(&a->streams, (int)h, (const struct vpr_conn *)rec);
+	if (rec->type == VPR_CONN) {
+		const struct vpr_conn *c = (const struct vpr_conn *)rec;
+
+		vp_streams__add(&a->streams, (int)h, c);
+		/* Made here, not when analyzed: other hosts look sockets up meanwhile (find_sender). */
+		if (!vp_socktab__get(&a->hs[h].socks, c->cookie, c->h.ts_ns))
+			abort(); /* out of memory: no sensible partial result */
+	}
 	if (rec->type != VPR_SOCK_OP)
 		return;
 	s = vp_socktab__get(&a->hs[h].socks, op->cookie, op->h.ts_ns);
@@ -453,16 +474,6 @@ static uint64_t head_ts(struct vp_analysis *a, size_t h)
 	const struct vpr_hdr *r = vp_fifo__peek(&a->hs[h].ahead);
 
 	return r ? r->ts_ns : vp_input__peek_ts(a->in, h);
-}
-
-/* The host's next record to analyze (seen by the look-ahead first). */
-static const struct vpr_hdr *take(struct vp_analysis *a, size_t h)
-{
-	const struct vpr_hdr *r = vp_fifo__pop(&a->hs[h].ahead);
-
-	if (!r && (r = vp_input__next(a->in, h)))
-		look(a, h, r);
-	return r;
 }
 
 /* Every host read up to `until` on the common timeline (or its end, or the bound). */
@@ -507,13 +518,13 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 {
 	struct host_state *hs = &a->hs[h];
 
-	a->events++;
+	hs->events++;
 	switch (rec->type) {
 	case VPR_SOCK_OP:
 		on_op(a, hs, h, (const struct vpr_sock_op *)rec);
 		break;
 	case VPR_CONN:
-		on_conn(a, hs, (const struct vpr_conn *)rec);
+		on_conn(hs, (const struct vpr_conn *)rec);
 		break;
 	case VPR_TASK:
 		vp_attr__task(&hs->attr, (const struct vpr_task *)rec);
@@ -601,9 +612,8 @@ static void advance(struct vp_analysis *a, bool all)
 	vp_paths__emit(&a->paths, loss_known(a), all);
 }
 
-static void end_host(struct vp_analysis *a, int h)
+static void end_host(struct host_state *hs)
 {
-	struct host_state *hs = &a->hs[h];
 	size_t pos = 0;
 	void *v;
 
@@ -616,65 +626,126 @@ static void end_host(struct vp_analysis *a, int h)
 			/* The recording stopped, not the exchange: its end is unknown. */
 			if (!x->has_rep || hs->host->truncated)
 				x->incomplete = true;
-			finished(a, hs, x);
+			finished(hs, x);
 		}
 	}
 }
 
+/* The join: one host's outbox applied (outbox.h), in the order the host wrote it. */
+static void apply(struct vp_analysis *a, struct host_state *hs)
+{
+	struct vp_outbox *o = &hs->paths.out;
+
+	for (size_t i = 0; i < o->len; i++) {
+		struct vp_xchg *x = o->v[i].x, *y;
+
+		switch (o->v[i].kind) {
+		case VP_OUT_NEW:
+			if ((y = vp_matcher__add(&a->matcher, x)))
+				pair(a, x, y);
+			break;
+		case VP_OUT_FINISHED:
+			if (x->in_match)
+				vp_matcher__schedule(&a->matcher, x, give_up_at(a, x));
+			break;
+		case VP_OUT_REPLY:
+			/* A built request's peer may be gone; the sample was taken when it paired. */
+			if (!x->dead && x->peer && x->peer->has_rep) {
+				struct vp_xchg *c = x->side == VP_CLIENT ? x : x->peer;
+				struct vp_xchg *sv = x->side == VP_CLIENT ? x->peer : x;
+
+				vp_clocks__sample(&a->clocks, sv->host, sv->rep.first_ts, c->host,
+						  c->rep.first_ts);
+			}
+			break;
+		case VP_OUT_LINK:
+			vp_paths__publish(x);
+			break;
+		case VP_OUT_UP:
+			vp_paths__done_one(&a->paths, x);
+			continue; /* holds no reference */
+		case VP_OUT_READY:
+			vp_paths__ready(&a->paths, x);
+			break;
+		}
+		vp_paths__unref(&a->paths, x);
+	}
+	vp_outbox__clear(o);
+}
+
+/* One host's records of the quantum, through its own stages (a job of the workers). */
+static void analyze_host(void *ctx, size_t h)
+{
+	struct vp_analysis *a = ctx;
+	struct host_state *hs = &a->hs[h];
+	const struct vpr_hdr *rec;
+
+	while ((rec = vp_fifo__peek(&hs->ahead)) &&
+	       vp_paths__aligned(&a->paths, (int)h, rec->ts_ns) <= a->until) {
+		vp_fifo__pop(&hs->ahead); /* rec stays readable: nothing is pushed meanwhile */
+		process(a, (int)h, rec);
+	}
+	if (hs->at_end && !hs->ended && !vp_fifo__peek(&hs->ahead))
+		end_host(hs);
+}
+
+static uint64_t events(const struct vp_analysis *a)
+{
+	uint64_t n = 0;
+
+	for (size_t h = 0; h < a->nhosts; h++)
+		n += a->hs[h].events;
+	return n;
+}
+
+/*
+ * Bulk-synchronous quanta: the look-ahead reads every host past the quantum
+ * (serial), every host analyzes its records of the quantum (in parallel: it
+ * reads only what the other phases write), and the join applies the
+ * outboxes in host order (serial).  The same steps for any thread count, so
+ * the same result.
+ */
 int vp_analysis__run(struct vp_analysis *a)
 {
-	uint64_t since_advance = 0;
+	uint64_t last_advance = 0;
 
 	for (;;) {
-		int64_t best_at = 0, second_at = INT64_MAX, until;
-		int best = -1;
+		int64_t start = INT64_MAX;
+		bool open = false;
 
 		for (size_t h = 0; h < a->nhosts; h++) {
 			uint64_t ts = head_ts(a, h);
 			int64_t at;
 
-			if (ts == UINT64_MAX) {
-				if (!a->hs[h].ended)
-					end_host(a, (int)h);
+			open |= !a->hs[h].ended;
+			if (ts == UINT64_MAX)
 				continue;
-			}
 			at = vp_paths__aligned(&a->paths, (int)h, ts);
-			if (best < 0 || at < best_at) {
-				if (best >= 0)
-					second_at = best_at;
-				best = (int)h;
-				best_at = at;
-			} else if (at < second_at) {
-				second_at = at;
-			}
+			if (at < start)
+				start = at;
 		}
-		if (best < 0)
+		if (!open)
 			break;
-		if (best_at > a->horizon)
-			a->horizon = best_at;
-		/* Stay on one host until it is a quantum ahead of the next one. */
-		until = second_at == INT64_MAX || second_at < best_at ? best_at : second_at;
-		if (until < INT64_MAX - (int64_t)MERGE_QUANTUM_NS)
-			until += (int64_t)MERGE_QUANTUM_NS;
-		look_ahead(a, until < INT64_MAX - (int64_t)LOOKAHEAD_NS ? until + (int64_t)LOOKAHEAD_NS
-									 : INT64_MAX);
-		for (;;) {
-			const struct vpr_hdr *rec = take(a, (size_t)best);
-			uint64_t ts;
-
-			process(a, best, rec);
-			since_advance++;
-			ts = head_ts(a, (size_t)best);
-			if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, best, ts) > until)
-				break;
-		}
-		if (since_advance >= ADVANCE_EVERY) {
+		if (start != INT64_MAX && start > a->horizon)
+			a->horizon = start;
+		a->until = start < INT64_MAX - (int64_t)MERGE_QUANTUM_NS ? start + (int64_t)MERGE_QUANTUM_NS
+									: INT64_MAX;
+		look_ahead(a, a->until < INT64_MAX - (int64_t)LOOKAHEAD_NS ? a->until + (int64_t)LOOKAHEAD_NS
+									  : INT64_MAX);
+		for (size_t h = 0; h < a->nhosts; h++)
+			a->hs[h].at_end = vp_input__peek_ts(a->in, h) == UINT64_MAX;
+		vp_workers__run(&a->workers, a->nhosts, analyze_host, a);
+		for (size_t h = 0; h < a->nhosts; h++)
+			apply(a, &a->hs[h]);
+		if (events(a) - last_advance >= ADVANCE_EVERY) {
 			advance(a, false);
-			since_advance = 0;
+			last_advance = events(a);
 		}
 	}
 	for (size_t h = 0; h < a->nhosts; h++)
 		vp_attr__flush(&a->hs[h].attr);
+	for (size_t h = 0; h < a->nhosts; h++)
+		apply(a, &a->hs[h]);
 	advance(a, true);
 	return 0;
 }
@@ -745,14 +816,15 @@ const struct vp_proc **vp_analysis__procs(const struct vp_analysis *a, size_t *n
 void vp_analysis__stats(const struct vp_analysis *a, struct vp_analysis_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->events = a->events;
-	st->exchanges = a->exchanges;
+
 	st->matched = a->matcher.matched;
 	st->given_up = a->matcher.given_up;
 	st->requests = a->paths.requests;
 	st->calls = a->paths.calls;
 	st->requests_exact = a->paths.requests_exact;
 	for (size_t h = 0; h < a->nhosts; h++) {
+		st->events += a->hs[h].events;
+		st->exchanges += a->hs[h].exchanges;
 		st->sockets += a->hs[h].socks.nsocks;
 		st->late += a->hs[h].host->late;
 	}
@@ -762,9 +834,11 @@ void vp_analysis__free(struct vp_analysis *a)
 {
 	if (!a)
 		return;
+	vp_workers__free(&a->workers);
 	for (size_t h = 0; a->hs && h < a->nhosts; h++) {
 		vp_attr__free(&a->hs[h].attr);
 		vp_gor__free(&a->hs[h].gor);
+		vp_hpaths__free(&a->hs[h].paths);
 		vp_socktab__free(&a->hs[h].socks);
 		vp_fifo__free(&a->hs[h].ahead);
 	}

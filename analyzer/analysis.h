@@ -23,6 +23,7 @@
 struct vp_analysis_opts {
 	uint64_t reorder_ns; /* read stage window, 0: default */
 	uint64_t window_ns;  /* how long to wait for a peer exchange, 0: default 1 s */
+	unsigned threads;    /* hosts analyzed at once, 0: the online CPUs (never more than hosts) */
 	vp_request_fn on_request;
 	void *ctx;
 };

@@ -4,7 +4,7 @@
 
 #include "attribute.h"
 
-void vp_attr__init(struct vp_attr *a, int host, struct vp_paths *paths)
+void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths)
 {
 	memset(a, 0, sizeof(*a));
 	a->host = host;
@@ -113,7 +113,7 @@ static void set_cur(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 	if (t->cur == x)
 		return;
 	if (t->cur)
-		vp_paths__unref(a->paths, t->cur);
+		vp_hpaths__unref(a->paths, t->cur);
 	t->cur = x;
 	if (x)
 		x->refs++;
@@ -125,7 +125,7 @@ static void ref_set(struct vp_attr *a, struct vp_xchg **slot, struct vp_xchg *x)
 	if (*slot == x)
 		return;
 	if (*slot)
-		vp_paths__unref(a->paths, *slot);
+		vp_hpaths__unref(a->paths, *slot);
 	*slot = x;
 	if (x)
 		x->refs++;
@@ -144,7 +144,7 @@ static void inflight_drop(struct vp_attr *a, struct vp_thread *t, unsigned i)
 	struct vp_xchg *x = t->inflight[i];
 
 	t->inflight[i] = t->inflight[--t->ninflight];
-	vp_paths__unref(a->paths, x);
+	vp_hpaths__unref(a->paths, x);
 }
 
 /* Requests done (the next request on their connection, or a close) leave t, all but keep. */
@@ -316,7 +316,7 @@ static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 	for (unsigned i = 0; i < c->nheld; i++) {
 		if (taint)
 			c->held[i]->tainted = true;
-		vp_paths__done_one(a->paths, c->held[i]);
+		vp_hpaths__done_one(a->paths, c->held[i]);
 	}
 	free(c->held);
 	c->held = NULL;
@@ -334,13 +334,13 @@ static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, e
 	release_held(a, c, true);
 	c->link = vp_link_make(why, 0);
 	p->calls_exact += c->link.exact;
-	vp_paths__root(a->paths, c);
+	vp_hpaths__root(a->paths, c);
 }
 
 static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, struct vp_xchg *s,
 		      enum vp_basis why, uint16_t candidates)
 {
-	if (vp_paths__is_ancestor(c, s)) {
+	if (vp_hpaths__is_ancestor(a->paths, c, s)) {
 		root_call(a, p, c, VP_BASIS_UNCLAIMED);
 		return;
 	}
@@ -354,7 +354,7 @@ static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, s
 			c->link.candidates = 2;
 	}
 	p->calls_exact += c->link.exact;
-	vp_paths__link_child(a->paths, c, s);
+	vp_hpaths__link_child(a->paths, c, s);
 }
 
 /* From now on no link of p is exact, and no request open in it now or later. */
@@ -452,7 +452,7 @@ void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid)
 void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)
 {
 	if (s->open_cause)
-		vp_paths__unref(a->paths, s->open_cause);
+		vp_hpaths__unref(a->paths, s->open_cause);
 	s->open_cause = NULL;
 }
 

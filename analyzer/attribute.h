@@ -101,7 +101,7 @@ enum vp_model {
 
 struct vp_attr {
 	int host;
-	struct vp_paths *paths;
+	struct vp_hpaths *paths;
 	struct u64map threads; /* tid -> vp_thread */
 	struct u64map procs;   /* pid -> vp_proc, kept to the end for reports */
 };
@@ -133,7 +133,7 @@ struct vp_wake {
 	bool chain;
 };
 
-void vp_attr__init(struct vp_attr *a, int host, struct vp_paths *paths);
+void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths);
 void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w);
 void vp_attr__task(struct vp_attr *a, const struct vpr_task *t);
 /* The thread's name for a new exchange (empty when never seen). */

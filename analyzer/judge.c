@@ -34,7 +34,7 @@ static bool fits(const struct vp_judgment *g, unsigned i, bool flush)
 	return g->fit[i] == VP_FIT_YES || (flush && g->fit[i] == VP_FIT_UNKNOWN);
 }
 
-static void decide(struct vp_judge *j, struct vp_paths *p, struct vp_judgment *g, bool flush)
+static void decide(struct vp_judge *j, struct vp_hpaths *p, struct vp_judgment *g, bool flush)
 {
 	unsigned nfit = 0, pick = 0;
 	int latest = -1;
@@ -64,17 +64,17 @@ static void decide(struct vp_judge *j, struct vp_paths *p, struct vp_judgment *g
 				g->cand[i]->tainted = true;
 	}
 	if (pick != 0) {
-		vp_paths__move_child(p, c, g->cand[pick]);
+		vp_hpaths__move_child(p, c, g->cand[pick]);
 		j->moved++;
 	}
 	j->decided++;
 	c->judged = false;
 	for (unsigned i = 0; i < g->n; i++)
-		vp_paths__done_one(p, g->cand[i]);
+		vp_hpaths__done_one(p, g->cand[i]);
 }
 
 /* Look again; true when decided (g is then freed). */
-static bool judge(struct vp_judge *j, struct vp_paths *p, struct vp_judgment *g, bool flush)
+static bool judge(struct vp_judge *j, struct vp_hpaths *p, struct vp_judgment *g, bool flush)
 {
 	unsigned yes = 0, unknown = 0;
 
@@ -96,7 +96,7 @@ static bool judge(struct vp_judge *j, struct vp_paths *p, struct vp_judgment *g,
 	return true;
 }
 
-void vp_judge__open(struct vp_judge *j, struct vp_paths *p, struct vp_xchg *c,
+void vp_judge__open(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c,
 		    struct vp_xchg *const *cand, unsigned n)
 {
 	struct vp_judgment *g;
@@ -132,7 +132,7 @@ void vp_judge__open(struct vp_judge *j, struct vp_paths *p, struct vp_xchg *c,
 	j->v[j->n++] = g;
 }
 
-static void sweep(struct vp_judge *j, struct vp_paths *p, bool flush)
+static void sweep(struct vp_judge *j, struct vp_hpaths *p, bool flush)
 {
 	size_t k = 0;
 
@@ -145,13 +145,13 @@ static void sweep(struct vp_judge *j, struct vp_paths *p, bool flush)
 	j->n = k;
 }
 
-void vp_judge__update(struct vp_judge *j, struct vp_paths *p)
+void vp_judge__update(struct vp_judge *j, struct vp_hpaths *p)
 {
 	if (j->n)
 		sweep(j, p, false);
 }
 
-void vp_judge__flush(struct vp_judge *j, struct vp_paths *p)
+void vp_judge__flush(struct vp_judge *j, struct vp_hpaths *p)
 {
 	sweep(j, p, true);
 }

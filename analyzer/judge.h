@@ -44,7 +44,7 @@ enum vp_fit {
  */
 enum vp_fit vp_fit(const struct vp_xchg *r, uint64_t ref);
 
-struct vp_paths;
+struct vp_hpaths;
 
 struct vp_judgment {
 	struct vp_xchg *call;
@@ -67,12 +67,12 @@ struct vp_judge {
  * Call c was linked to cand[0]; cand[1..n-1] could have caused it too.
  * Returns the judgment (held by judge), or NULL when decided at once.
  */
-void vp_judge__open(struct vp_judge *j, struct vp_paths *p, struct vp_xchg *c,
+void vp_judge__open(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c,
 		    struct vp_xchg *const *cand, unsigned n);
 /* Something happened that may decide judgments: a reply byte or the end of a server exchange, a call's reply. */
-void vp_judge__update(struct vp_judge *j, struct vp_paths *p);
+void vp_judge__update(struct vp_judge *j, struct vp_hpaths *p);
 /* End of input: decide everything with what is known (unknown fits count as fitting). */
-void vp_judge__flush(struct vp_judge *j, struct vp_paths *p);
+void vp_judge__flush(struct vp_judge *j, struct vp_hpaths *p);
 void vp_judge__free(struct vp_judge *j);
 
 #endif

@@ -57,6 +57,8 @@ static const char usage[] =
 	"  -e, --entry HOST:PORT only requests entering at this server address (port 0: any)\n"
 	"  -w, --window D        how long to wait for the other end of a call (default 1s)\n"
 	"      --reorder D       how far records of one file may be out of order (default 10ms)\n"
+	"      --threads N       hosts analyzed at once (default: the online CPUs, at most\n"
+	"                        one per host); the output is the same for every N\n"
 	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output)\n"
 	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
 	"      --nesting         baseline: the nesting algorithm (call pairs nested by time)\n"
@@ -256,7 +258,7 @@ static int parse_span(const char *s, uint64_t *ns)
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER, OPT_ENDPOINT, OPT_NESTING, OPT_CONVOLUTION,
-	       OPT_QUANTUM, OPT_MAX_LAG };
+	       OPT_QUANTUM, OPT_MAX_LAG, OPT_THREADS };
 	static const struct option longs[] = {
 		{"json", no_argument, NULL, 'j'},	   {"csv", no_argument, NULL, OPT_CSV},
 		{"slowest", required_argument, NULL, 'n'}, {"request", required_argument, NULL, 'r'},
@@ -267,6 +269,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},  {"endpoint", required_argument, NULL, OPT_ENDPOINT},
 		{"nesting", no_argument, NULL, OPT_NESTING}, {"convolution", no_argument, NULL, OPT_CONVOLUTION},
 		{"quantum", required_argument, NULL, OPT_QUANTUM}, {"max-lag", required_argument, NULL, OPT_MAX_LAG},
+		{"threads", required_argument, NULL, OPT_THREADS},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -314,6 +317,15 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case OPT_REORDER:
 			err = parse_span(optarg, &c->opts.reorder_ns);
 			break;
+		case OPT_THREADS: {
+			uint64_t n;
+
+			err = parse_u64(optarg, 1024, &n);
+			if (!err && !n)
+				err = -EINVAL;
+			c->opts.threads = (unsigned)n;
+			break;
+		}
 		case 'v':
 			c->verbose = true;
 			break;

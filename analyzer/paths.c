@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,8 +7,8 @@
 #include "exchanges.h"
 #include "paths.h"
 
-void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
-		    const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx)
+int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
+		   const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx)
 {
 	memset(p, 0, sizeof(*p));
 	p->hosts = hosts;
@@ -16,6 +17,24 @@ void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
 	p->window_ns = window_ns;
 	p->fn = fn;
 	p->ctx = ctx;
+	p->pools = calloc(nhosts ? nhosts : 1, sizeof(*p->pools));
+	if (!p->pools)
+		return -ENOMEM;
+	for (size_t h = 0; h < nhosts; h++)
+		p->pools[h].next_id = (uint64_t)h << 48;
+	return 0;
+}
+
+void vp_hpaths__init(struct vp_hpaths *v, struct vp_paths *core, int host)
+{
+	memset(v, 0, sizeof(*v));
+	v->core = core;
+	v->host = host;
+}
+
+void vp_hpaths__free(struct vp_hpaths *v)
+{
+	vp_outbox__free(&v->out);
 }
 
 /* Finished requests held for loss reports; a real recording holds a tick's worth. */
@@ -23,7 +42,7 @@ void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
 
 static void build_request(struct vp_paths *p, struct vp_xchg *root);
 
-static void make_ready(struct vp_paths *p, struct vp_xchg *x)
+void vp_paths__ready(struct vp_paths *p, struct vp_xchg *x)
 {
 	build_request(p, x);
 }
@@ -32,12 +51,30 @@ void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x)
 {
 	while (x && --x->wait == 0) {
 		if (x->up_state == VP_UP_ROOT) {
-			make_ready(p, x);
+			vp_paths__ready(p, x);
 			return;
 		}
 		if (x->up_state != VP_UP_LINKED)
 			return; /* its place is decided later; see vp_paths__root/link_* */
 		x = x->up;
+	}
+}
+
+/* The same walk inside one host: where it would leave the host (or build), the join goes on. */
+void vp_hpaths__done_one(struct vp_hpaths *v, struct vp_xchg *x)
+{
+	while (x && --x->wait == 0) {
+		if (x->up_state == VP_UP_ROOT) {
+			vp_outbox__push(&v->out, VP_OUT_READY, x);
+			return;
+		}
+		if (x->up_state != VP_UP_LINKED)
+			return;
+		x = x->up;
+		if (x && x->host != v->host) {
+			vp_outbox__push(&v->out, VP_OUT_UP, x);
+			return;
+		}
 	}
 }
 
@@ -47,6 +84,27 @@ bool vp_paths__is_ancestor(const struct vp_xchg *x, const struct vp_xchg *of)
 		if (y == x)
 			return true;
 	return false;
+}
+
+bool vp_hpaths__is_ancestor(const struct vp_hpaths *v, const struct vp_xchg *x,
+			    const struct vp_xchg *of)
+{
+	const struct vp_xchg *y = of;
+
+	while (y) {
+		if (y == x)
+			return true;
+		if (y->host == v->host)
+			y = y->up_state == VP_UP_LINKED ? y->up : NULL;
+		else
+			y = y->up_seen;
+	}
+	return false;
+}
+
+void vp_paths__publish(struct vp_xchg *x)
+{
+	x->up_seen = x->up_state == VP_UP_LINKED ? x->up : NULL;
 }
 
 /* c becomes the last call of s. */
@@ -60,16 +118,17 @@ static void append_child(struct vp_xchg *s, struct vp_xchg *c)
 	s->child_tail = c;
 }
 
-void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s)
+void vp_hpaths__link_child(struct vp_hpaths *v, struct vp_xchg *c, struct vp_xchg *s)
 {
 	c->up_state = VP_UP_LINKED;
 	append_child(s, c);
 	/* A call that already finished does not hold its parent open. */
 	if (c->wait > 0)
 		s->wait++;
+	vp_outbox__push(&v->out, VP_OUT_LINK, c);
 }
 
-void vp_paths__move_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *to)
+void vp_hpaths__move_child(struct vp_hpaths *v, struct vp_xchg *c, struct vp_xchg *to)
 {
 	struct vp_xchg *from = c->up, **pp, *prev = NULL;
 
@@ -82,10 +141,11 @@ void vp_paths__move_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg 
 	}
 	c->sibling = NULL;
 	append_child(to, c);
+	vp_outbox__push(&v->out, VP_OUT_LINK, c);
 	/* Still open below: the new parent waits for it instead of the old one. */
 	if (c->wait > 0) {
 		to->wait++;
-		vp_paths__done_one(p, from);
+		vp_hpaths__done_one(v, from);
 	}
 }
 
@@ -95,19 +155,26 @@ void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 	s->peer = c;
 	s->up = c;
 	s->up_state = VP_UP_LINKED;
+	vp_paths__publish(s);
 	/* c's peer slot now stands for s's subtree; if that is finished, so is the slot. */
 	if (s->wait == 0)
 		vp_paths__done_one(p, c);
 }
 
-void vp_paths__root(struct vp_paths *p, struct vp_xchg *x)
+/* x has no parent; true when its tree is complete already. */
+static bool make_root(struct vp_xchg *x)
 {
 	x->up_state = VP_UP_ROOT;
 	/* A server end whose client is not recorded: the request came from outside. */
 	if (x->side == VP_SERVER)
 		x->link = vp_link_make(VP_BASIS_ROOT, 0);
-	if (x->wait == 0)
-		make_ready(p, x);
+	return x->wait == 0;
+}
+
+void vp_hpaths__root(struct vp_hpaths *v, struct vp_xchg *x)
+{
+	if (make_root(x))
+		vp_outbox__push(&v->out, VP_OUT_READY, x);
 }
 
 void vp_paths__peer_gone(struct vp_paths *p, struct vp_xchg *x)
@@ -116,8 +183,18 @@ void vp_paths__peer_gone(struct vp_paths *p, struct vp_xchg *x)
 		x->incomplete = true;
 	if (x->side == VP_CLIENT)
 		vp_paths__done_one(p, x);
+	else if (make_root(x))
+		vp_paths__ready(p, x);
+}
+
+void vp_hpaths__peer_gone(struct vp_hpaths *v, struct vp_xchg *x)
+{
+	if (x->peer_expected)
+		x->incomplete = true;
+	if (x->side == VP_CLIENT)
+		vp_hpaths__done_one(v, x);
 	else
-		vp_paths__root(p, x);
+		vp_hpaths__root(v, x);
 }
 
 static void fill_end(const struct vp_paths *p, struct vp_call_end *e, const struct vp_xchg *x)
@@ -286,7 +363,7 @@ static void release(struct vp_paths *p, struct vp_xchg *x)
 {
 	x->dead = true;
 	if (x->refs == 0)
-		vp_xpool__put(&p->pool, x);
+		vp_xpool__put(&p->pools[x->host], x);
 }
 
 static void release_tree(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s)
@@ -308,7 +385,7 @@ static void release_tree(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x)
 {
 	if (--x->refs == 0 && x->dead)
-		vp_xpool__put(&p->pool, x);
+		vp_xpool__put(&p->pools[x->host], x);
 }
 
 static void build_request(struct vp_paths *p, struct vp_xchg *root)
@@ -424,7 +501,10 @@ void vp_paths__free(struct vp_paths *p)
 	}
 	free(p->ready);
 	p->ready = NULL;
-	vp_xpool__free(&p->pool);
+	for (size_t h = 0; p->pools && h < p->nhosts; h++)
+		vp_xpool__free(&p->pools[h]);
+	free(p->pools);
+	p->pools = NULL;
 }
 
 void vp_request__free(struct vp_request *r)

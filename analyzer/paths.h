@@ -11,6 +11,7 @@
 #define VPATH_PATHS_H
 
 #include "input.h"
+#include "outbox.h"
 #include "request.h"
 #include "xchg.h"
 
@@ -27,33 +28,69 @@ struct vp_paths {
 	uint64_t requests, calls; /* emitted */
 	uint64_t requests_exact;
 	uint64_t teardowns; /* TLS handshakes and goodbyes that were not requests */
-	struct vp_xpool pool;	  /* where exchanges come from and go back to */
+	struct vp_xpool *pools;	  /* per host: where its exchanges come from and go back to */
 };
 
-void vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
-		    const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx);
-/* One of the things x waits for has finished. */
+/*
+ * One host's side of the paths, for its stages (attribution, judge): what
+ * stays inside the host is done at once, what reaches another host's
+ * exchanges or builds a request goes into the outbox (outbox.h), for the
+ * join to apply.  Of the shared paths only this host's pool is written.
+ */
+struct vp_hpaths {
+	struct vp_paths *core;
+	int host;
+	struct vp_outbox out;
+};
+
+/* 0 or -ENOMEM. */
+int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
+		   const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx);
+/* One of the things x waits for has finished (the join: follows it into every host). */
 void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x);
+/* The join: x's tree is complete (VP_OUT_READY): build its request. */
+void vp_paths__ready(struct vp_paths *p, struct vp_xchg *x);
+/* The join: other hosts see x's link from now on (VP_OUT_LINK). */
+void vp_paths__publish(struct vp_xchg *x);
 /*
  * x is `of` or above it in its tree.  Damaged or odd input (one thread reading
  * what it sent itself) could otherwise link a call under its own descendant:
  * a cycle that never completes.
  */
 bool vp_paths__is_ancestor(const struct vp_xchg *x, const struct vp_xchg *of);
-/* Client exchange c was made while serving server exchange s (same host). */
-void vp_paths__link_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
-/* Client exchange c, a child, moves to server exchange `to` (stage 5b changed its mind). */
-void vp_paths__move_child(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *to);
-/* Client exchange c and server exchange s are the two ends of one call. */
+/* Client exchange c and server exchange s are the two ends of one call (the join). */
 void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
-/* x has no parent: a client exchange nothing caused, a server exchange with no recorded client. */
-void vp_paths__root(struct vp_paths *p, struct vp_xchg *x);
-/* x's other end will not be found. */
+/* x's other end will not be found (the join). */
 void vp_paths__peer_gone(struct vp_paths *p, struct vp_xchg *x);
+
+/* Drop one reference (thread, outbox); frees an emitted exchange at zero (into its host's pool). */
+void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x);
+
+void vp_hpaths__init(struct vp_hpaths *v, struct vp_paths *core, int host);
+void vp_hpaths__free(struct vp_hpaths *v);
+/* One of the things x (of this host) waits for has finished. */
+void vp_hpaths__done_one(struct vp_hpaths *v, struct vp_xchg *x);
+/*
+ * vp_paths__is_ancestor from inside one host: its own exchanges as they are,
+ * other hosts' as the join last saw them (up_seen), which they cannot change
+ * meanwhile.
+ */
+bool vp_hpaths__is_ancestor(const struct vp_hpaths *v, const struct vp_xchg *x,
+			    const struct vp_xchg *of);
+/* Client exchange c was made while serving server exchange s (same host). */
+void vp_hpaths__link_child(struct vp_hpaths *v, struct vp_xchg *c, struct vp_xchg *s);
+/* Client exchange c, a child, moves to server exchange `to` (stage 5b changed its mind). */
+void vp_hpaths__move_child(struct vp_hpaths *v, struct vp_xchg *c, struct vp_xchg *to);
+/* x has no parent: a client exchange nothing caused, a server exchange with no recorded client. */
+void vp_hpaths__root(struct vp_hpaths *v, struct vp_xchg *x);
+/* x's other end is not recorded. */
+void vp_hpaths__peer_gone(struct vp_hpaths *v, struct vp_xchg *x);
+static inline void vp_hpaths__unref(struct vp_hpaths *v, struct vp_xchg *x)
+{
+	vp_paths__unref(v->core, x);
+}
 /* Emit ready requests ending before loss_known (common timeline), or all of them. */
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all);
-/* Drop one reference (thread or matcher); frees an emitted exchange at zero. */
-void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x);
 void vp_paths__free(struct vp_paths *p);
 
 static inline int64_t vp_paths__aligned(const struct vp_paths *p, int host, uint64_t ts)

@@ -87,6 +87,11 @@ struct vp_xchg {
 	struct vp_xchg *woke_for; /* pending client: the request of the last of them (a reference) */
 	struct vp_xchg *woke_back; /* pending client: the request its thread woke after the reply (a reference) */
 	struct vp_xchg *up;   /* see above */
+	/*
+	 * up when linked, as other hosts see it while hosts run in parallel:
+	 * set when the join last ran (outbox.h), NULL when not linked then.
+	 */
+	struct vp_xchg *up_seen;
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */
 	int32_t wait;
@@ -104,7 +109,7 @@ struct vp_xchg {
  */
 struct vp_xpool {
 	struct vp_xchg *free;
-	uint64_t next_id;
+	uint64_t next_id; /* one pool per host: ids begin at host << 48 */
 	uint64_t live; /* allocated and not yet put back */
 };
 
