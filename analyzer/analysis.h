@@ -8,6 +8,8 @@
  * rules; exchanges are paired across hosts by stream position; finished
  * requests are handed to on_request and freed.  Memory follows the number
  * of connections, threads and requests in flight, not the recording length.
+ * The hosts' own stages run on up to opts->threads threads, in quanta of
+ * the common timeline, with the same result for any count (analysis.c).
  */
 #ifndef VPATH_ANALYSIS_H
 #define VPATH_ANALYSIS_H

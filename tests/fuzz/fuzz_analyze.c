@@ -203,6 +203,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.patterns = vp_patterns__new();
 	opts.on_request = on_request;
 	opts.ctx = &c;
+	/* The steps are the same for every thread count (test_threads.sh): no thread start per input. */
+	opts.threads = 1;
 	for (int i = 0; (c.outputs & OUT_DUMP) && i < nh; i++)
 		vp_dump_file(files[i], devnull, devnull);
 	if (!vp_analysis__new(&c.a, files, nh, &opts, err, sizeof(err))) {
