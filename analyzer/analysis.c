@@ -54,6 +54,8 @@ struct host_state {
 	struct vp_gor gor; /* Go processes' goroutines, the units their operations go to */
 	struct vp_hpaths paths; /* its outbox: what the join applies after the quantum */
 	struct vp_fifo ahead; /* read and seen by the look-ahead, not analyzed yet */
+	struct vpr_conn *conns; /* connection records the look-ahead saw, for the stream table */
+	size_t nconns, conns_cap;
 	uint64_t events, exchanges;
 	bool at_end; /* every record is in ahead */
 	bool ended;
@@ -72,6 +74,7 @@ struct vp_analysis {
 	bool addrs_complete; /* every host recorded its own addresses */
 	int64_t horizon;
 	int64_t until; /* end of the quantum the hosts are analyzing (common timeline) */
+	int64_t look_until; /* how far the look-ahead reads (common timeline) */
 };
 
 int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
@@ -446,23 +449,37 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	steps(a, hs, h, s);
 }
 
-/* The look-ahead sees a record: where the sender's messages begin (messages.h). */
+/*
+ * The look-ahead sees a record of host h: where the sender's messages begin
+ * (messages.h).  Hosts look ahead in parallel: what is shared (the stream
+ * table) is kept aside and added in host order afterwards.
+ */
 static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
 {
 	const struct vpr_sock_op *op = (const struct vpr_sock_op *)rec;
+	struct host_state *hs = &a->hs[h];
 	struct vp_sock *s;
 
 	if (rec->type == VPR_CONN) {
 		const struct vpr_conn *c = (const struct vpr_conn *)rec;
 
-		vp_streams__add(&a->streams, (int)h, c);
+		if (hs->nconns == hs->conns_cap) {
+			size_t cap = hs->conns_cap ? hs->conns_cap * 2 : 64;
+			struct vpr_conn *v = realloc(hs->conns, cap * sizeof(*v));
+
+			if (!v)
+				abort(); /* out of memory: no sensible partial result */
+			hs->conns = v;
+			hs->conns_cap = cap;
+		}
+		hs->conns[hs->nconns++] = *c;
 		/* Made here, not when analyzed: other hosts look sockets up meanwhile (find_sender). */
-		if (!vp_socktab__get(&a->hs[h].socks, c->cookie, c->h.ts_ns))
-			abort(); /* out of memory: no sensible partial result */
+		if (!vp_socktab__get(&hs->socks, c->cookie, c->h.ts_ns))
+			abort();
 	}
 	if (rec->type != VPR_SOCK_OP)
 		return;
-	s = vp_socktab__get(&a->hs[h].socks, op->cookie, op->h.ts_ns);
+	s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
 	if (!s)
 		abort();
 	vp_cuts__see(&s->cuts, op);
@@ -476,23 +493,35 @@ static uint64_t head_ts(struct vp_analysis *a, size_t h)
 	return r ? r->ts_ns : vp_input__peek_ts(a->in, h);
 }
 
-/* Every host read up to `until` on the common timeline (or its end, or the bound). */
-static void look_ahead(struct vp_analysis *a, int64_t until)
+/* Host h read up to a->look_until on the common timeline (or its end, or the bound): a job. */
+static void look_ahead(void *ctx, size_t h)
+{
+	struct vp_analysis *a = ctx;
+	struct host_state *hs = &a->hs[h];
+
+	while (!vp_fifo__full(&hs->ahead)) {
+		uint64_t ts = vp_input__peek_ts(a->in, h);
+		const struct vpr_hdr *rec;
+
+		if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, (int)h, ts) > a->look_until)
+			break;
+		rec = vp_input__next(a->in, h);
+		look(a, h, rec);
+		if (vp_fifo__push(&hs->ahead, rec))
+			abort(); /* out of memory: no sensible partial result */
+	}
+	hs->at_end = vp_input__peek_ts(a->in, h) == UINT64_MAX;
+}
+
+/* The connection records the hosts looked at, into the stream table, in host order. */
+static void add_streams(struct vp_analysis *a)
 {
 	for (size_t h = 0; h < a->nhosts; h++) {
-		struct vp_fifo *f = &a->hs[h].ahead;
+		struct host_state *hs = &a->hs[h];
 
-		while (!vp_fifo__full(f)) {
-			uint64_t ts = vp_input__peek_ts(a->in, h);
-			const struct vpr_hdr *rec;
-
-			if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, (int)h, ts) > until)
-				break;
-			rec = vp_input__next(a->in, h);
-			look(a, h, rec);
-			if (vp_fifo__push(f, rec))
-				abort(); /* out of memory: no sensible partial result */
-		}
+		for (size_t i = 0; i < hs->nconns; i++)
+			vp_streams__add(&a->streams, (int)h, &hs->conns[i]);
+		hs->nconns = 0;
 	}
 }
 
@@ -699,11 +728,11 @@ static uint64_t events(const struct vp_analysis *a)
 }
 
 /*
- * Bulk-synchronous quanta: the look-ahead reads every host past the quantum
- * (serial), every host analyzes its records of the quantum (in parallel: it
- * reads only what the other phases write), and the join applies the
- * outboxes in host order (serial).  The same steps for any thread count, so
- * the same result.
+ * Bulk-synchronous quanta: every host reads past the quantum (the look-ahead,
+ * hosts in parallel, then the stream table in host order), every host
+ * analyzes its records of the quantum (in parallel: it reads of other hosts
+ * only what the other steps write), and the join applies the outboxes in
+ * host order.  The same steps for any thread count, so the same result.
  */
 int vp_analysis__run(struct vp_analysis *a)
 {
@@ -730,10 +759,10 @@ int vp_analysis__run(struct vp_analysis *a)
 			a->horizon = start;
 		a->until = start < INT64_MAX - (int64_t)MERGE_QUANTUM_NS ? start + (int64_t)MERGE_QUANTUM_NS
 									: INT64_MAX;
-		look_ahead(a, a->until < INT64_MAX - (int64_t)LOOKAHEAD_NS ? a->until + (int64_t)LOOKAHEAD_NS
-									  : INT64_MAX);
-		for (size_t h = 0; h < a->nhosts; h++)
-			a->hs[h].at_end = vp_input__peek_ts(a->in, h) == UINT64_MAX;
+		a->look_until = a->until < INT64_MAX - (int64_t)LOOKAHEAD_NS ? a->until + (int64_t)LOOKAHEAD_NS
+									    : INT64_MAX;
+		vp_workers__run(&a->workers, a->nhosts, look_ahead, a);
+		add_streams(a);
 		vp_workers__run(&a->workers, a->nhosts, analyze_host, a);
 		for (size_t h = 0; h < a->nhosts; h++)
 			apply(a, &a->hs[h]);
@@ -839,6 +868,7 @@ void vp_analysis__free(struct vp_analysis *a)
 		vp_attr__free(&a->hs[h].attr);
 		vp_gor__free(&a->hs[h].gor);
 		vp_hpaths__free(&a->hs[h].paths);
+		free(a->hs[h].conns);
 		vp_socktab__free(&a->hs[h].socks);
 		vp_fifo__free(&a->hs[h].ahead);
 	}
