@@ -54,8 +54,7 @@ struct host_state {
 	struct vp_gor gor; /* Go processes' goroutines, the units their operations go to */
 	struct vp_hpaths paths; /* its outbox: what the join applies after the quantum */
 	struct vp_fifo ahead; /* read and seen by the look-ahead, not analyzed yet */
-	struct vpr_conn *conns; /* connection records the look-ahead saw, for the stream table */
-	size_t nconns, conns_cap;
+	struct vp_fifo conns; /* connection records the look-ahead saw, for the stream table */
 	uint64_t events, exchanges;
 	bool at_end; /* every record is in ahead */
 	bool ended;
@@ -463,16 +462,8 @@ static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
 	if (rec->type == VPR_CONN) {
 		const struct vpr_conn *c = (const struct vpr_conn *)rec;
 
-		if (hs->nconns == hs->conns_cap) {
-			size_t cap = hs->conns_cap ? hs->conns_cap * 2 : 64;
-			struct vpr_conn *v = realloc(hs->conns, cap * sizeof(*v));
-
-			if (!v)
-				abort(); /* out of memory: no sensible partial result */
-			hs->conns = v;
-			hs->conns_cap = cap;
-		}
-		hs->conns[hs->nconns++] = *c;
+		if (vp_fifo__push(&hs->conns, rec))
+			abort(); /* out of memory: no sensible partial result */
 		/* Made here, not when analyzed: other hosts look sockets up meanwhile (find_sender). */
 		if (!vp_socktab__get(&hs->socks, c->cookie, c->h.ts_ns))
 			abort();
@@ -517,11 +508,10 @@ static void look_ahead(void *ctx, size_t h)
 static void add_streams(struct vp_analysis *a)
 {
 	for (size_t h = 0; h < a->nhosts; h++) {
-		struct host_state *hs = &a->hs[h];
+		const struct vpr_hdr *rec;
 
-		for (size_t i = 0; i < hs->nconns; i++)
-			vp_streams__add(&a->streams, (int)h, &hs->conns[i]);
-		hs->nconns = 0;
+		while ((rec = vp_fifo__pop(&a->hs[h].conns)))
+			vp_streams__add(&a->streams, (int)h, (const struct vpr_conn *)rec);
 	}
 }
 
@@ -868,7 +858,7 @@ void vp_analysis__free(struct vp_analysis *a)
 		vp_attr__free(&a->hs[h].attr);
 		vp_gor__free(&a->hs[h].gor);
 		vp_hpaths__free(&a->hs[h].paths);
-		free(a->hs[h].conns);
+		vp_fifo__free(&a->hs[h].conns);
 		vp_socktab__free(&a->hs[h].socks);
 		vp_fifo__free(&a->hs[h].ahead);
 	}
