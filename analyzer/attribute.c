@@ -136,6 +136,7 @@ static void woke_clear(struct vp_attr *a, struct vp_thread *t)
 {
 	ref_set(a, &t->woke_for, NULL);
 	t->woke_n = 0;
+	t->chain_only = false;
 }
 
 /* Forget in-flight entry i of t (order is not kept). */
@@ -573,19 +574,41 @@ static struct vp_xchg *passed_on(const struct vp_thread *t)
 	return s && !t->reads_requests && !s->done && t->woke_n == 1 ? s : NULL;
 }
 
+/*
+ * A unit for Go goroutine `id`, made by a wake-up.  Most goroutines never
+ * touch a socket (net/http's background reads go to their creator), and
+ * nothing says when one ends: past VP_CHAIN_KEEP, the oldest still without
+ * a socket operation is forgotten (a call it would have passed a request to
+ * then stays unclaimed, inferred).
+ */
+static struct vp_thread *chain_unit(struct vp_attr *a, uint32_t id, uint32_t pid,
+				     const struct vp_thread *waker)
+{
+	uint32_t *slot = &a->chain_made[a->chain_next++ % VP_CHAIN_KEEP];
+	struct vp_thread *t = *slot ? u64map__get(&a->threads, *slot) : NULL;
+
+	if (t && t->chain_only && t != waker) {
+		u64map__del(&a->threads, t->tid);
+		thread_forget(a, t);
+		free(t);
+	}
+	*slot = id;
+	t = thread_get(a, id, pid);
+	t->chain_only = true;
+	thread_proc(a, t, pid);
+	return t;
+}
+
 void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 {
 	struct vp_thread *waker = u64map__get(&a->threads, w->waker);
 	struct vp_thread *woken = u64map__get(&a->threads, w->woken);
 	struct vp_xchg *s, *c;
 
-	/* A goroutine may wake or create another before either did a socket operation. */
-	if (w->chain && w->waker != w->woken) {
-		waker = waker ? waker : thread_get(a, (uint32_t)w->waker, w->pid);
-		woken = woken ? woken : thread_get(a, (uint32_t)w->woken, w->pid);
-		thread_proc(a, waker, w->pid);
-		thread_proc(a, woken, w->pid);
-	}
+	/* A goroutine may be woken or created for a request before it did a socket operation. */
+	if (w->chain && waker && !woken && w->waker != w->woken &&
+	    (serving_alone(a, waker) || passed_on(waker)))
+		woken = chain_unit(a, (uint32_t)w->woken, w->pid, waker);
 	if (!waker || !woken || waker == woken)
 		return;
 	/* Forward: a thread serving one request woke a thread that serves none itself. */

@@ -58,6 +58,7 @@ struct vp_thread {
 	struct vp_xchg *woke_for; /* the request of the last of them (a reference) */
 	uint8_t woke_n;		  /* how many different requests (255: many) */
 	struct vp_xchg *awaits_back; /* its pending call whose reply it read last (a reference) */
+	bool chain_only; /* made by a wake-up between Go units, no socket operation since */
 };
 
 struct vp_proc {
@@ -99,11 +100,16 @@ enum vp_model {
 	VP_MODEL_IDLE, /* neither */
 };
 
+/* Go units made by wake-ups alone that are kept (most goroutines never touch a socket). */
+#define VP_CHAIN_KEEP 4096
+
 struct vp_attr {
 	int host;
 	struct vp_hpaths *paths;
 	struct u64map threads; /* tid -> vp_thread */
 	struct u64map procs;   /* pid -> vp_proc, kept to the end for reports */
+	uint32_t chain_made[VP_CHAIN_KEEP]; /* their ids, oldest replaced first */
+	uint32_t chain_next;
 };
 
 /*
