@@ -541,9 +541,16 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 	cur = slot(s, 0);
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
-	if (cur->h.ts_ns < s->last_out_ts)
+	if (cur->h.ts_ns < s->last_out_ts) {
+		/*
+		 * Analyzed after records stamped later: the thread rules saw its
+		 * thread's operations out of order, so what they linked around it
+		 * is not evidence.  A window as for loss (none counted) keeps the
+		 * requests it touches from being called complete and exact.
+		 */
 		h->late++;
-	else
+		add_loss(h, cur->h.ts_ns, s->last_out_ts, 0);
+	} else
 		s->last_out_ts = cur->h.ts_ns;
 	if (!h->records++)
 		h->first_ts = cur->h.ts_ns;

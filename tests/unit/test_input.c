@@ -85,6 +85,33 @@ static void test_time_order(void **state)
 	vp_input__free(in);
 }
 
+/*
+ * A record further out of order than the reorder window comes out late,
+ * after records stamped later: the span it was late by becomes a loss
+ * window (no record counted lost), so the requests it touches are not
+ * called complete.
+ */
+static void test_late_record_is_a_loss_window(void **state)
+{
+	const uint64_t ts[] = {1000000, 100000000, 200000000, 50000000};
+	char *files[] = {path_of("late.vpr")};
+	const struct vp_host *h;
+	struct vp_input *in;
+	char err[256];
+
+	write_ops("late.vpr", "a", 1, ts, 4);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	while (vp_input__next(in, 0))
+		;
+	h = vp_input__host(in, 0);
+	assert_int_equal(h->late, 1);
+	assert_int_equal(h->lost, 0);
+	assert_true(vp_host__lost_between(h, 60000000, 70000000));
+	assert_false(vp_host__lost_between(h, 1000000, 2000000));
+	assert_false(vp_host__lost_between(h, 150000000, 200000000));
+	vp_input__free(in);
+}
+
 /* Segments of one ring recording (given in any order) are one host, read in segment order. */
 static void test_segments_form_one_host(void **state)
 {
@@ -344,6 +371,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_order),
+		cmocka_unit_test(test_late_record_is_a_loss_window),
 		cmocka_unit_test(test_segments_form_one_host),
 		cmocka_unit_test(test_loss_windows),
 		cmocka_unit_test(test_loss_windows_many),
