@@ -42,12 +42,13 @@ run_checked() {
 	local name=$1 file=$2 errors
 	shift 2
 	MSG=
-	timeout 10 "$A" "$@" >"$d/out" 2>"$d/err"
+	# A hang, not slowness: a loaded CI machine runs these sanitized builds many times slower.
+	timeout 60 "$A" "$@" >"$d/out" 2>"$d/err"
 	RC=$?
 	grep -vE '^(host [0-9]+ |process |[0-9]+ records, )' "$d/err" >"$d/msgs"
 	errors=$(grep -c '^error: ' "$d/msgs")
 	if [ $RC -eq 124 ]; then
-		MSG="$name: no result within 10 s"
+		MSG="$name: no result within 60 s"
 	elif grep -qE 'Sanitizer|runtime error' "$d/err"; then
 		MSG="$name: sanitizer report: $(grep -m1 -E 'ERROR|runtime error' "$d/err")"
 	elif [ $RC -ne 0 ] && [ $RC -ne 1 ]; then
@@ -168,10 +169,10 @@ mkdir -p "$d/big"
 "$GEN" --out "$d/big" --events 240000 --concurrency 8 >/dev/null
 DAMAGED=$d/w/rev.vpr
 "$DAMAGE" "$d/big/app.vpr" "$DAMAGED" 1 reverse >/dev/null
-start=$(date +%s%N)
 expect "a recording in reverse time order" 0 -- table "$DAMAGED"
-ms=$((($(date +%s%N) - start) / 1000000))
-check "a recording in reverse time order is read in linear time (${ms} ms)" [ "$ms" -lt 5000 ]
+# CPU seconds (user + system), not wall time: the machine may be shared.
+cpu=$( { TIMEFORMAT='%U %S'; time "$A" table "$DAMAGED" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%d", ($1 + $2) * 1000 }')
+check "a recording in reverse time order is read in linear time (${cpu} ms of CPU)" [ "${cpu:-99999}" -lt 5000 ]
 
 # Regression: a huge --window wrapped negative and split every request.
 "$A" paths --window 9999999999s "$d/base/lg.vpr" >/dev/null 2>"$d/err"
