@@ -10,6 +10,7 @@
 #include "goroutines.h"
 #include "lookahead.h"
 #include "matcher.h"
+#include "owners.h"
 #include "paths.h"
 #include "sockets.h"
 #include "streams.h"
@@ -34,12 +35,6 @@
 #define LOOKAHEAD_NS (20ull * 1000 * 1000)
 /* Finished exchanges waiting for their peer: a second of a busy system is far less. */
 #define MATCH_MAX (1u << 20)
-
-enum peer_where {
-	PEER_EXTERNAL,
-	PEER_RECORDED,
-	PEER_UNKNOWN, /* hosts did not record their addresses: wait and see */
-};
 
 /*
  * One host's stages.  While the hosts of a quantum run in parallel, a host
@@ -68,9 +63,9 @@ struct vp_analysis {
 	struct vp_matcher matcher;
 	struct vp_paths paths;
 	struct vp_streams streams; /* ends by 4-tuple, from the look-ahead */
+	struct vp_owners owners;   /* which host owns an address */
 	struct vp_workers workers;
 	uint64_t window_ns;
-	bool addrs_complete; /* every host recorded its own addresses */
 	int64_t horizon;
 	int64_t until; /* end of the quantum the hosts are analyzing (common timeline) */
 	int64_t look_until; /* how far the look-ahead reads (common timeline) */
@@ -82,6 +77,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	struct vp_input_opts io = {.reorder_ns = opts->reorder_ns};
 	struct vp_analysis *a;
 	const char **boot_ids = NULL;
+	const struct vp_host **hosts = NULL;
 	int64_t *wall = NULL;
 	unsigned threads;
 	int ret;
@@ -98,21 +94,21 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	a->hs = calloc(a->nhosts, sizeof(*a->hs));
 	wall = calloc(a->nhosts, sizeof(*wall));
 	boot_ids = calloc(a->nhosts, sizeof(*boot_ids));
-	if (!a->hs || !wall || !boot_ids) {
+	hosts = calloc(a->nhosts, sizeof(*hosts));
+	if (!a->hs || !wall || !boot_ids || !hosts) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
-	a->addrs_complete = true;
 	a->horizon = INT64_MIN;
 	for (size_t i = 0; i < a->nhosts; i++) {
 		struct vp_host *h = vp_input__host(a->in, i);
 
 		wall[i] = h->wall_offset_ns;
 		boot_ids[i] = h->boot_id;
-		if (!h->naddrs)
-			a->addrs_complete = false;
+		hosts[i] = h;
 	}
-	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, boot_ids, wall)))
+	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, boot_ids, wall)) ||
+	    (ret = vp_owners__init(&a->owners, hosts, a->nhosts)))
 		goto cleanup;
 	/*
 	 * A finished request waits one reorder window (drop records reporting
@@ -143,21 +139,9 @@ cleanup:
 		snprintf(err, errlen, "out of memory");
 	free(wall);
 	free(boot_ids);
+	free(hosts);
 	vp_analysis__free(a);
 	return ret;
-}
-
-/* Which recorded host owns addr, -1 when none does (or nobody knows). */
-static int owner_of(const struct vp_analysis *a, const struct vp_endpoint *addr)
-{
-	for (size_t i = 0; i < a->nhosts; i++) {
-		const struct vp_host *h = a->hs[i].host;
-
-		for (size_t k = 0; k < h->naddrs; k++)
-			if (vp_addr__equal(&h->addrs[k], addr))
-				return (int)i;
-	}
-	return -1;
 }
 
 /* Which recorded host owns x's remote address; remembered per socket (a scan of every address). */
@@ -170,21 +154,20 @@ static int remote_host(const struct vp_analysis *a, const struct vp_xchg *x)
 		return -1;
 	if (s && s->have_tuple && s->remote_host_known)
 		return s->remote_host;
-	owner = owner_of(a, &x->remote);
-	if (s && s->have_tuple) {
+	owner = vp_owners__of(&a->owners, &x->remote);
+	/* An owner not known yet may be learned (owners.h): ask again next time. */
+	if (s && s->have_tuple && (owner >= 0 || vp_owners__settled(&a->owners))) {
 		s->remote_host = (int16_t)owner;
 		s->remote_host_known = true;
 	}
 	return owner;
 }
 
-static enum peer_where where_is_peer(const struct vp_analysis *a, const struct vp_xchg *x)
+static enum vp_peer_where where_is_peer(const struct vp_analysis *a, const struct vp_xchg *x)
 {
 	if (!x->have_tuple)
-		return PEER_UNKNOWN;
-	if (x->remote_host >= 0 || vp_endpoint__is_loopback(&x->remote))
-		return PEER_RECORDED;
-	return a->addrs_complete ? PEER_EXTERNAL : PEER_UNKNOWN;
+		return VP_PEER_UNKNOWN;
+	return vp_owners__where(&a->owners, x->remote_host, &x->remote);
 }
 
 /*
@@ -241,7 +224,7 @@ static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
 static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp_xchg *x,
 			 const struct vpr_sock_op *op)
 {
-	enum peer_where where;
+	enum vp_peer_where where;
 
 	x->remote_host = (int16_t)remote_host(a, x);
 	where = where_is_peer(a, x);
@@ -250,8 +233,8 @@ static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp
 		vp_attr__server_request(&hs->attr, x, op, true);
 	else
 		vp_attr__client_request(&hs->attr, x, op);
-	x->peer_expected = where == PEER_RECORDED;
-	if (where == PEER_EXTERNAL)
+	x->peer_expected = where == VP_PEER_RECORDED;
+	if (where == VP_PEER_EXTERNAL)
 		vp_hpaths__peer_gone(&hs->paths, x);
 	else /* pairing is the join's */
 		vp_outbox__push(&hs->paths.out, VP_OUT_NEW, x);
@@ -510,8 +493,10 @@ static void add_streams(struct vp_analysis *a)
 	for (size_t h = 0; h < a->nhosts; h++) {
 		const struct vpr_hdr *rec;
 
-		while ((rec = vp_fifo__pop(&a->hs[h].conns)))
+		while ((rec = vp_fifo__pop(&a->hs[h].conns))) {
 			vp_streams__add(&a->streams, (int)h, (const struct vpr_conn *)rec);
+			vp_owners__see_conn(&a->owners, (int)h, (const struct vpr_conn *)rec);
+		}
 	}
 }
 
@@ -864,6 +849,7 @@ void vp_analysis__free(struct vp_analysis *a)
 	}
 	vp_matcher__free(&a->matcher);
 	vp_streams__free(&a->streams);
+	vp_owners__free(&a->owners);
 	vp_paths__free(&a->paths);
 	vp_clocks__free(&a->clocks);
 	free(a->hs);

@@ -47,6 +47,7 @@ struct file_info {
 	struct vpr_file_header hdr;
 	struct vp_endpoint *addrs;
 	size_t naddrs;
+	uint32_t addr_netns;
 };
 
 static int add_addr(struct vp_endpoint **v, size_t *n, const struct vpr_addr *a)
@@ -80,9 +81,13 @@ static int prescan(struct file_info *fi, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	fi->hdr = *vpr_reader__header(r);
-	while (n++ < ADDR_PRESCAN_RECORDS && vpr_reader__next(r, &rec) == 1)
-		if (rec->type == VPR_ADDR && (ret = add_addr(&fi->addrs, &fi->naddrs, (const void *)rec)))
+	while (n++ < ADDR_PRESCAN_RECORDS && vpr_reader__next(r, &rec) == 1) {
+		if (rec->type != VPR_ADDR)
+			continue;
+		fi->addr_netns = ((const struct vpr_addr *)rec)->netns;
+		if ((ret = add_addr(&fi->addrs, &fi->naddrs, (const void *)rec)))
 			break;
+	}
 	vpr_reader__close(r);
 	return ret;
 }
@@ -162,6 +167,7 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 	snprintf(h->name, sizeof(h->name), "%.*s", VPR_HOSTNAME_LEN, fis[first].hdr.hostname);
 	snprintf(h->boot_id, sizeof(h->boot_id), "%.*s", VPR_ID_LEN, fis[first].hdr.boot_id);
 	h->netns = fis[first].hdr.netns;
+	h->addr_netns = mine[0]->addr_netns;
 	h->wall_offset_ns = (int64_t)(mine[0]->hdr.start_real_ns - mine[0]->hdr.start_mono_ns);
 cleanup:
 	free(mine);

@@ -56,6 +56,7 @@ struct vp_host {
 	char damage[320];	/* what the reader said about the damage */
 	struct vp_endpoint *addrs; /* the host's own addresses (VPR_ADDR) */
 	size_t naddrs;
+	uint32_t addr_netns; /* the namespace they are of (the recorder's; netns 0 records all) */
 	struct vp_loss *losses; /* sorted by time, disjoint */
 	size_t nlosses, losses_cap;
 	/*

@@ -157,6 +157,19 @@ _e2e_wait_ready() { # pattern timeout_s log-suffix what
 e2e_recorders_start() { # extra recorder options...
 	local host
 	E2E_RECORDER_PIDS=()
+	if [ -n "${E2E_ONE_RECORDER:-}" ]; then
+		# Every namespace, so only the servers' ports: other traffic of the machine stays out.
+		local ports=()
+		for host in $("$VAPP" topology --config "$E2E_CONFIG" | awk '$1 == "server" { sub(/.*:/, "", $3); print $3 }' | sort -u); do
+			ports+=(--port "$host")
+		done
+		setsid "$VPATH_RECORD" --host machine -o "$E2E_DIR/machine.vpr" "${ports[@]}" "$@" \
+			2>"$E2E_DIR/machine.record.log" </dev/null &
+		E2E_RECORDER_PIDS+=($!)
+		_e2e_names=(machine) _e2e_pids=("${E2E_RECORDER_PIDS[@]}")
+		_e2e_wait_ready "recording to" 30 record "vpath-record for"
+		return
+	fi
 	for host in "${E2E_HOSTS[@]}"; do
 		setsid "$VPATH_RECORD" --netns "/run/netns/$(e2e_ns "$host")" --host "$host" \
 			-o "$E2E_DIR/$host.vpr" "$@" 2>"$E2E_DIR/$host.record.log" </dev/null &

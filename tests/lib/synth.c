@@ -29,6 +29,7 @@ struct buffered_rec {
 struct synth_host {
 	struct vpr_writer *w;
 	int64_t clock;
+	uint32_t netns; /* named by the VPR_CONN and VPR_ADDR records written next */
 	int err; /* first append error, reported by close */
 	bool buffered;
 	struct buffered_rec *buf;
@@ -79,6 +80,11 @@ struct synth_host *synth_host__new_segment(const char *path, const char *hostnam
 void synth_host__set_clock(struct synth_host *h, int64_t delta_ns)
 {
 	h->clock = delta_ns;
+}
+
+void synth_host__set_netns(struct synth_host *h, uint32_t netns)
+{
+	h->netns = netns;
 }
 
 uint64_t synth_host__records(const struct synth_host *h)
@@ -169,6 +175,7 @@ void synth_addr(struct synth_host *h, const char *addr)
 	if (vp_endpoint__parse(addr, &e))
 		abort(); /* a typo in a test */
 	a.family = e.family;
+	a.netns = h->netns;
 	a.prefixlen = e.family == 2 ? 24 : 64;
 	memcpy(a.addr, e.addr, 16);
 	put(h, &a.h, VPR_ADDR, sizeof(a), 0, 0);
@@ -196,6 +203,7 @@ static void conn_record(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_
 		abort(); /* a typo in a test */
 	c.cookie = cookie;
 	c.pid = pid;
+	c.netns = h->netns;
 	c.family = l.family;
 	c.oldstate = oldstate;
 	c.newstate = newstate;

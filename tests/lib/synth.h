@@ -37,6 +37,11 @@ struct synth_host *synth_host__new_segment(const char *path, const char *hostnam
 /* Shift every timestamp written from now on by delta_ns (this host's clock). */
 void synth_host__set_clock(struct synth_host *h, int64_t delta_ns);
 /*
+ * The network namespace that the VPR_CONN and VPR_ADDR records written from
+ * now on name (0 until set), as a recorder of every namespace writes them.
+ */
+void synth_host__set_netns(struct synth_host *h, uint32_t netns);
+/*
  * Buffered mode: records are kept in memory until synth_host__drain(), which
  * writes them sorted by time, the way a recorder writes them.  Lets a
  * generator write requests one after another although they overlap in time.

@@ -141,6 +141,93 @@ static void test_external_ends(void **state)
 	synth_link__free(out);
 }
 
+/*
+ * One recorder for every namespace of a machine (header netns 0): its file
+ * lists the addresses of its own namespace (100) only, and holds both ends of
+ * connections between the others.
+ */
+static int setup_machine(void **state)
+{
+	struct two_hosts *t = calloc(1, sizeof(*t));
+
+	if (!t || synth_tmpdir(t->dir, sizeof(t->dir))) {
+		free(t);
+		return -1;
+	}
+	snprintf(t->pa, sizeof(t->pa), "%s/m.vpr", t->dir);
+	t->files[0] = t->pa;
+	t->a = synth_host__new(t->pa, "m", NULL, 0);
+	if (!t->a) {
+		two_hosts__free(t);
+		return -1;
+	}
+	synth_host__set_netns(t->a, 100);
+	synth_addr(t->a, "192.0.2.2");
+	*state = t;
+	return 0;
+}
+
+/* Client (tid 91) to web (tid 31) in namespace 201 of the machine's one recording. */
+static struct synth_link *open_web(struct two_hosts *t)
+{
+	synth_host__set_netns(t->a, 201);
+	return synth_link__open(t->a, 1, 90, t->a, 11, 30, "10.0.0.9:40000", "10.0.0.1:80", US(10));
+}
+
+/* A request to web at t, during which web makes one call on out (answered by otid). */
+static void web_request(struct synth_link *web, struct synth_link *out, uint32_t otid, uint64_t t)
+{
+	synth_req(web, 100, 91, t, 31);
+	synth_req(out, 10, 31, t + US(10), otid);
+	synth_rep(out, 10, otid, t + US(20), 31);
+	synth_rep(web, 100, 31, t + US(30), 91);
+}
+
+/* client -> web -> db, each in a namespace of its own: every call pairs within the one file. */
+static void test_namespaces_one_recording(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *l1 = open_web(t), *l2;
+
+	synth_host__set_netns(t->a, 202);
+	l2 = synth_link__open(t->a, 12, 30, t->a, 21, 70, "10.0.0.1:50000", "10.0.0.3:5432", US(20));
+	web_request(l1, l2, 71, US(100));
+
+	assert_string_equal(analyze(t, 1), "m/91>m/31(m/31>m/71)");
+	assert_true(t->c.reqs[0]->complete);
+	assert_true(t->c.reqs[0]->exact);
+	synth_link__free(l1);
+	synth_link__free(l2);
+}
+
+/*
+ * In such a file an address is external only when nothing of it was seen: a
+ * call out of the machine is complete, a call to a namespace whose end is
+ * missing (its records lost, its process gone) is not.
+ */
+static void test_namespaces_external_and_missing(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *in = open_web(t), *out, *gone;
+
+	out = synth_link__open(t->a, 12, 30, NULL, 0, 0, "10.0.0.1:52000", "172.16.0.5:443", US(20));
+	synth_host__set_netns(t->a, 203);
+	gone = synth_link__open(t->a, 13, 30, t->a, 22, 70, "10.0.0.1:50001", "10.0.0.3:5432", US(20));
+	web_request(in, out, 0, US(100));
+	synth_req(in, 100, 91, US(200), 31);
+	synth_xfer_half(gone, SYNTH_C2S, false, 10, 31, US(210), true);
+	synth_xfer_half(gone, SYNTH_S2C, true, 10, 31, US(220), true);
+	synth_rep(in, 100, 31, US(230), 91);
+
+	assert_string_equal(analyze(t, 1),
+			    "m/91>m/31(m/31>172.16.0.5:443) | m/91>m/31(m/31>10.0.0.3:5432)");
+	assert_true(t->c.reqs[0]->complete);
+	assert_false(t->c.reqs[1]->complete);
+	synth_link__free(in);
+	synth_link__free(out);
+	synth_link__free(gone);
+}
+
 /* The socket table infers roles from ports when the recorder could not tell. */
 static void test_role_inference(void **state)
 {
@@ -178,6 +265,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connection_without_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loopback_one_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_external_ends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_namespaces_one_recording, setup_machine, teardown),
+		cmocka_unit_test_setup_teardown(test_namespaces_external_and_missing, setup_machine,
+						teardown),
 		cmocka_unit_test(test_role_inference),
 	};
 
