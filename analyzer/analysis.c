@@ -17,8 +17,6 @@
 #include "workers.h"
 
 #define DEFAULT_WINDOW_NS (1000ull * 1000 * 1000)
-/* Before messages have aligned two hosts, their wall clocks may be this far apart. */
-#define UNALIGNED_SLACK_NS (10ull * 1000 * 1000 * 1000)
 /*
  * Hosts are merged in quanta of the common timeline: the order across hosts
  * only matters at the scale of the join window (attribution is per host, in
@@ -78,7 +76,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	struct vp_analysis *a;
 	const char **boot_ids = NULL;
 	const struct vp_host **hosts = NULL;
-	int64_t *wall = NULL;
+	int64_t *wall = NULL, *starts = NULL;
 	unsigned threads;
 	int ret;
 
@@ -93,9 +91,10 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	a->window_ns = opts->window_ns ? opts->window_ns : DEFAULT_WINDOW_NS;
 	a->hs = calloc(a->nhosts, sizeof(*a->hs));
 	wall = calloc(a->nhosts, sizeof(*wall));
+	starts = calloc(a->nhosts, sizeof(*starts));
 	boot_ids = calloc(a->nhosts, sizeof(*boot_ids));
 	hosts = calloc(a->nhosts, sizeof(*hosts));
-	if (!a->hs || !wall || !boot_ids || !hosts) {
+	if (!a->hs || !wall || !starts || !boot_ids || !hosts) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -104,10 +103,11 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		struct vp_host *h = vp_input__host(a->in, i);
 
 		wall[i] = h->wall_offset_ns;
+		starts[i] = h->start_real_ns;
 		boot_ids[i] = h->boot_id;
 		hosts[i] = h;
 	}
-	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, boot_ids, wall)) ||
+	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, boot_ids, wall, starts)) ||
 	    (ret = vp_owners__init(&a->owners, hosts, a->nhosts)))
 		goto cleanup;
 	/*
@@ -138,6 +138,7 @@ cleanup:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	free(wall);
+	free(starts);
 	free(boot_ids);
 	free(hosts);
 	vp_analysis__free(a);
@@ -244,15 +245,18 @@ static int64_t give_up_at(struct vp_analysis *a, const struct vp_xchg *x)
 {
 	int64_t at = vp_paths__aligned(&a->paths, x->host, vp_xchg__end_ts(x)) + (int64_t)a->window_ns;
 	int owner = x->remote_host; /* still right: x waits for its peer, so learned no tuple */
-	bool aligned = a->clocks.aligned[x->host];
+	int64_t doubt = 0;
 
 	if (owner >= 0) {
-		aligned = aligned && a->clocks.aligned[owner];
+		doubt = vp_clocks__doubt(&a->clocks, x->host, owner);
 	} else {
-		for (size_t i = 0; i < a->nhosts; i++)
-			aligned = aligned && a->clocks.aligned[i];
+		for (size_t i = 0; i < a->nhosts; i++) {
+			int64_t d = vp_clocks__doubt(&a->clocks, x->host, (int)i);
+
+			doubt = d > doubt ? d : doubt;
+		}
 	}
-	return aligned ? at : at + (int64_t)UNALIGNED_SLACK_NS;
+	return at + doubt;
 }
 
 static void finished(struct host_state *hs, struct vp_xchg *x)

@@ -29,7 +29,7 @@ static int64_t middle(int64_t a, int64_t b)
 }
 
 int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
-		    const int64_t *wall)
+		    const int64_t *wall, const int64_t *starts)
 {
 	size_t nm = 0;
 
@@ -39,12 +39,13 @@ int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
 	c->offset = calloc(n, sizeof(*c->offset));
 	c->aligned = calloc(n, sizeof(*c->aligned));
 	c->wall = calloc(n, sizeof(*c->wall));
+	c->start = calloc(n, sizeof(*c->start));
 	c->moff = calloc(n, sizeof(*c->moff));
 	c->fixed = calloc(n, sizeof(*c->fixed));
 	c->up = calloc(n * n, sizeof(*c->up));
 	c->tight = calloc(n * n, sizeof(*c->tight));
-	if (!c->machine || !c->offset || !c->aligned || !c->wall || !c->moff || !c->fixed ||
-	    !c->up || !c->tight) {
+	if (!c->machine || !c->offset || !c->aligned || !c->wall || !c->start || !c->moff ||
+	    !c->fixed || !c->up || !c->tight) {
 		vp_clocks__free(c);
 		return -ENOMEM;
 	}
@@ -58,8 +59,10 @@ int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
 			}
 		}
 		c->machine[h] = m;
-		if (m == nm) /* a damaged header can say anything about wall clocks */
+		if (m == nm) { /* a damaged header can say anything about wall clocks */
+			c->start[nm] = starts[h];
 			c->wall[nm++] = clamp_offset(sat_add(wall[h], wall[0] == INT64_MIN ? INT64_MAX : -wall[0]));
+		}
 	}
 	c->nm = nm;
 	for (size_t k = 0; k < nm * nm; k++)
@@ -196,12 +199,27 @@ bool vp_clocks__solve(struct vp_clocks *c)
 	return changed;
 }
 
+int64_t vp_clocks__doubt(const struct vp_clocks *c, int a, int b)
+{
+	size_t ma = c->machine[a], mb = c->machine[b];
+	int64_t sa = c->start[ma], sb = c->start[mb];
+	uint64_t apart;
+
+	if (ma == mb || (c->fixed[ma] && c->fixed[mb]))
+		return 0;
+	apart = sa > sb ? (uint64_t)sa - (uint64_t)sb : (uint64_t)sb - (uint64_t)sa;
+	if (apart > (uint64_t)VP_OFFSET_MAX)
+		return VP_OFFSET_MAX;
+	return (int64_t)apart > VP_UNALIGNED_SLACK_NS ? (int64_t)apart : VP_UNALIGNED_SLACK_NS;
+}
+
 void vp_clocks__free(struct vp_clocks *c)
 {
 	free(c->machine);
 	free(c->offset);
 	free(c->aligned);
 	free(c->wall);
+	free(c->start);
 	free(c->moff);
 	free(c->fixed);
 	free(c->up);

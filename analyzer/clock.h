@@ -37,6 +37,8 @@
  * contradicting messages suggest.
  */
 #define VP_OFFSET_MAX ((int64_t)1 << 60)
+/* Before messages have aligned two machines, their wall clocks may be this far apart... */
+#define VP_UNALIGNED_SLACK_NS (10ll * 1000 * 1000 * 1000)
 
 struct vp_clocks {
 	size_t n;	  /* hosts */
@@ -45,6 +47,7 @@ struct vp_clocks {
 	int64_t *up;	  /* nm*nm: [i*nm+j] upper bound of off[j] - off[i], INT64_MAX unknown */
 	int64_t *tight;	  /* nm*nm: up combined along chains (scratch of solve) */
 	int64_t *wall;	  /* per machine: wall-clock offset, the fallback */
+	int64_t *start;	  /* per machine: wall clock when its first recording began */
 	int64_t *moff;	  /* per machine: current estimate */
 	bool *fixed;	  /* per machine: estimated from messages (or the first machine) */
 	int64_t *offset;  /* per host: moff of its machine; offset[0] == 0 */
@@ -56,9 +59,10 @@ struct vp_clocks {
 /*
  * boot_ids: per host, hosts with equal non-empty ids share one clock.
  * wall_offsets: per host, realtime - monotonic at the start of its recording.
+ * starts: per host, realtime at the start of its recording.
  */
 int vp_clocks__init(struct vp_clocks *c, size_t nhosts, const char *const *boot_ids,
-		    const int64_t *wall_offsets);
+		    const int64_t *wall_offsets, const int64_t *starts);
 /* Bytes sent on host `from` at send_ts were received on host `to` at recv_ts. */
 void vp_clocks__sample(struct vp_clocks *c, int from, uint64_t send_ts, int to, uint64_t recv_ts);
 /* Recompute offsets if samples changed the bounds; returns true when they changed. */
@@ -68,6 +72,16 @@ static inline bool vp_clocks__same_machine(const struct vp_clocks *c, int a, int
 {
 	return c->machine[a] == c->machine[b];
 }
+/*
+ * How far from its place on the common timeline a record of host b may
+ * really be, seen from host a: 0 once messages aligned them (or they share
+ * a clock).  Before that their wall clocks are all there is, and a wall
+ * clock may be off by anything: VP_UNALIGNED_SLACK_NS, or the distance
+ * between the wall clocks' starts of the two recordings when larger (a
+ * recorder started an hour ahead looks an hour late, while recorders of
+ * one system are started together).
+ */
+int64_t vp_clocks__doubt(const struct vp_clocks *c, int a, int b);
 void vp_clocks__free(struct vp_clocks *c);
 
 #endif

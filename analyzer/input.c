@@ -169,6 +169,7 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 	h->netns = fis[first].hdr.netns;
 	h->addr_netns = mine[0]->addr_netns;
 	h->wall_offset_ns = (int64_t)(mine[0]->hdr.start_real_ns - mine[0]->hdr.start_mono_ns);
+	h->start_real_ns = (int64_t)mine[0]->hdr.start_real_ns;
 cleanup:
 	free(mine);
 	return ret;

@@ -41,6 +41,7 @@ struct vp_host {
 	char **files; /* in segment order */
 	int nfiles;
 	int64_t wall_offset_ns; /* start_real - start_mono of the first file */
+	int64_t start_real_ns;	/* start_real of the first file (its wall clock) */
 	uint64_t records;	/* records given out so far */
 	uint64_t lost;		/* records the recorder reported lost */
 	uint64_t late;		/* records older than the reorder window allowed */

@@ -38,7 +38,7 @@ struct synth_host {
 };
 
 static struct synth_host *host_new(const char *path, const char *hostname, const char *boot_id,
-				   uint32_t netns, uint32_t flags, uint32_t segment)
+				   uint32_t netns, uint32_t flags, uint32_t segment, int64_t wall_ahead)
 {
 	struct vpr_file_header hdr;
 	struct synth_host *h = calloc(1, sizeof(*h));
@@ -56,7 +56,7 @@ static struct synth_host *host_new(const char *path, const char *hostname, const
 	hdr.netns = netns;
 	hdr.flags = flags;
 	hdr.segment = segment;
-	hdr.start_real_ns = 1700000000000000000ull;
+	hdr.start_real_ns = 1700000000000000000ull + (uint64_t)wall_ahead;
 	h->w = vpr_writer__create(path, &hdr);
 	if (!h->w) {
 		free(h);
@@ -68,13 +68,19 @@ static struct synth_host *host_new(const char *path, const char *hostname, const
 struct synth_host *synth_host__new(const char *path, const char *hostname, const char *boot_id,
 				   uint32_t netns)
 {
-	return host_new(path, hostname, boot_id, netns, 0, 0);
+	return host_new(path, hostname, boot_id, netns, 0, 0, 0);
+}
+
+struct synth_host *synth_host__new_wall(const char *path, const char *hostname, const char *boot_id,
+					uint32_t netns, int64_t wall_ahead_ns)
+{
+	return host_new(path, hostname, boot_id, netns, 0, 0, wall_ahead_ns);
 }
 
 struct synth_host *synth_host__new_segment(const char *path, const char *hostname,
 					   const char *boot_id, uint32_t netns, uint32_t segment)
 {
-	return host_new(path, hostname, boot_id, netns, VPR_FILE_SEGMENT, segment);
+	return host_new(path, hostname, boot_id, netns, VPR_FILE_SEGMENT, segment, 0);
 }
 
 void synth_host__set_clock(struct synth_host *h, int64_t delta_ns)

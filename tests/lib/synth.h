@@ -31,6 +31,9 @@ struct synth_host;
 /* Creates path; boot_id may be NULL (derived from hostname). NULL on error. */
 struct synth_host *synth_host__new(const char *path, const char *hostname, const char *boot_id,
 				   uint32_t netns);
+/* Same, with the header's wall clock (start_real) this far ahead of the others'. */
+struct synth_host *synth_host__new_wall(const char *path, const char *hostname, const char *boot_id,
+					uint32_t netns, int64_t wall_ahead_ns);
 /* Same, as segment `segment` of a --ring recording (VPR_FILE_SEGMENT). */
 struct synth_host *synth_host__new_segment(const char *path, const char *hostname,
 					   const char *boot_id, uint32_t netns, uint32_t segment);

@@ -126,6 +126,37 @@ static void test_clock_offset_from_messages(void **state)
 }
 
 /*
+ * db's recorder started with its wall clock an hour ahead: until messages
+ * align it, its records lie an hour late on the timeline, read after all of
+ * web's.  web's calls wait for them (not the usual 10 s: the recordings'
+ * starts are an hour apart), so each pairs once: no call given up, none
+ * also found as a root of its own.
+ */
+static void test_clock_wall_an_hour_ahead(void **state)
+{
+	struct two_hosts *t = *state;
+	int64_t off;
+
+	assert_int_equal(synth_host__close(t->b), 0);
+	t->b = synth_host__new_wall(t->pb, "db", NULL, 2, (int64_t)SEC(3600));
+	assert_non_null(t->b);
+	synth_addr(t->b, "10.0.0.2");
+	traffic(t, 600, US(100));
+	close_hosts(t);
+	assert_int_equal(collect_run(&t->c, t->files, 2, NULL), 0);
+	assert_int_equal(t->c.n, 600);
+	off = vp_analysis__offset(t->c.a, 1);
+	assert_true(off <= (int64_t)US(5) && off >= -(int64_t)US(5));
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct vp_call *r = t->c.reqs[i]->root;
+
+		assert_true(t->c.reqs[i]->complete);
+		assert_int_equal(r->ncalls, 1);
+		assert_true(r->calls[0]->server.recorded);
+	}
+}
+
+/*
  * Three machines whose clocks are seconds apart, with one-way delays that
  * differ by direction (10 us out, 100 us back between web and db and
  * between db and cache; 10 us both ways between web and cache).  Estimating
@@ -508,6 +539,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_clock_offset_from_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_chain_of_machines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_wall_an_hour_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_same_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_recording, setup, teardown),
