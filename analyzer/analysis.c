@@ -409,6 +409,8 @@ static void on_conn(struct host_state *hs, const struct vpr_conn *c)
 		vp_attr__connect(&hs->attr, s, c->h.tid);
 	if (!vp_conn_record__closes(c))
 		return;
+	if (c->oldstate == 2 /* SYN_SENT: refused, unreachable or timed out */)
+		vp_attr__connect_failed(&hs->attr, s);
 	x = vp_exchanges__close(s);
 	if (x)
 		finished(hs, x);

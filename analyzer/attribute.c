@@ -450,6 +450,12 @@ void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid)
 	t->cur->refs++;
 }
 
+void vp_attr__connect_failed(struct vp_attr *a, struct vp_sock *s)
+{
+	if (s->open_cause && !s->nexch)
+		s->open_cause->incomplete = true;
+}
+
 void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)
 {
 	if (s->open_cause)

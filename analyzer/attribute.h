@@ -152,6 +152,12 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s);
 /* Thread tid began connecting socket s (SYN_SENT): remember the request it serves. */
 void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid);
+/*
+ * s closed before it was established (refused, unreachable, timed out): a
+ * call of the request its opener was serving failed, with nothing on the
+ * wire to show for it, so that request is incomplete.
+ */
+void vp_attr__connect_failed(struct vp_attr *a, struct vp_sock *s);
 /* s goes away: drop what it remembers. */
 void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s);
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);

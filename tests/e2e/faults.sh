@@ -7,7 +7,8 @@
 # run on: what comes after the fault is known right, and what the fault cut
 # is what vpcompare.py fault judges.
 #
-#   fault_config FILE        the topology, on a random subnet and port ($FAULT_PORT)
+#   fault_config FILE        the topology, on a random subnet and port ($FAULT_PORT), and
+#                            the `set` lines in FAULT_SET after its own (later lines win)
 #   fault_client_start ARGS  the client in the background (truth as e2e_client_run)
 #   fault_client_wait        waits for it; failed requests are expected, not an error
 #   fault_wait_answered N    until the client has N answers (the load runs), 60 s at most
@@ -29,6 +30,7 @@ set call_decay 0.5
 set max_calls 2
 set parts_prob 0.3
 set max_delay_us 3000
+${FAULT_SET:-}
 EOF
 }
 
@@ -73,7 +75,8 @@ fault_judge() { # vpcompare fault options (--tap, --label X, --cut SERVER)...
 
 # fault_start DIR LABEL WHAT [RECORDER]: hosts, recorders (RECORDER in place
 # of vpath-record), servers and the client up, and the load running before
-# the fault (WHAT).  Returns 1, having said why, when the run cannot start.
+# the fault (WHAT); FAULT_BEFORE_CLIENT, when set, is run (eval) between the
+# servers and the client.  Returns 1, having said why, when the run cannot start.
 fault_start() {
 	local dir=$1 label=$2 what=$3 recorder=${4:-$VPATH_RECORD}
 
@@ -82,6 +85,7 @@ fault_start() {
 	on_exit 'e2e_keep_results "${VPATH_KEEP:-}"' # VPATH_KEEP=DIR keeps the run
 	VPATH_RECORD=$recorder e2e_recorders_start || { not_ok "$label: recorders started"; return 1; }
 	e2e_servers_start || { not_ok "$label: servers started"; return 1; }
+	eval "${FAULT_BEFORE_CLIENT:-}"
 	fault_client_start --sessions 8 --duration 10 --think-us 4000 --seed "${VPATH_SEED:-$RANDOM}"
 	check "$label: the load runs before $what" fault_wait_answered 150
 	return 0

@@ -239,6 +239,13 @@ void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32
 		    2 /* SYN_SENT */, local, remote, 0, 0);
 }
 
+void synth_refused(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid,
+		   const char *local, const char *remote)
+{
+	conn_record(h, ts, 0, cookie, pid, VPR_ROLE_CONNECTED, VPR_CONN_STATE, 2 /* SYN_SENT */,
+		    7 /* CLOSE */, local, remote, 0, 0);
+}
+
 void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 	      uint8_t dir, uint32_t bytes, uint32_t seq_end)
 {

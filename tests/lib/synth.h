@@ -67,6 +67,9 @@ void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid
 /* connect() by thread tid: the SYN_SENT record, which names the thread. */
 void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint32_t tid,
 		      const char *local, const char *remote);
+/* The connection of synth_connecting never came up (SYN_SENT -> CLOSE: refused). */
+void synth_refused(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid,
+		   const char *local, const char *remote);
 void synth_op(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 	      uint8_t dir, uint32_t bytes, uint32_t seq_end);
 void synth_op_flags(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,

@@ -483,6 +483,35 @@ static void test_event_loop_connect_and_reply_parts(void **state)
 }
 
 /*
+ * A back end is gone: web sends a first reply part, connects to db for the
+ * call, is refused, and closes the client's connection.  Nothing of the
+ * call reached the wire, yet the request was cut: it is incomplete, while
+ * the request before it, whose call went through, is not.
+ */
+static void test_refused_connect_cuts_the_request(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l, *d;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_req(d, 10, 301, US(110), 401);
+	synth_rep(d, 30, 401, US(115), 301);
+	synth_rep(l, 100, 301, US(121), 901);
+	synth_req(l, 100, 901, US(200), 301);
+	synth_rep(l, 50, 301, US(205), 901);
+	synth_connecting(w->web, US(206), 22, 300, 301, "10.0.0.1:50002", "10.0.0.2:5432");
+	synth_refused(w->web, US(207), 22, 300, "10.0.0.1:50002", "10.0.0.2:5432");
+	synth_link__close_orderly(l, US(210));
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/901>web/301");
+	assert_true(w->c.reqs[0]->complete);
+	assert_false(w->c.reqs[1]->complete);
+	synth_link__free(d);
+}
+
+/*
  * Calls a server thread makes on its own are roots, not children of a
  * request that happens to be open: a health checker that never replies, and
  * a worker's call made before the request it then answers had arrived.
@@ -735,6 +764,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_window_decides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_carrying_several_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_decides, setup, teardown),
