@@ -37,6 +37,37 @@ static void endpoint_of(struct vp_endpoint *e, uint8_t family, const uint8_t *ad
 	memcpy(e->addr, addr, 16);
 }
 
+/*
+ * A captured payload's bytes as C-escaped text: requests and replies stay
+ * readable, and no byte can move the terminal or split the line.
+ */
+static void dump_payload(FILE *out, const struct vpr_payload *p)
+{
+	if (p->h.size < VPR_PAYLOAD_HDR_SIZE || p->len > VPR_PAYLOAD_MAX ||
+	    VPR_PAYLOAD_SIZE(p->len) > p->h.size) {
+		fprintf(out, " size=%u (damaged: its bytes run past the record, skipped)", p->h.size);
+		return;
+	}
+	fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u%s data=\"", p->pid,
+		(uint64_t)p->cookie, p->dir == VPR_DIR_SEND ? "send" : "recv", p->bytes, p->seq_end,
+		p->len, p->flags & VPR_PAYLOAD_REDACTED ? " redacted" : "");
+	for (unsigned i = 0; i < p->len; i++) {
+		unsigned char c = p->data[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\r')
+			fputs("\\r", out);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c >= 0x20 && c < 0x7f)
+			fputc(c, out);
+		else
+			fprintf(out, "\\x%02x", c);
+	}
+	fputc('"', out);
+}
+
 void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 {
 	char a[VP_ADDRSTRLEN], b[VP_ADDRSTRLEN];
@@ -120,6 +151,9 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 			w->flags);
 		break;
 	}
+	case VPR_PAYLOAD:
+		dump_payload(out, (const struct vpr_payload *)h);
+		break;
 	default:
 		fprintf(out, " size=%u (unknown type %u, skipped)", h->size, h->type);
 	}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dump's line for a captured payload: its operation, and its bytes escaped
+ * so that the line stays one line whatever they are; a damaged one says so.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dump.h"
+#include "vpath/record.h"
+
+static char *dumped(const struct vpr_payload *p)
+{
+	static char text[1024];
+	FILE *f = fmemopen(text, sizeof(text), "w");
+
+	assert_non_null(f);
+	vp_dump_record(f, &p->h);
+	fclose(f);
+	return text;
+}
+
+static void payload(struct vpr_payload *p, const char *bytes, unsigned len)
+{
+	memset(p, 0, sizeof(*p));
+	p->h.type = VPR_PAYLOAD;
+	p->h.size = (uint16_t)VPR_PAYLOAD_SIZE(len);
+	p->h.ts_ns = 1000;
+	p->h.tid = 7;
+	p->pid = 7;
+	p->cookie = 0x2a;
+	p->dir = VPR_DIR_SEND;
+	p->bytes = 100;
+	p->seq_end = 100;
+	p->len = (uint16_t)len;
+	memcpy(p->data, bytes, len);
+}
+
+static void test_payload_bytes_escaped(void **state)
+{
+	static const char req[] = "GET /a\"b\\ HTTP/1.1\r\nX: \x01\xff\n";
+	struct vpr_payload p;
+	char *line;
+
+	payload(&p, req, sizeof(req) - 1);
+	p.flags = VPR_PAYLOAD_REDACTED;
+	line = dumped(&p);
+	assert_non_null(strstr(line, "pid=7 cookie=0x2a send bytes=100 seq_end=100 len=26 redacted"));
+	assert_non_null(strstr(line, "data=\"GET /a\\\"b\\\\ HTTP/1.1\\r\\nX: \\x01\\xff\\n\""));
+	assert_null(strchr(line, '\n'));
+	assert_null(strstr(line, "unknown type"));
+}
+
+static void test_damaged_payload_is_named(void **state)
+{
+	struct vpr_payload p;
+
+	payload(&p, "GET / HTTP/1.1\r\n", 16);
+	p.len = 200; /* more than the record holds */
+	assert_non_null(strstr(dumped(&p), "damaged"));
+	p.h.size = 16; /* shorter than a payload's head */
+	assert_non_null(strstr(dumped(&p), "damaged"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_payload_bytes_escaped),
+		cmocka_unit_test(test_damaged_payload_is_named),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
