@@ -258,6 +258,14 @@ e2e_analyze() {
 	return $rc
 }
 
+# For a failure's report: what the analyzer says of each host of DIR's
+# recordings (records further out of order than its reorder window, late)
+# and its warnings, as TAP comments.
+e2e_analyzer_notes() { # dir
+	"$VPATH_ANALYZE" patterns -v "$1"/*.vpr 2>&1 >/dev/null | grep -E '^(host |warning)' |
+		sed 's/^/#   /'
+}
+
 e2e_compare() { # vpcompare options (--tap, --label X)...
 	python3 "$E2E_SRC/vpcompare.py" compare --truth "$E2E_DIR/truth.jsonl" \
 		--found "$E2E_DIR/found.json" --topology "$E2E_DIR/topology.json" \

@@ -57,8 +57,6 @@ e2e_analyze || exit 2
 e2e_compare "${compare_args[@]}"
 rc=$?
 if [ $rc -ne 0 ]; then
-	# What the analyzer says of the recordings (records out of order, warnings), for the report.
-	"$VPATH_ANALYZE" patterns -v "$E2E_DIR"/*.vpr 2>&1 >/dev/null |
-		grep -E '^(host |warning)' | sed 's/^/#   /'
+	e2e_analyzer_notes "$E2E_DIR"
 fi
 exit $rc

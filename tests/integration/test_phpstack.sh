@@ -31,9 +31,7 @@ if [ $rc -eq 2 ]; then
 	not_ok "phpstack one at a time: the run itself failed (see the lines above)"
 	exit 0
 elif [ $rc -ne 0 ]; then
-	# For the report: records further out of order than the reorder window (late), warnings.
-	"$VPATH_ANALYZE" patterns -v "$keep"/*.vpr 2>&1 >/dev/null | grep -E '^(host |warning)' |
-		sed 's/^/#   /'
+	e2e_analyzer_notes "$keep"
 fi
 tests/phpstack/run.sh --requests 1500 --conns 8 --seed "$((seed + 1))" \
 	--label "phpstack 8 sessions:"
