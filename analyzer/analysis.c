@@ -411,6 +411,14 @@ static void on_conn(struct host_state *hs, const struct vpr_conn *c)
 		return;
 	if (c->oldstate == 2 /* SYN_SENT: refused, unreachable or timed out */)
 		vp_attr__connect_failed(&hs->attr, s);
+	/*
+	 * A killed server's connections close as if it had finished: the reply
+	 * it had begun may be cut (it may as well have been whole; nothing
+	 * recorded tells), so it is not shown complete.
+	 */
+	if (c->pid && s->x && s->x->side == VP_SERVER && s->x->has_rep &&
+	    vp_attr__killed_by(&hs->attr, c->pid))
+		s->x->incomplete = true;
 	x = vp_exchanges__close(s);
 	if (x)
 		finished(hs, x);

@@ -245,6 +245,8 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 	struct vp_thread *t;
 
 	if (tk->kind == VPR_TASK_EXIT) {
+		if (tk->exit_signal && tk->pid)
+			proc_get(a, tk->pid)->life.killed_by = tk->exit_signal;
 		t = u64map__del(&a->threads, tk->h.tid);
 		if (t) {
 			struct vp_xchg *c;
@@ -267,6 +269,13 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 	t->comm[VPR_COMM_LEN - 1] = 0; /* the kernel's names have 15 characters; a damaged one is cut */
 	if (tk->pid)
 		name_proc(proc_get(a, tk->pid), t);
+}
+
+uint32_t vp_attr__killed_by(struct vp_attr *a, uint32_t pid)
+{
+	struct vp_proc *p = u64map__get(&a->procs, pid);
+
+	return p ? p->life.killed_by : 0;
 }
 
 const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid)

@@ -88,6 +88,7 @@ struct vp_proc {
 	struct {
 		uint32_t reader_calls;	 /* calls sent by a thread that reads requests */
 		uint32_t reader_replies; /* requests answered by the thread that read them */
+		uint32_t killed_by;	 /* the signal a thread of it died of (VPR_TASK EXIT) */
 	} life;
 	struct vp_judge judge; /* calls of its event loops still judged (judge.h) */
 };
@@ -142,6 +143,8 @@ struct vp_wake {
 void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths);
 void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w);
 void vp_attr__task(struct vp_attr *a, const struct vpr_task *t);
+/* The signal that killed process pid (its threads' exit records), 0 if none did. */
+uint32_t vp_attr__killed_by(struct vp_attr *a, uint32_t pid);
 /* The thread's name for a new exchange (empty when never seen). */
 const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid);
 /* Hooks, one per kind of operation (exchanges.h), op is the operation. */

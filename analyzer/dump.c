@@ -111,6 +111,8 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 		fprintf(out, " pid=%u %s", t->pid, task_kind_name(t->kind));
 		if (t->kind == VPR_TASK_FORK)
 			fprintf(out, " parent_tid=%u", t->parent_tid);
+		if (t->kind == VPR_TASK_EXIT && t->exit_signal)
+			fprintf(out, " signal=%u", t->exit_signal);
 		fprintf(out, " comm=\"%s\"", comm);
 		break;
 	}

@@ -918,7 +918,7 @@ int BPF_PROG(inet_sock_set_state, struct sock *sk, int oldstate, int newstate)
 /* ---- threads ---- */
 
 static __always_inline int record_task(struct task_struct *task, __u32 kind, __u32 parent_tid,
-				       const char *comm)
+				       const char *comm, __u32 exit_signal)
 {
 	struct vpr_task *t;
 	__u32 tgid = task->tgid;
@@ -936,7 +936,7 @@ static __always_inline int record_task(struct task_struct *task, __u32 kind, __u
 	t->pid = tgid;
 	t->parent_tid = parent_tid;
 	t->kind = kind;
-	t->pad = 0;
+	t->exit_signal = exit_signal;
 	__builtin_memset(t->comm, 0, sizeof(t->comm));
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), comm);
 	submit(t);
@@ -947,28 +947,34 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	go_forget(child, child->pid == child->tgid);
-	return record_task(child, VPR_TASK_FORK, parent->pid, child->comm);
+	return record_task(child, VPR_TASK_FORK, parent->pid, child->comm, 0);
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	go_exec(p, bprm);
-	return record_task(p, VPR_TASK_EXEC, 0, p->comm);
+	return record_task(p, VPR_TASK_EXEC, 0, p->comm, 0);
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
 	go_forget(p, p->pid == p->tgid);
-	return record_task(p, VPR_TASK_EXIT, 0, p->comm);
+	/*
+	 * do_exit() has set exit_code before this tracepoint and before the
+	 * thread's files are closed: a signal's number in its low 7 bits (a
+	 * whole group killed shares it), exit(n) shifted left 8.  A server
+	 * killed mid-reply closes its connections as if it had finished.
+	 */
+	return record_task(p, VPR_TASK_EXIT, 0, p->comm, p->exit_code & 0x7f);
 }
 
 /* Fires before the copy, so the new name is the argument, not task->comm. */
 SEC("tp_btf/task_rename")
 int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 {
-	return record_task(task, VPR_TASK_RENAME, 0, comm);
+	return record_task(task, VPR_TASK_RENAME, 0, comm, 0);
 }
 
 /* ---- wake-ups between threads of one process ---- */

@@ -132,7 +132,7 @@ struct vpr_task {
 	__u32 pid;	  /* thread group id of tid */
 	__u32 parent_tid; /* for FORK: the thread that forked; else 0 */
 	__u32 kind;	  /* enum vpr_task_kind */
-	__u32 pad;
+	__u32 exit_signal; /* EXIT: the signal that killed it (SIGKILL, SIGSEGV...); 0 otherwise */
 	char comm[VPR_COMM_LEN]; /* NUL-padded */
 };
 

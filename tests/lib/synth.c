@@ -198,6 +198,16 @@ void synth_task(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, u
 	put(h, &t.h, VPR_TASK, sizeof(t), ts, tid);
 }
 
+void synth_task_exit(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t signal)
+{
+	struct vpr_task t = {0};
+
+	t.pid = pid;
+	t.kind = VPR_TASK_EXIT;
+	t.exit_signal = signal;
+	put(h, &t.h, VPR_TASK, sizeof(t), ts, tid);
+}
+
 static void conn_record(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie,
 			uint32_t pid, uint8_t role, uint8_t origin, uint8_t oldstate, uint8_t newstate,
 			const char *local, const char *remote, uint32_t snd_seq, uint32_t rcv_seq)
@@ -461,6 +471,14 @@ void synth_link__close_orderly(struct synth_link *l, uint64_t ts)
 {
 	link_states(l, ts, 4 /* FIN_WAIT1 */, 8 /* CLOSE_WAIT */);
 	link_states(l, ts + 1000, 7, 9 /* LAST_ACK */);
+	link_states(l, ts + 2000, 7, 7);
+	free(l);
+}
+
+void synth_link__close_server_first(struct synth_link *l, uint64_t ts)
+{
+	link_states(l, ts, 8 /* CLOSE_WAIT */, 4 /* FIN_WAIT1 */);
+	link_states(l, ts + 1000, 9 /* LAST_ACK */, 7);
 	link_states(l, ts + 2000, 7, 7);
 	free(l);
 }

@@ -60,6 +60,8 @@ int synth_host__close(struct synth_host *h);
 void synth_addr(struct synth_host *h, const char *addr);
 void synth_task(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t kind,
 		const char *comm);
+/* Thread tid of process pid exited; signal: what killed it (0: it exited itself). */
+void synth_task_exit(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t signal);
 /* addrs are "ip:port", local first. */
 void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint8_t role,
 		uint8_t origin, uint8_t newstate, const char *local, const char *remote,
@@ -136,6 +138,8 @@ void synth_rep(struct synth_link *l, uint32_t bytes, uint32_t stid, uint64_t t, 
 void synth_link__close(struct synth_link *l, uint64_t ts);
 /* Close in order, the client first (FIN_WAIT1 / CLOSE_WAIT, then CLOSE), and free the link. */
 void synth_link__close_orderly(struct synth_link *l, uint64_t ts);
+/* Close in order, the server first (its FIN_WAIT1 made by its process), and free the link. */
+void synth_link__close_server_first(struct synth_link *l, uint64_t ts);
 /* Free without writing anything (connection still open at the end). */
 /* synth_xfer of data, each recorded end's operation followed by its first capture bytes. */
 void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,

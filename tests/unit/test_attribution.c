@@ -512,6 +512,45 @@ static void test_refused_connect_cuts_the_request(void **state)
 }
 
 /*
+ * A back end killed after the first part of its reply closes its connection
+ * as if it had finished; its front end answers and closes too.  Only the
+ * exit record's signal tells the reply may be cut: that request is
+ * incomplete, the one before it and a back end that exited itself are not.
+ */
+static bool killed_back_end_cuts(struct world *w, uint32_t signal)
+{
+	struct synth_link *l, *d;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_req(d, 10, 301, US(110), 401);
+	synth_rep(d, 30, 401, US(115), 301);
+	synth_rep(l, 100, 301, US(121), 901);
+	synth_req(l, 100, 901, US(200), 301);
+	synth_req(d, 10, 301, US(210), 401);
+	synth_rep(d, 30, 401, US(215), 301);
+	synth_task_exit(w->db, US(230), 400, 401, signal);
+	synth_link__close_server_first(d, US(231));
+	synth_rep(l, 50, 301, US(240), 901);
+	synth_link__close_orderly(l, US(250));
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/901>web/301(web/301>db/401)");
+	assert_true(w->c.reqs[0]->complete);
+	return w->c.reqs[1]->complete;
+}
+
+static void test_killed_back_end_cuts_the_request(void **state)
+{
+	assert_false(killed_back_end_cuts(*state, 9 /* SIGKILL */));
+}
+
+static void test_back_end_that_exits_leaves_it_complete(void **state)
+{
+	assert_true(killed_back_end_cuts(*state, 0));
+}
+
+/*
  * Calls a server thread makes on its own are roots, not children of a
  * request that happens to be open: a health checker that never replies, and
  * a worker's call made before the request it then answers had arrived.
@@ -765,6 +804,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_threads_carrying_several_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_back_end_cuts_the_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_back_end_that_exits_leaves_it_complete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_decides, setup, teardown),
