@@ -21,6 +21,7 @@ PKGS=(
 	nodejs                                    # tests/evloop: the Node.js event-loop gateway
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 	openjdk-17-jdk-headless golang-go         # tests/handoff: the Java and Go front ends (compiled offline)
+	clickhouse-server clickhouse-client       # tests/clickhouse: the cross-host join in SQL, two shards
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -39,8 +40,9 @@ if ! $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; then
 	$SUDO apt-get install -y -qq ${rest[@]} "linux-tools-$(uname -r)" linux-tools-common >/dev/null
 fi
 # tests/realstack runs its own nginx, PostgreSQL and Redis in network
-# namespaces; the system services these packages start are not wanted.
-for svc in nginx postgresql redis-server; do
+# namespaces (tests/clickhouse its own two ClickHouse servers); the system
+# services these packages start are not wanted.
+for svc in nginx postgresql redis-server clickhouse-server; do
 	case " ${missing[*]} " in *" $svc "*) ;; *) continue ;; esac
 	if [ -d /run/systemd/system ]; then
 		$SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true
