@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "lookahead.h"
 #include "matcher.h"
 #include "owners.h"
+#include "pairs.h"
 #include "paths.h"
 #include "sockets.h"
 #include "streams.h"
@@ -59,6 +61,7 @@ struct vp_analysis {
 	struct host_state *hs;
 	struct vp_clocks clocks;
 	struct vp_matcher matcher;
+	struct vp_pairs pairs; /* --pairs: the matcher asks these */
 	struct vp_paths paths;
 	struct vp_streams streams; /* ends by 4-tuple, from the look-ahead */
 	struct vp_owners owners;   /* which host owns an address */
@@ -110,6 +113,18 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	if ((ret = vp_clocks__init(&a->clocks, a->nhosts, boot_ids, wall, starts)) ||
 	    (ret = vp_owners__init(&a->owners, hosts, a->nhosts)))
 		goto cleanup;
+	if (opts->pairs) {
+		if ((ret = vp_pairs__load(&a->pairs, opts->pairs, hosts, a->nhosts, err, errlen)))
+			goto cleanup;
+		/* Pairs of other hosts only: the wrong file, not a system without calls. */
+		if (a->pairs.calls && !a->pairs.nends) {
+			snprintf(err, errlen, "%s: none of its %" PRIu64 " calls is between the hosts given",
+				 opts->pairs, a->pairs.calls);
+			ret = -EINVAL;
+			goto cleanup;
+		}
+		a->matcher.pairs = &a->pairs;
+	}
 	/*
 	 * A finished request waits one reorder window (drop records reporting
 	 * loss inside it may still come), not the join window: that would
@@ -862,6 +877,7 @@ void vp_analysis__free(struct vp_analysis *a)
 		vp_fifo__free(&a->hs[h].ahead);
 	}
 	vp_matcher__free(&a->matcher);
+	vp_pairs__free(&a->pairs);
 	vp_streams__free(&a->streams);
 	vp_owners__free(&a->owners);
 	vp_paths__free(&a->paths);

@@ -28,6 +28,7 @@ struct vp_analysis_opts {
 	unsigned threads;    /* hosts analyzed at once, 0: the online CPUs (never more than hosts) */
 	vp_request_fn on_request;
 	void *ctx;
+	const char *pairs; /* a pairs file (pairs.h): which ends pair, decided outside; NULL: here */
 };
 
 struct vp_analysis_stats {

@@ -60,6 +60,8 @@ static const char usage[] =
 	"      --reorder D       how far records of one file may be out of order (default 10ms)\n"
 	"      --threads N       hosts analyzed at once (default: the online CPUs, at most\n"
 	"                        one per host); the output is the same for every N\n"
+	"      --pairs FILE      which client end pairs with which server end, as decided\n"
+	"                        outside (ClickHouse: docs/clickhouse.md), instead of here\n"
 	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output)\n"
 	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
 	"      --nesting         baseline: the nesting algorithm (call pairs nested by time)\n"
@@ -259,7 +261,7 @@ static int parse_span(const char *s, uint64_t *ns)
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER, OPT_ENDPOINT, OPT_NESTING, OPT_CONVOLUTION,
-	       OPT_QUANTUM, OPT_MAX_LAG, OPT_THREADS };
+	       OPT_QUANTUM, OPT_MAX_LAG, OPT_THREADS, OPT_PAIRS };
 	static const struct option longs[] = {
 		{"json", no_argument, NULL, 'j'},	   {"csv", no_argument, NULL, OPT_CSV},
 		{"slowest", required_argument, NULL, 'n'}, {"request", required_argument, NULL, 'r'},
@@ -271,6 +273,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		{"nesting", no_argument, NULL, OPT_NESTING}, {"convolution", no_argument, NULL, OPT_CONVOLUTION},
 		{"quantum", required_argument, NULL, OPT_QUANTUM}, {"max-lag", required_argument, NULL, OPT_MAX_LAG},
 		{"threads", required_argument, NULL, OPT_THREADS},
+		{"pairs", required_argument, NULL, OPT_PAIRS},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -327,6 +330,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			c->opts.threads = (unsigned)n;
 			break;
 		}
+		case OPT_PAIRS:
+			c->opts.pairs = optarg;
+			break;
 		case 'v':
 			c->verbose = true;
 			break;

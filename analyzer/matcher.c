@@ -3,8 +3,10 @@
 
 #include "matcher.h"
 
-static bool compatible(const struct vp_xchg *x, const struct vp_xchg *y)
+static bool compatible(const struct vp_matcher *m, const struct vp_xchg *x, const struct vp_xchg *y)
 {
+	if (m->pairs)
+		return vp_pairs__paired(m->pairs, x, y);
 	if (x->side == y->side || x->req.seq_start != y->req.seq_start)
 		return false;
 	if (x->have_tuple && y->have_tuple &&
@@ -47,7 +49,7 @@ struct vp_xchg *vp_matcher__add(struct vp_matcher *m, struct vp_xchg *x)
 	struct vp_xchg *head = u64map__get(&m->by_seq, key);
 
 	for (struct vp_xchg *y = head; y; y = y->match_next) {
-		if (compatible(x, y)) {
+		if (compatible(m, x, y)) {
 			unlink_from(m, y);
 			m->matched++;
 			return y;

@@ -11,11 +11,15 @@
  *
  * An exchange whose peer has not appeared waits until the common timeline
  * has moved `window` past its end (a deadline heap); then it is given up.
+ *
+ * With pairs (pairs.h, `--pairs FILE`) an engine outside vpath decided
+ * which ends pair: the matcher asks it instead of comparing the ends.
  */
 #ifndef VPATH_MATCHER_H
 #define VPATH_MATCHER_H
 
 #include "hashmap.h"
+#include "pairs.h"
 #include "xchg.h"
 
 struct vp_matcher {
@@ -23,6 +27,7 @@ struct vp_matcher {
 	struct vp_xchg **heap; /* by deadline; only exchanges waiting in by_seq */
 	size_t nheap, cap;
 	uint64_t matched, given_up;
+	const struct vp_pairs *pairs; /* NULL: compare the ends here */
 };
 
 /* Pair x with a waiting opposite end and return that end, or wait and return NULL. */
