@@ -326,7 +326,7 @@ static void on_reply(struct host_state *hs, struct vp_xchg *x, const struct vpr_
 	if (x->side == VP_SERVER)
 		vp_attr__server_reply(&hs->attr, x, op, first);
 	else
-		vp_attr__client_reply(&hs->attr, x, op);
+		vp_attr__client_reply(&hs->attr, x, op, first);
 	/* Its peer is another host's: the join takes the clock sample. */
 	if (first)
 		vp_outbox__push(&hs->paths.out, VP_OUT_REPLY, x);
@@ -544,7 +544,8 @@ static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
 	to = vp_gor__unit(&hs->gor, g->pid, g->other);
 	if (g->kind == VPR_GO_NEW)
 		to->parent = from->id;
-	vp_attr__wake(&hs->attr, &(struct vp_wake){g->pid, from->id, to->id, g->h.ts_ns, true});
+	vp_attr__wake(&hs->attr, &(struct vp_wake){g->pid, from->id, to->id, g->h.ts_ns, true,
+						    g->kind == VPR_GO_NEW});
 }
 
 static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
@@ -567,7 +568,7 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 		break;
 	case VPR_WAKEUP: {
 		const struct vpr_wakeup *w = (const void *)rec;
-		struct vp_wake wk = {w->pid, rec->tid, w->woken_tid, rec->ts_ns, false};
+		struct vp_wake wk = {w->pid, rec->tid, w->woken_tid, rec->ts_ns, false, false};
 
 		vp_attr__wake(&hs->attr, &wk);
 		break;

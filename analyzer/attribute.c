@@ -193,6 +193,7 @@ static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 	set_cur(a, t, NULL);
 	woke_clear(a, t);
 	ref_set(a, &t->awaits_back, NULL);
+	ref_set(a, &t->lineage, NULL);
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
 }
@@ -540,7 +541,7 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
  */
 static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 {
-	struct vp_xchg *s = c->woke_back ? c->woke_back : c->woke_for;
+	struct vp_xchg *s = c->back_confirms || !c->woke_back ? c->woke_for : c->woke_back;
 	bool held = false, exact;
 	uint16_t n;
 
@@ -581,12 +582,51 @@ static void wake_back_missed(struct vp_attr *a, struct vp_thread *t)
 	ref_set(a, &t->awaits_back, NULL);
 }
 
-/* The request a unit woken or created for one passes on (vp_wake.chain), or NULL. */
-static struct vp_xchg *passed_on(const struct vp_thread *t)
+/*
+ * The request Go unit t was created for (vp_thread.lineage) while it still
+ * stands: a goroutine started by a handler, or by one of its children,
+ * works for that request.  Not a connection's loop (call_io): net/http
+ * dials a connection for one request and its writeLoop and readLoop carry
+ * whichever request takes it from the pool.
+ */
+static struct vp_xchg *created_for(const struct vp_thread *t)
 {
-	struct vp_xchg *s = t->woke_for;
+	struct vp_xchg *s = t->lineage;
 
-	return s && !t->reads_requests && !s->done && t->woke_n == 1 ? s : NULL;
+	return s && !t->reads_requests && !t->call_io && !s->done ? s : NULL;
+}
+
+/* The request a Go unit's wake-ups are for: the one it serves alone, or the one it was created for. */
+static struct vp_xchg *go_request(struct vp_attr *a, struct vp_thread *t)
+{
+	struct vp_xchg *s = serving_alone(a, t);
+
+	return s ? s : created_for(t);
+}
+
+/*
+ * The unit that read pending call c's reply (`reader`) met `other`, which
+ * works for request s: the caller taking the reply.  A thread's first such
+ * wake-up counts (those after it are lock hand-offs), and its latest read
+ * of the reply starts the watch again.  A Go reader is watched until its
+ * next socket operation: before it hands the reply over it may release a
+ * mutex another request's goroutine waits for (net/http's readLoop and the
+ * Transport's reqMu), after it the next waiter for the connection; the
+ * goroutine that readied the writeLoop before the call (c->woke_for) is
+ * the caller if the reader meets it at all.
+ */
+static void woke_back(struct vp_attr *a, struct vp_thread *reader, struct vp_xchg *s, bool chain)
+{
+	struct vp_xchg *c = reader->awaits_back;
+
+	if (c->list_next && c->up_state == VP_UP_UNDECIDED) {
+		if (!chain || !c->woke_back)
+			ref_set(a, &c->woke_back, s);
+		if (chain && s == c->woke_for)
+			c->back_confirms = true;
+	}
+	if (!chain)
+		ref_set(a, &reader->awaits_back, NULL);
 }
 
 /*
@@ -618,28 +658,35 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 {
 	struct vp_thread *waker = u64map__get(&a->threads, w->waker);
 	struct vp_thread *woken = u64map__get(&a->threads, w->woken);
-	struct vp_xchg *s, *c;
+	struct vp_xchg *s;
 
 	/* A goroutine may be woken or created for a request before it did a socket operation. */
-	if (w->chain && waker && !woken && w->waker != w->woken &&
-	    (serving_alone(a, waker) || passed_on(waker)))
+	if (w->chain && waker && !woken && w->waker != w->woken && go_request(a, waker))
 		woken = chain_unit(a, (uint32_t)w->woken, w->pid, waker);
 	if (!waker || !woken || waker == woken)
 		return;
-	/* Forward: a thread serving one request woke a thread that serves none itself. */
-	if (!woken->reads_requests &&
-	    ((s = serving_alone(a, waker)) || (w->chain && (s = passed_on(waker))))) {
+	/* Go's goroutine ids are never reused: a creation is the unit's first event. */
+	if (w->chain && w->created)
+		ref_set(a, &woken->lineage, go_request(a, waker));
+	/*
+	 * Forward: a thread serving one request woke a thread that serves none
+	 * itself.  Not a goroutine's creation: net/http dials for one request,
+	 * and the connection's writeLoop, started then, may carry another's
+	 * call first (the dialer's request got another connection meanwhile).
+	 */
+	if (!woken->reads_requests && !w->created &&
+	    ((s = serving_alone(a, waker)) || (w->chain && (s = created_for(waker))))) {
 		if (woken->woke_for != s && woken->woke_n < UINT8_MAX)
 			woken->woke_n++;
 		ref_set(a, &woken->woke_for, s);
 	}
 	/* Back: after reading a pending call's reply, the first thread serving one request it wakes. */
-	c = waker->awaits_back;
-	if (c && ((s = serving_alone(a, woken)) || (w->chain && (s = passed_on(woken))))) {
-		if (c->list_next && c->up_state == VP_UP_UNDECIDED)
-			ref_set(a, &c->woke_back, s);
-		ref_set(a, &waker->awaits_back, NULL);
-	}
+	if (waker->awaits_back &&
+	    ((s = serving_alone(a, woken)) || (w->chain && (s = created_for(woken)))))
+		woke_back(a, waker, s, w->chain);
+	/* A goroutine not yet waiting for the reply takes it from the reader, waking it. */
+	else if (w->chain && woken->awaits_back && (s = go_request(a, waker)))
+		woke_back(a, woken, s, true);
 }
 
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
@@ -649,6 +696,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	struct vp_xchg *opened_for = c->sock && c->conn_index == 0 ? c->sock->open_cause : NULL;
 
 	take_comm(c, t, p);
+	t->call_io = true;
 	p->calls++;
 	if (t->reads_requests)
 		p->life.reader_calls++;
@@ -685,10 +733,12 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	woke_clear(a, t);
 }
 
-void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
+void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op,
+			   bool first)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
+	t->call_io |= first;
 	woke_clear(a, t);
 	wake_back_missed(a, t);
 	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */

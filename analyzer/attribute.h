@@ -59,6 +59,15 @@ struct vp_thread {
 	uint8_t woke_n;		  /* how many different requests (255: many) */
 	struct vp_xchg *awaits_back; /* its pending call whose reply it read last (a reference) */
 	bool chain_only; /* made by a wake-up between Go units, no socket operation since */
+	/*
+	 * Go units: the request of the goroutine that created it, if that one
+	 * served one request alone or had such a request itself (a reference);
+	 * kept whatever wakes it later.  call_io: it sent a call or read the
+	 * start of a reply (net/http's writeLoop, readLoop): a connection's
+	 * loop, whose creator's request says nothing of the calls it carries.
+	 */
+	struct vp_xchg *lineage;
+	bool call_io;
 };
 
 struct vp_proc {
@@ -138,6 +147,7 @@ struct vp_wake {
 	 * from the handler's goroutine, a child of it, or further along).
 	 */
 	bool chain;
+	bool created; /* chain: `woken` is a goroutine `waker` has just created */
 };
 
 void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths);
@@ -164,7 +174,9 @@ void vp_attr__connect_failed(struct vp_attr *a, struct vp_sock *s);
 /* s goes away: drop what it remembers. */
 void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s);
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
-void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
+/* first: the reply's first bytes. */
+void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op,
+			   bool first);
 /* Client exchange c finished (next request, close, end of input). */
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
 /* Links to p's calls that are exact, judged ones included. */

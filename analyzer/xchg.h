@@ -86,6 +86,7 @@ struct vp_xchg {
 	uint8_t woke_n;	      /* pending client: serving threads that woke its thread before it */
 	struct vp_xchg *woke_for; /* pending client: the request of the last of them (a reference) */
 	struct vp_xchg *woke_back; /* pending client: the request its thread woke after the reply (a reference) */
+	bool back_confirms; /* pending Go call: its reader met woke_for's request too, after the reply */
 	struct vp_xchg *up;   /* see above */
 	/*
 	 * up when linked, as other hosts see it while hosts run in parallel:

@@ -789,6 +789,76 @@ static void test_go_goroutines_are_the_units(void **state)
 	assert_string_equal(model_of(w, "web", 300), "thread-per-request");
 }
 
+/*
+ * net/http's client, the evidence that misleads: goroutine 1 (serving 901)
+ * dials through goroutine 7, which starts the connection's writeLoop (50)
+ * and readLoop (51); 901 gets another connection meanwhile, and 902's
+ * child 8 takes this one (no ready: the writeLoop had not waited yet).
+ * Goroutine 1 released a mutex 8 waited for before.  The readLoop hands
+ * the reply to 8.  Then 901's child 9 readies the writeLoop for a second
+ * call, and the readLoop releases a mutex goroutine 2 (902) waits for
+ * before it hands that reply to 9.  Each call is its caller's: 902's,
+ * then 901's (inferred).
+ */
+static void test_go_loops_and_mutexes_do_not_decide(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_request *r1, *r2;
+
+	for (uint64_t i = 0; i < EARLY; i++) {
+		struct synth_link *l = i % 2 ? k.l2 : k.l1;
+
+		synth_go(w->web, US(10 + 10 * i), 300, 301, VPR_GO_RUN, 1 + i % 2, 0);
+		synth_req(l, 10, 900, US(10 + 10 * i), 301);
+		synth_rep(l, 10, 301, US(15 + 10 * i), 900);
+	}
+	/* read at 105 and 106 (SYNTH_DELAY_NS) */
+	synth_go(w->web, US(100), 300, 302, VPR_GO_RUN, 1, 0);
+	synth_req(k.l1, 100, 901, US(100), 302);
+	synth_go(w->web, US(101), 300, 301, VPR_GO_RUN, 2, 0);
+	synth_req(k.l2, 100, 902, US(101), 301);
+	synth_go(w->web, US(107), 300, 302, VPR_GO_NEW, 1, 7);
+	synth_go(w->web, US(108), 300, 301, VPR_GO_NEW, 2, 8);
+	synth_go(w->web, US(109), 300, 302, VPR_GO_NEW, 7, 50);
+	synth_go(w->web, US(110), 300, 302, VPR_GO_NEW, 7, 51);
+	synth_go(w->web, US(111), 300, 302, VPR_GO_READY, 1, 8);
+	synth_go(w->web, US(112), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_req(k.d1, 50, 302, US(113), 401);
+	synth_go(w->web, US(124), 300, 301, VPR_GO_RUN, 51, 0);
+	synth_rep(k.d1, 70, 401, US(120), 301);
+	synth_go(w->web, US(127), 300, 301, VPR_GO_READY, 51, 8);
+	synth_go(w->web, US(128), 300, 302, VPR_GO_RUN, 1, 0);
+	synth_go(w->web, US(129), 300, 302, VPR_GO_NEW, 1, 9);
+	synth_go(w->web, US(130), 300, 302, VPR_GO_READY, 9, 50);
+	synth_go(w->web, US(131), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_req(k.d1, 50, 302, US(132), 401);
+	synth_go(w->web, US(144), 300, 301, VPR_GO_RUN, 51, 0);
+	synth_rep(k.d1, 70, 401, US(140), 301);
+	synth_go(w->web, US(146), 300, 301, VPR_GO_READY, 51, 2);
+	synth_go(w->web, US(147), 300, 301, VPR_GO_READY, 51, 9);
+	synth_go(w->web, US(149), 300, 302, VPR_GO_RUN, 1, 0);
+	synth_rep(k.l1, 500, 302, US(150), 901);
+	synth_go(w->web, US(151), 300, 301, VPR_GO_RUN, 2, 0);
+	synth_rep(k.l2, 500, 301, US(152), 902);
+	synth_link__close(k.l1, US(200));
+	synth_link__close(k.l2, US(200));
+	synth_link__close(k.d1, US(200));
+	synth_link__close(k.d2, US(200));
+
+	analyze(w);
+	assert_int_equal(w->c.n, EARLY + 2);
+	r1 = w->c.reqs[EARLY];
+	r2 = w->c.reqs[EARLY + 1];
+	assert_int_equal(r1->root->ncalls, 1);
+	assert_int_equal(r2->root->ncalls, 1);
+	assert_int_equal(r1->root->calls[0]->conn_index, 1);
+	assert_int_equal(r2->root->calls[0]->conn_index, 0);
+	assert_int_equal(r1->root->calls[0]->link.basis, VP_BASIS_WAKEUP);
+	assert_false(r1->root->calls[0]->link.exact);
+	assert_false(r2->root->calls[0]->link.exact);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -813,6 +883,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wakeup_lock_storm_is_inferred, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_not_before_the_shape_shows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_shape_is_per_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_go_loops_and_mutexes_do_not_decide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_goroutines_are_the_units, setup, teardown),
 	};
 
