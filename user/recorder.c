@@ -210,8 +210,11 @@ static int take_batch(struct recorder *r, const void *data, size_t size)
 static int take_payload(struct recorder *r, const void *data, size_t size)
 {
 	const struct vpr_payload *in = data;
-	uint8_t side, other;
+	uint8_t side, other, joined[4 + VPR_PAYLOAD_MAX];
 	struct vpr_payload p;
+	uint8_t *d;
+	size_t len;
+	uint32_t bytes;
 	unsigned res;
 
 	/* Reserved with a spare word (capture.h): up to 8 bytes more than the largest stored. */
@@ -222,17 +225,34 @@ static int take_payload(struct recorder *r, const void *data, size_t size)
 		return 0;
 	}
 	memcpy(&p, in, in->h.size);
+	/*
+	 * A body whose 4-byte header was read alone just before is judged with
+	 * it in front, so the rules see the packet a writer sends in one piece.
+	 */
+	d = p.data;
+	len = p.len;
+	bytes = p.bytes;
+	if (redact_carry__take_header(r->carry, p.cookie, p.dir, p.seq_end - p.bytes, joined)) {
+		memcpy(joined + 4, p.data, p.len);
+		d = joined;
+		len += 4;
+		bytes += 4;
+	} else if (p.len == 4 && p.bytes == 4) {
+		redact_carry__keep_header(r->carry, p.cookie, p.dir, p.seq_end, p.data);
+	}
 	/* What the stream told of its direction (MySQL), from the bytes as they came. */
-	if (redact_mysql_side(p.data, p.len, p.bytes, &side, &other)) {
+	if (redact_mysql_side(d, len, bytes, &side, &other)) {
 		redact_carry__set_side(r->carry, p.cookie, p.dir, side);
 		redact_carry__set_side(r->carry, p.cookie, p.dir ^ 1, other);
 	} else {
 		side = redact_carry__side(r->carry, p.cookie, p.dir);
 	}
 	if (redact_carry__take(r->carry, p.cookie, p.dir, p.seq_end - p.bytes))
-		res = redact_continued_side(p.data, p.len, p.bytes, side);
+		res = redact_continued_side(d, len, bytes, side);
 	else
-		res = redact_payload_side(p.data, p.len, p.bytes, side);
+		res = redact_payload_side(d, len, bytes, side);
+	if (d == joined)
+		memcpy(p.data, joined + 4, p.len);
 	if (res & REDACT_OPEN)
 		redact_carry__mark(r->carry, p.cookie, p.dir, p.seq_end);
 	if (res & REDACT_DONE)

@@ -205,7 +205,11 @@ static unsigned mysql_after_user(uint8_t *d, size_t len, size_t user, uint64_t e
 	       (end > bytes ? REDACT_OPEN : 0);
 }
 
-/* A 4.1 handshake response: capability flags with CLIENT_PROTOCOL_41, then 23 zero bytes of filler. */
+/*
+ * A 4.1 handshake response: capability flags with CLIENT_PROTOCOL_41, then
+ * 23 bytes of filler, zero but for the last 4, where MariaDB's clients put
+ * their extended capabilities.
+ */
 static bool mysql_handshake_response(const uint8_t *d, size_t len, uint32_t n)
 {
 	uint32_t caps;
@@ -213,7 +217,7 @@ static bool mysql_handshake_response(const uint8_t *d, size_t len, uint32_t n)
 	if (len < 4 + 32 || n < 32)
 		return false;
 	caps = d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 | (uint32_t)d[7] << 24;
-	for (size_t i = 4 + 9; i < 4 + 32; i++)
+	for (size_t i = 4 + 9; i < 4 + 28; i++)
 		if (d[i])
 			return false;
 	return caps & MYSQL_CLIENT_PROTOCOL_41;

@@ -6,6 +6,7 @@
  * operation then gets only the ordinary rules (docs/security.md).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "redact_carry.h"
 
@@ -21,8 +22,15 @@ struct side_slot {
 	uint8_t side;
 };
 
+struct header_slot {
+	uint64_t key; /* as carry_slot's */
+	uint32_t seq; /* where the body's operation must begin */
+	uint8_t hdr[4];
+};
+
 struct redact_carry {
 	struct carry_slot slot[CARRY_SLOTS];
+	struct header_slot header[CARRY_SLOTS];
 	struct side_slot side[CARRY_SLOTS]; /* a stream that lost its slot is unknown again */
 };
 
@@ -68,6 +76,31 @@ bool redact_carry__take(struct redact_carry *c, uint64_t cookie, uint8_t dir, ui
 
 	if (s->key == key)
 		s->key = 0;
+	return hit;
+}
+
+void redact_carry__keep_header(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_end,
+			       const uint8_t hdr[4])
+{
+	uint64_t key = carry_key(cookie, dir);
+	struct header_slot *h = &c->header[slot_index(key)];
+
+	h->key = key;
+	h->seq = seq_end;
+	memcpy(h->hdr, hdr, sizeof(h->hdr));
+}
+
+bool redact_carry__take_header(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_start,
+			       uint8_t hdr[4])
+{
+	uint64_t key = carry_key(cookie, dir);
+	struct header_slot *h = &c->header[slot_index(key)];
+	bool hit = h->key == key && h->seq == seq_start;
+
+	if (hit)
+		memcpy(hdr, h->hdr, sizeof(h->hdr));
+	if (h->key == key)
+		h->key = 0;
 	return hit;
 }
 

@@ -119,6 +119,15 @@ static void test_mysql(void **state)
 	memcpy(want, hs, n);
 	memset(want + user + 4, '*', n - user - 4);
 	assert_int_equal(check((const char *)hs, n, 0, (const char *)want), REDACT_DONE);
+	/* MariaDB's clients put extended capabilities in the filler's last 4 bytes. */
+	hs[4 + 28] = 0x1d;
+	want[4 + 28] = 0x1d;
+	assert_int_equal(check((const char *)hs, n, 0, (const char *)want), REDACT_DONE);
+	/* Any other byte there is no handshake response: the whole packet goes. */
+	hs[4 + 20] = 1;
+	memcpy(want, hs, 4);
+	memset(want + 4, '*', n - 4);
+	assert_int_equal(check((const char *)hs, n, 0, (const char *)want), REDACT_DONE);
 	/* An auth switch response: the whole body. */
 	assert_int_equal(check("\x14\0\0\x03" "abcdefghijklmnopqrst", 24, 0,
 			       "\x14\0\0\x03" "********************"),
