@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "goroutines.h"
 
 void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths)
 {
@@ -57,8 +58,19 @@ static void pending_del(struct vp_xchg *c)
 	}
 }
 
+/*
+ * Requests a process's threads must have answered themselves, without one
+ * call from a thread that reads requests, before the wake-up rule trusts
+ * that it is an executor front end.  Until then a thread that serves
+ * requests and calls itself (gunicorn's gthread) may just not have called
+ * yet: a background thread of its own, woken by it through the interpreter
+ * lock, would have its calls linked to a request that made none.
+ */
+#define VP_WAKE_MIN_REPLIES 8
+
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why);
 static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why);
+static void settle_shape_wait(struct vp_attr *a, struct vp_proc *p);
 
 static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
 {
@@ -73,6 +85,7 @@ static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
 	p->host = a->host;
 	list_init(&p->open);
 	list_init(&p->pending);
+	list_init(&p->shape_wait);
 	return p;
 }
 
@@ -392,7 +405,8 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			if (t->reads_requests && !p->mixed)
 				become_mixed(p);
 		} else {
-			p->life.reader_replies++;
+			if (++p->life.reader_replies == VP_WAKE_MIN_REPLIES)
+				settle_shape_wait(a, p);
 			if (t->last_req_id != s->id && t->last_req_ts > s->req.first_ts)
 				p->interleaved++;
 		}
@@ -519,15 +533,6 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
 	return waiting == 1 ? t->cur : NULL;
 }
 
-/*
- * Requests a process's threads must have answered themselves, without one
- * call from a thread that reads requests, before the wake-up rule trusts
- * that it is an executor front end.  Until then a thread that serves
- * requests and calls itself (gunicorn's gthread) may just not have called
- * yet: a background thread of its own, woken by it through the interpreter
- * lock, would have its calls linked to a request that made none.
- */
-#define VP_WAKE_MIN_REPLIES 8
 
 /*
  * Pending call c can go nowhere else (every request open when it was sent
@@ -569,11 +574,42 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 	return true;
 }
 
+/*
+ * The wake-up rule's gate is not passed yet, but may be: fewer than
+ * VP_WAKE_MIN_REPLIES answered and nothing against it.  A Go front end's
+ * first calls (16 sessions starting at once) are settled before its
+ * handlers have answered that many; its goroutine wake-ups wait for the
+ * shape instead of making the call a root.  Threads do not wait: there a
+ * background thread's calls at the start are what the gate keeps out.
+ */
+static bool shape_pending(const struct vp_proc *p, const struct vp_xchg *c)
+{
+	return c->req.first_tid >= VP_GOR_UNIT_BASE && (c->woke_back || c->woke_for) &&
+	       !p->calls_by_input && !p->calls_by_reply && !p->calls_by_connect && !p->mixed &&
+	       !p->life.reader_calls && p->life.reader_replies < VP_WAKE_MIN_REPLIES;
+}
+
 /* A pending call nothing claimed: the wake-up rule, else a root. */
 static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
 {
+	if (shape_pending(p, c)) {
+		list_add_tail(&p->shape_wait, c);
+		return;
+	}
 	if (!settle_by_wakeup(a, p, c))
 		root_call(a, p, c, why);
+}
+
+/* p's gate is decided (or the input ended): the calls that waited for it are settled. */
+static void settle_shape_wait(struct vp_attr *a, struct vp_proc *p)
+{
+	struct vp_xchg *c;
+
+	while ((c = p->shape_wait.list_next) != &p->shape_wait) {
+		list_del(c);
+		if (!settle_by_wakeup(a, p, c))
+			root_call(a, p, c, VP_BASIS_ROOT);
+	}
 }
 
 /* t moved on (a socket operation) without waking anyone for the call whose reply it read. */
@@ -772,6 +808,7 @@ void vp_attr__flush(struct vp_attr *a)
 			pending_del(c);
 			settle_pending(a, p, c, p->open.list_next != &p->open ? VP_BASIS_UNCLAIMED : VP_BASIS_ROOT);
 		}
+		settle_shape_wait(a, p);
 		while ((c = p->open.list_next) != &p->open)
 			list_del(c);
 	}

@@ -77,6 +77,12 @@ struct vp_proc {
 	bool named_by_main; /* comm came from the main thread */
 	struct vp_xchg open;	/* list head: server exchanges not done, by request time */
 	struct vp_xchg pending; /* list head: client exchanges waiting for a reply by their thread */
+	/*
+	 * list head: Go calls with wake-up evidence that nothing else can claim,
+	 * waiting for the process to show an executor's shape or not (the
+	 * wake-up rule's gate, VP_WAKE_MIN_REPLIES); they hold their requests.
+	 */
+	struct vp_xchg shape_wait;
 	uint64_t served;	/* server exchanges with a reply */
 	uint64_t handoff;	/* reply sent by another thread than the one that read the request */
 	uint64_t interleaved;	/* a thread answered a request after reading a newer one */

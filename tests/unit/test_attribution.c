@@ -859,6 +859,51 @@ static void test_go_loops_and_mutexes_do_not_decide(void **state)
 	assert_false(r2->root->calls[0]->link.exact);
 }
 
+/*
+ * A Go front end's first call, before its handlers have answered
+ * VP_WAKE_MIN_REPLIES requests (the wake-up rule's gate): goroutine 1
+ * serves 901 and hands the call to its child 7, which readies the
+ * writeLoop (50); the readLoop (51) readies 7 back.  901 is done (the next
+ * request on l1) before the gate is passed; the call waits for it instead
+ * of becoming a root, and goes to 901 once eight requests are answered.
+ */
+static void test_go_first_call_waits_for_the_shape(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+
+	synth_go(w->web, US(100), 300, 302, VPR_GO_RUN, 1, 0);
+	synth_req(k.l1, 100, 901, US(100), 302);
+	synth_go(w->web, US(107), 300, 302, VPR_GO_NEW, 1, 7);
+	synth_go(w->web, US(108), 300, 302, VPR_GO_READY, 7, 50);
+	synth_go(w->web, US(109), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_req(k.d1, 50, 302, US(110), 401);
+	synth_go(w->web, US(124), 300, 301, VPR_GO_RUN, 51, 0);
+	synth_rep(k.d1, 70, 401, US(120), 301);
+	synth_go(w->web, US(126), 300, 301, VPR_GO_READY, 51, 7);
+	synth_go(w->web, US(139), 300, 302, VPR_GO_RUN, 1, 0);
+	synth_rep(k.l1, 500, 302, US(140), 901);
+	for (uint64_t i = 0; i < EARLY; i++) {
+		struct synth_link *l = i % 2 ? k.l2 : k.l1;
+
+		synth_go(w->web, US(200 + 10 * i), 300, 301, VPR_GO_RUN, 1 + i % 2, 0);
+		synth_req(l, 10, 900, US(200 + 10 * i), 301);
+		synth_rep(l, 10, 301, US(205 + 10 * i), 900);
+	}
+	synth_link__close(k.l1, US(400));
+	synth_link__close(k.l2, US(400));
+	synth_link__close(k.d1, US(400));
+	synth_link__close(k.d2, US(400));
+
+	analyze(w);
+	assert_int_equal(w->c.n, EARLY + 1);
+	assert_int_equal(w->c.reqs[0]->root->ncalls, 1);
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
+	assert_false(call->link.exact);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -884,6 +929,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wakeup_not_before_the_shape_shows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_shape_is_per_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_loops_and_mutexes_do_not_decide, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_go_first_call_waits_for_the_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_goroutines_are_the_units, setup, teardown),
 	};
 
