@@ -17,9 +17,11 @@ orphaned (found as a root), missing, and how many links marked exact
 reported as unknown.
 
   score.py compare --dir DIR [--found FILE] [--label TEXT] [--meta FILE] [--gate-roots]
+                   [--min-accuracy PCT]
       TAP lines and figures; exit 0 when the gates pass (completeness 100%,
       every path and link marked exact right; with --gate-roots also no true
-      call found as a root marked exact), 1 when one fails, 2 when the
+      call found as a root marked exact; with --min-accuracy at least PCT%
+      of the found paths right), 1 when one fails, 2 when the
       input cannot be scored.  DIR/failures.jsonl: every wrong path.
   score.py fake-found --dir DIR --out FILE
       what a perfect analyzer would write, every link marked exact
@@ -237,6 +239,10 @@ def compare(args):
         links["roots marked exact, wrong"], links["roots marked exact"])
     if args.gate_roots:
         gates.append((links["roots marked exact, wrong"] == 0, what))
+    if args.min_accuracy is not None:
+        gates.append((n_found and 100.0 * n_right / n_found >= args.min_accuracy,
+                      "overall accuracy %s >= %g%% (%d/%d paths right)" % (
+                          pct(n_right, n_found), args.min_accuracy, n_right, n_found)))
     for ok, what in gates:
         print("%s - %s %s" % ("ok" if ok else "not ok", label, what))
 
@@ -346,6 +352,8 @@ def main():
     ap.add_argument("--label")
     ap.add_argument("--gate-roots", action="store_true",
                     help="a true call found as a root marked exact fails the run")
+    ap.add_argument("--min-accuracy", type=float, metavar="PCT",
+                    help="fewer paths right than PCT%% of those found fails the run")
     ap.add_argument("--meta", default="evloop.json",
                     help="the run's description in DIR (tests/handoff: handoff.json)")
     ap.add_argument("--what", choices=("move", "drop", "lose", "orphan"))

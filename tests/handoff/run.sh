@@ -67,6 +67,8 @@ ho_build() {
 			go build -o "$build/goapp" "$HO_SRC/goapp.go" >"$E2E_DIR/build.log" 2>&1 ||
 			return 1
 		front_cmd=("$build/goapp" front "$HO_FRONT" "$HO_BACKEND")
+		# Go's hand-offs are followed to >= 99% (docs/analyzer.md): a gate here
+		wl_score_opts+=(--min-accuracy 99)
 		# started after the recorders: their goroutines are followed from exec
 		wl_record_opts+=(--go-binary "$build/goapp")
 		back_cmd=("$build/goapp" back "$HO_BACKEND")
