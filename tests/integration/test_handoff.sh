@@ -7,5 +7,6 @@
 # scheduler wake-ups and the Go runtime's goroutine creations and wake-ups
 # (basis wakeup, always inferred) or come out as unclaimed roots; no link
 # marked exact may be wrong, and no request is marked exact that might miss
-# a call.  Overall accuracy is printed (goal 99%, not met yet).
+# a call.  Go must have 99% of its paths right; for Python and Java overall
+# accuracy is printed (goal 99%, not met yet).
 HANDOFF_APPS="python java go" exec bash "$(dirname "$0")/../handoff/test_handoff.sh"
