@@ -133,6 +133,8 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	if ((ret = vp_paths__init(&a->paths, vp_input__host(a->in, 0), a->nhosts, a->clocks.offset,
 				  vp_input__reorder_ns(a->in), opts->on_request, opts->ctx)))
 		goto cleanup;
+	a->paths.on_xchg = opts->on_xchg;
+	a->paths.xchg_ctx = opts->xchg_ctx;
 	for (size_t i = 0; i < a->nhosts; i++) {
 		a->hs[i].host = vp_input__host(a->in, i);
 		vp_hpaths__init(&a->hs[i].paths, &a->paths, (int)i);

@@ -20,6 +20,7 @@
 
 #include "attribute.h"
 #include "input.h"
+#include "paths.h"
 #include "request.h"
 
 struct vp_analysis_opts {
@@ -29,6 +30,9 @@ struct vp_analysis_opts {
 	vp_request_fn on_request;
 	void *ctx;
 	const char *pairs; /* a pairs file (pairs.h): which ends pair, decided outside; NULL: here */
+	/* Optional: each exchange as its tree is emitted (paths.h, vp_xchg_fn); `local` keeps them. */
+	vp_xchg_fn on_xchg;
+	void *xchg_ctx;
 };
 
 struct vp_analysis_stats {

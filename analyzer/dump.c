@@ -161,7 +161,7 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	}
 }
 
-static void dump_header(FILE *out, const struct vpr_file_header *hd)
+void vp_dump_header(FILE *out, const struct vpr_file_header *hd)
 {
 	fprintf(out,
 		"header  version=%u host=\"%.*s\" machine_id=%.*s boot_id=%.*s kernel=\"%.*s\""
@@ -190,7 +190,7 @@ int vp_dump_file(const char *path, FILE *out, FILE *errf)
 		fprintf(errf, "error: %s: %s\n", path, err);
 		return -EINVAL;
 	}
-	dump_header(out, vpr_reader__header(r));
+	vp_dump_header(out, vpr_reader__header(r));
 	while (vpr_reader__next(r, &rec) == 1) {
 		vp_dump_record(out, rec);
 		fputc('\n', out);

@@ -13,6 +13,8 @@
  * when the file cannot be used (message written to err).
  */
 int vp_dump_file(const char *path, FILE *out, FILE *err);
+/* A recording's header as a line (with its newline). */
+void vp_dump_header(FILE *out, const struct vpr_file_header *hd);
 /* One record as a line (no newline), for dump and for debugging output. */
 void vp_dump_record(FILE *out, const struct vpr_hdr *rec);
 

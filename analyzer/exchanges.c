@@ -112,6 +112,7 @@ static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op,
 		return NULL;
 	x->sock = s;
 	x->cookie = s->cookie;
+	x->netns = s->netns;
 	x->host = host;
 	x->side = s->role == VPR_ROLE_ACCEPTED ? VP_SERVER : VP_CLIENT;
 	x->pid = op->pid;

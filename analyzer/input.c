@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "input.h"
+#include "local.h"
 #include "payloads.h"
 #include "recfile.h"
 
@@ -24,6 +25,8 @@ struct cpu_drops {
 struct stream {
 	struct vp_host *host;
 	struct vpr_reader *r;
+	struct vp_local_reader *lr; /* the file being read is a local file (local.h) */
+	int lfile;		    /* which of the local file's recordings its records are of */
 	int next_file;
 	bool eof;
 	union vpr_any *ring; /* reorder window, sorted by ts, head..head+len */
@@ -48,6 +51,8 @@ struct file_info {
 	struct vp_endpoint *addrs;
 	size_t naddrs;
 	uint32_t addr_netns;
+	char **recordings; /* a local file: the recordings it was made from (taken by the host) */
+	int nrecordings;
 };
 
 static int add_addr(struct vp_endpoint **v, size_t *n, const struct vpr_addr *a)
@@ -67,6 +72,44 @@ static int add_addr(struct vp_endpoint **v, size_t *n, const struct vpr_addr *a)
 	return 0;
 }
 
+/*
+ * A local file stands for its host's recordings (local.h): their first
+ * header, whether any may hold payload, the addresses they listed, and
+ * their paths for the outputs that name them.
+ */
+static int prescan_local(struct file_info *fi, char *err, size_t errlen)
+{
+	struct vp_local_reader *l;
+	const struct vp_local_host *h;
+	char why[256];
+	int ret;
+
+	if (!(l = vp_local__open(fi->path, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s: %s", fi->path, why);
+		return -EINVAL;
+	}
+	h = vp_local__host(l);
+	fi->hdr = h->hdrs[0];
+	fi->hdr.flags &= ~(uint32_t)VPR_FILE_SEGMENT; /* the whole ring, not one segment */
+	for (uint32_t i = 0; i < h->nfiles; i++)
+		fi->hdr.flags |= h->hdrs[i].flags & VPR_FILE_PAYLOAD;
+	fi->addr_netns = h->addr_netns;
+	fi->recordings = calloc(h->nfiles, sizeof(*fi->recordings));
+	fi->addrs = h->naddrs ? calloc(h->naddrs, sizeof(*fi->addrs)) : NULL;
+	if (!fi->recordings || (h->naddrs && !fi->addrs)) {
+		vp_local__close(l);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < h->nfiles; i++)
+		if ((fi->recordings[fi->nrecordings] = strdup(h->paths[i])))
+			fi->nrecordings++;
+	memcpy(fi->addrs, h->addrs, h->naddrs * sizeof(*fi->addrs));
+	fi->naddrs = h->naddrs;
+	ret = fi->nrecordings == (int)h->nfiles ? 0 : -ENOMEM;
+	vp_local__close(l);
+	return ret;
+}
+
 /* Header check and the host's own addresses, which the recorder writes first. */
 static int prescan(struct file_info *fi, char *err, size_t errlen)
 {
@@ -75,6 +118,8 @@ static int prescan(struct file_info *fi, char *err, size_t errlen)
 	char why[256];
 	int n = 0, ret = 0;
 
+	if (vpl_is_local(fi->path))
+		return prescan_local(fi, err, errlen);
 	r = vpr_reader__open(fi->path, why, sizeof(why));
 	if (!r) {
 		snprintf(err, errlen, "%s: %s", fi->path, why);
@@ -105,6 +150,29 @@ static int cmp_segment(const void *a, const void *b)
 static bool same_host(const struct vpr_file_header *a, const struct vpr_file_header *b)
 {
 	return a->netns == b->netns && !strncmp(a->boot_id, b->boot_id, VPR_ID_LEN);
+}
+
+/* The recordings behind file fi: itself, or those a local file was made from (moved to h). */
+static int add_recordings(struct vp_host *h, struct file_info *fi)
+{
+	int n = fi->recordings ? fi->nrecordings : 1;
+	char **v = realloc(h->recordings, (size_t)(h->nrecordings + n) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	h->recordings = v;
+	if (!fi->recordings) {
+		if (!(v[h->nrecordings] = strdup(fi->path)))
+			return -ENOMEM;
+		h->nrecordings++;
+		return 0;
+	}
+	memcpy(v + h->nrecordings, fi->recordings, (size_t)n * sizeof(*v));
+	h->nrecordings += n;
+	free(fi->recordings);
+	fi->recordings = NULL;
+	fi->nrecordings = 0;
+	return 0;
 }
 
 /* Files of host h (all with its identity), validated and in segment order. */
@@ -148,7 +216,7 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 	}
 	for (size_t i = 0; i < k; i++) {
 		h->files[i] = strdup(mine[i]->path);
-		if (!h->files[i]) {
+		if (!h->files[i] || (ret = add_recordings(h, mine[i]))) {
 			ret = -ENOMEM;
 			goto cleanup;
 		}
@@ -246,8 +314,12 @@ int vp_input__open(struct vp_input **out, char *const *paths, int npaths,
 cleanup:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	for (int i = 0; fis && i < npaths; i++)
+	for (int i = 0; fis && i < npaths; i++) {
 		free(fis[i].addrs);
+		for (int k = 0; k < fis[i].nrecordings; k++)
+			free(fis[i].recordings[k]);
+		free(fis[i].recordings);
+	}
 	free(fis);
 	if (in && in->hosts) /* a host that failed half-way is not counted in nhosts */
 		free_host(&in->hosts[in->nhosts]);
@@ -312,6 +384,57 @@ static bool keep_payload(struct stream *s, const struct vpr_hdr *rec)
 	return true;
 }
 
+/* Whether a record read is given on: known, its payload kept, its values plausible. */
+static bool usable(struct stream *s, const struct vpr_hdr *rec)
+{
+	if (!vpr_record_min_size(rec->type))
+		return false;
+	if (rec->type == VPR_PAYLOAD && !keep_payload(s, rec))
+		return false;
+	if (plausible(rec))
+		return true;
+	s->host->skipped++;
+	return false;
+}
+
+/* A reader ended early: the host's data stops there (file: the file it read). */
+static void damaged(struct stream *s, const char *file, bool corrupt, const char *why)
+{
+	s->host->truncated = true;
+	s->host->corrupt |= corrupt;
+	snprintf(s->host->damage, sizeof(s->host->damage), "%s: %s", file, why);
+}
+
+/*
+ * The next record of a local file (local.h): the same records, in the same
+ * order, as its recordings gave, and their damage as their readers saw it.
+ */
+static const struct vpr_hdr *read_local(struct stream *s)
+{
+	const struct vpr_hdr *rec;
+	const char *why;
+	uint8_t status;
+	int k;
+
+	while ((k = vp_local__next_record(s->lr, &rec, &status, &why)) > 0) {
+		s->host->bytes_read = s->bytes_done + vp_local__offset(s->lr);
+		if (k == VP_ITEM_FILE_END) {
+			const struct vp_host *h = s->host;
+
+			if (status != VPR_READ_OK)
+				damaged(s, s->lfile < h->nrecordings ? h->recordings[s->lfile] : "?",
+					status == VPR_READ_CORRUPT, why);
+			s->lfile++;
+		} else if (usable(s, rec)) {
+			return rec;
+		}
+	}
+	if (k < 0)
+		damaged(s, s->host->files[s->next_file - 1], vp_local__status(s->lr) == VPL_CORRUPT,
+			vp_local__error(s->lr));
+	return NULL;
+}
+
 /* Next raw record of the host's files, NULL at the end of the last one. */
 static const struct vpr_hdr *read_raw(struct stream *s)
 {
@@ -320,30 +443,36 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 	char why[256];
 
 	for (;;) {
-		if (!s->r) {
+		if (!s->r && !s->lr) {
+			const char *path;
+
 			if (s->next_file >= s->host->nfiles)
 				return NULL;
-			s->r = vpr_reader__open(s->host->files[s->next_file++], why, sizeof(why));
-			if (!s->r) { /* it was readable at open time: treat like damage */
-				s->host->truncated = true;
-				snprintf(s->host->damage, sizeof(s->host->damage), "%s: %s",
-					 s->host->files[s->next_file - 1], why);
+			path = s->host->files[s->next_file++];
+			if (vpl_is_local(path))
+				s->lr = vp_local__open(path, why, sizeof(why));
+			else
+				s->r = vpr_reader__open(path, why, sizeof(why));
+			if (!s->r && !s->lr) { /* it was readable at open time: treat like damage */
+				damaged(s, path, false, why);
 				continue;
 			}
 		}
-		while (vpr_reader__next(s->r, &rec) == 1) {
-			s->host->bytes_read = s->bytes_done + vpr_reader__offset(s->r);
-			if (!vpr_record_min_size(rec->type))
-				continue;
-			if (rec->type == VPR_PAYLOAD && !keep_payload(s, rec))
-				continue;
-			if (plausible(rec))
+		if (s->lr) {
+			if ((rec = read_local(s)))
 				return rec;
-			s->host->skipped++;
+			vp_local__close(s->lr);
+			s->lr = NULL;
+		} else {
+			while (vpr_reader__next(s->r, &rec) == 1) {
+				s->host->bytes_read = s->bytes_done + vpr_reader__offset(s->r);
+				if (usable(s, rec))
+					return rec;
+			}
+			note_damage(s);
+			vpr_reader__close(s->r);
+			s->r = NULL;
 		}
-		note_damage(s);
-		vpr_reader__close(s->r);
-		s->r = NULL;
 		/* A damaged file counts whole: the bytes after the damage are not read. */
 		if (!stat(s->host->files[s->next_file - 1], &st))
 			s->bytes_done += (uint64_t)st.st_size;
@@ -597,6 +726,9 @@ static void free_host(struct vp_host *h)
 	for (int f = 0; f < h->nfiles; f++)
 		free(h->files[f]);
 	free(h->files);
+	for (int f = 0; f < h->nrecordings; f++)
+		free(h->recordings[f]);
+	free(h->recordings);
 	free(h->addrs);
 	free(h->losses);
 }
@@ -608,6 +740,7 @@ void vp_input__free(struct vp_input *in)
 	for (size_t i = 0; i < in->nhosts; i++) {
 		free_host(&in->hosts[i]);
 		vpr_reader__close(in->streams[i].r);
+		vp_local__close(in->streams[i].lr);
 		free(in->streams[i].ring);
 		free(in->streams[i].cpus);
 		vp_payloads__free(&in->streams[i].payloads);

@@ -40,6 +40,9 @@ struct vp_host {
 	uint32_t netns;
 	char **files; /* in segment order */
 	int nfiles;
+	/* The recordings its data came from: files, or those its local file was made from. */
+	char **recordings;
+	int nrecordings;
 	int64_t wall_offset_ns; /* start_real - start_mono of the first file */
 	int64_t start_real_ns;	/* start_real of the first file (its wall clock) */
 	uint64_t records;	/* records given out so far */

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "export.h"
+#include "local.h"
 #include "output.h"
 #include "parse.h"
 #include "progress.h"
@@ -36,6 +37,11 @@ static const char usage[] =
 	"  patterns   requests grouped by the services they visit, with latencies\n"
 	"  dot        Graphviz DOT of a request (--request ID) or a pattern (--pattern N)\n"
 	"  dump       a recording's header and records as text, then whether it is intact\n"
+	"             (of a local file: its host and every call it holds)\n"
+	"  local      one host's recording (or ring segments) into a local file (-o FILE,\n"
+	"             docs/format.md): run it where the data is; every other command takes\n"
+	"             local files in place of recordings, mixed with them too, with the\n"
+	"             same output"
 	"  otlp       OpenTelemetry traces, OTLP/JSON (docs/otlp.md); --endpoint URL posts\n"
 	"             them to an OTLP/HTTP receiver\n"
 	"  sqlite     a SQLite database of hosts, requests and calls (-o FILE, docs/sqlite.md)\n"
@@ -62,7 +68,8 @@ static const char usage[] =
 	"                        one per host); the output is the same for every N\n"
 	"      --pairs FILE      which client end pairs with which server end, as decided\n"
 	"                        outside (ClickHouse: docs/clickhouse.md), instead of here\n"
-	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output)\n"
+	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output);\n"
+	"                        local: the local file to write (required)\n"
 	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
 	"      --nesting         baseline: the nesting algorithm (call pairs nested by time)\n"
 	"      --convolution     baseline: the convolution algorithm (cross-correlation)\n"
@@ -80,6 +87,8 @@ static const char usage[] =
 	"  vpath-analyze patterns *.vpr\n"
 	"  vpath-analyze dot -p 1 *.vpr | dot -Tsvg > pattern1.svg\n"
 	"  vpath-analyze dump web.vpr | less\n"
+	"  vpath-analyze local -o web.vpl web.vpr            # on the web host\n"
+	"  vpath-analyze paths web.vpl app.vpl db.vpr        # anywhere, with the others\n"
 	"  vpath-analyze otlp --endpoint http://localhost:4318 *.vpr\n"
 	"  vpath-analyze sqlite -o paths.db *.vpr\n"
 	"  vpath-analyze report -o report.html *.vpr\n"
@@ -88,7 +97,7 @@ static const char usage[] =
 	"On a terminal, a long analysis shows its progress on standard error (not in CI).\n";
 
 enum command { CMD_PATHS, CMD_SHOW, CMD_TABLE, CMD_PATTERNS, CMD_DOT, CMD_DUMP, CMD_OTLP, CMD_SQLITE, CMD_REPORT,
-	       CMD_BASELINE };
+	       CMD_BASELINE, CMD_LOCAL };
 
 struct cli {
 	enum command cmd;
@@ -170,6 +179,7 @@ static void write_request(struct cli *c, const struct vp_request *r)
 			fprintf(stderr, "warning: out of memory, request %" PRIu64 " not counted\n", r->id);
 		break;
 	case CMD_DUMP:
+	case CMD_LOCAL:
 		break;
 	}
 }
@@ -236,7 +246,8 @@ static int by_duration_desc(const void *x, const void *y)
 static int parse_command(const char *s, enum command *cmd)
 {
 	static const char *const names[] = {"paths", "show",   "table",  "patterns", "dot",
-					    "dump",  "otlp", "sqlite", "report", "baseline"};
+					    "dump",  "otlp", "sqlite", "report", "baseline",
+					    "local"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(s, names[i])) {
@@ -451,10 +462,53 @@ static int cmd_dump(char **files, int n)
 {
 	int status = 0;
 
-	for (int i = 0; i < n; i++)
-		if (vp_dump_file(files[i], stdout, stderr) < 0)
+	for (int i = 0; i < n; i++) {
+		int r = vpl_is_local(files[i]) ? vp_local__dump(files[i], stdout, stderr)
+					       : vp_dump_file(files[i], stdout, stderr);
+
+		if (r < 0)
 			status = 1;
+	}
 	return status;
+}
+
+/* `local -o OUT [-v] FILE...`: one host's recordings into a local file (local.h). */
+static int cmd_local(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"verbose", no_argument, NULL, 'v'},
+		{NULL, 0, NULL, 0},
+	};
+	struct vp_local_stats st;
+	const char *out = NULL;
+	bool verbose = false;
+	char err[512];
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:v", longs, NULL)) != -1) {
+		if (opt == 'o')
+			out = optarg;
+		else if (opt == 'v')
+			verbose = true;
+		else
+			return 2;
+	}
+	if (!out || optind >= argc) {
+		fprintf(stderr, "error: local needs -o FILE and one host's recording (see --help)\n");
+		return 2;
+	}
+	if (vp_local__write(argv + optind, argc - optind, out, &st, err, sizeof(err))) {
+		fprintf(stderr, "error: %s\n", err);
+		return 1;
+	}
+	if (verbose)
+		fprintf(stderr, "%s: %" PRIu64 " records, %" PRIu64 " calls (%" PRIu64
+			" linked in the host), %" PRIu64 " bytes from %" PRIu64 " (%.1f%%)\n",
+			out, st.records, st.calls, st.links, st.out_bytes, st.in_bytes,
+			st.in_bytes ? 100.0 * (double)st.out_bytes / (double)st.in_bytes : 0.0);
+	return 0;
 }
 
 static void report(struct cli *c)
@@ -537,6 +591,8 @@ int main(int argc, char **argv)
 		}
 		return cmd_dump(argv + 2, argc - 2);
 	}
+	if (c.cmd == CMD_LOCAL)
+		return cmd_local(argc - 1, argv + 1);
 	vp_conv_opts__default(&c.conv);
 	if (parse_args(&c, argc - 1, argv + 1))
 		return 2;

@@ -370,6 +370,11 @@ static void release_tree(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 {
 	struct vp_xchg *k = s ? s->child_head : NULL;
 
+	if (p->on_xchg && c)
+		p->on_xchg(p->xchg_ctx, c);
+	if (p->on_xchg && s)
+		p->on_xchg(p->xchg_ctx, s);
+
 	while (k) {
 		struct vp_xchg *next = k->sibling;
 

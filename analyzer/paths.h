@@ -15,6 +15,9 @@
 #include "request.h"
 #include "xchg.h"
 
+/* Sees an exchange of an emitted tree, before it is freed (its up and peer still valid). */
+typedef void (*vp_xchg_fn)(void *ctx, const struct vp_xchg *x);
+
 struct vp_paths {
 	const int64_t *offsets; /* per host, onto the common timeline (clock.h) */
 	struct vp_host *hosts;	/* for loss windows */
@@ -29,6 +32,8 @@ struct vp_paths {
 	uint64_t requests_exact;
 	uint64_t teardowns; /* TLS handshakes and goodbyes that were not requests */
 	struct vp_xpool *pools;	  /* per host: where its exchanges come from and go back to */
+	vp_xchg_fn on_xchg;	  /* NULL: nobody looks */
+	void *xchg_ctx;
 };
 
 /*

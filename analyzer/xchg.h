@@ -50,6 +50,7 @@ struct vp_xchg {
 	uint64_t id; /* creation order, unique in one analysis */
 	struct vp_sock *sock; /* while the exchange is in progress */
 	uint64_t cookie;      /* of its socket, found again through the host's table */
+	uint32_t netns;	      /* of its socket (0: no connection record said) */
 	int host;
 	uint8_t side;	  /* enum vp_side */
 	uint8_t up_state; /* enum vp_up_state */

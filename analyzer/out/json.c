@@ -132,8 +132,8 @@ void vp_out_json_end(struct vp_out_ctx *o)
 		cJSON_AddNumberToObject(ho, "id", h->id);
 		cJSON_AddStringToObject(ho, "name", h->name);
 		files = cJSON_AddArrayToObject(ho, "files");
-		for (int f = 0; f < h->nfiles; f++)
-			cJSON_AddItemToArray(files, cJSON_CreateString(h->files[f]));
+		for (int f = 0; f < h->nrecordings; f++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(h->recordings[f]));
 		cJSON_AddNumberToObject(ho, "netns", h->netns);
 		cJSON_AddNumberToObject(ho, "offset_ns", (double)vp_analysis__offset(o->a, i));
 		cJSON_AddNumberToObject(ho, "records", (double)h->records);

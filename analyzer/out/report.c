@@ -381,8 +381,8 @@ static cJSON *hosts_json(struct vp_report *rep, const struct vp_analysis *a, int
 			add_num(o, "last", (double)((int64_t)ho->last_ts + off - t0));
 		}
 		files = cJSON_AddArrayToObject(o, "files");
-		for (int f = 0; f < ho->nfiles; f++)
-			cJSON_AddItemToArray(files, cJSON_CreateString(ho->files[f]));
+		for (int f = 0; f < ho->nrecordings; f++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(ho->recordings[f]));
 		losses = cJSON_AddArrayToObject(o, "losses");
 		for (size_t i = 0; i < ho->nlosses && i < MAX_LOSSES_SHOWN; i++) {
 			cJSON *l = cJSON_CreateObject();

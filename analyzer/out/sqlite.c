@@ -416,8 +416,8 @@ static int finish_hosts(struct vp_sqlite *s, const struct vp_analysis *a)
 		size_t n = 0;
 
 		files[0] = '\0';
-		for (int f = 0; f < ho->nfiles && n < sizeof(files); f++)
-			n += (size_t)snprintf(files + n, sizeof(files) - n, "%s%s", f ? " " : "", ho->files[f]);
+		for (int f = 0; f < ho->nrecordings && n < sizeof(files); f++)
+			n += (size_t)snprintf(files + n, sizeof(files) - n, "%s%s", f ? " " : "", ho->recordings[f]);
 		col_i64(&row, (int64_t)h);
 		col_text(&row, ho->name);
 		col_text(&row, ho->boot_id);
