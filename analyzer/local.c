@@ -14,8 +14,7 @@
 struct writing {
 	struct vpl_writer *w;
 	struct vp_local_stats *st;
-	struct vp_wbuf buf; /* the CALLS block being filled */
-	uint32_t count;
+	struct vp_callenc calls; /* the CALLS block being filled */
 	int err;
 };
 
@@ -107,11 +106,12 @@ static void on_xchg(void *ctx, const struct vp_xchg *x)
 		c.peer = x->peer->id + 1;
 	if (x->wit)
 		c.wit = *x->wit;
-	vp_local_call__encode(&c, &wr->buf);
-	wr->count++;
+	vp_callenc__add(&wr->calls, &c);
 	wr->st->calls++;
-	if (wr->buf.len >= VPL_BLOCK_FILL)
-		put_block(wr, VPL_CALLS, &wr->buf, &wr->count);
+	if (wr->calls.buf.len >= VPL_BLOCK_FILL) {
+		put_block(wr, VPL_CALLS, &wr->calls.buf, &wr->calls.count);
+		vp_callenc__reset(&wr->calls);
+	}
 }
 
 static void drop_request(void *ctx, struct vp_request *r)
@@ -131,7 +131,7 @@ static int find_calls(struct writing *wr, char *const *files, int nfiles, char *
 		return ret;
 	ret = vp_analysis__run(a);
 	vp_analysis__free(a);
-	put_block(wr, VPL_CALLS, &wr->buf, &wr->count);
+	put_block(wr, VPL_CALLS, &wr->calls.buf, &wr->calls.count);
 	if (ret)
 		snprintf(err, errlen, "analysis failed: %s", strerror(-ret));
 	return ret;
@@ -233,7 +233,7 @@ cleanup:
 		if (ret)
 			unlink(out);
 	}
-	vp_wbuf__free(&wr.buf);
+	vp_callenc__free(&wr.calls);
 	vp_input__free(in);
 	return ret;
 }

@@ -8,7 +8,7 @@ static void put_end(struct vp_wbuf *b, const struct vp_endpoint *e)
 {
 	vp_wbuf__u8(b, e->family);
 	vp_wbuf__var(b, e->port);
-	vp_wbuf__bytes(b, e->addr, 16);
+	vp_wbuf__bytes(b, e->addr, e->family == 2 ? 4 : 16); /* AF_INET: the rest is 0 */
 }
 
 static void get_end(struct vp_rbuf *b, struct vp_endpoint *e)
@@ -16,56 +16,100 @@ static void get_end(struct vp_rbuf *b, struct vp_endpoint *e)
 	memset(e, 0, sizeof(*e));
 	e->family = vp_rbuf__u8(b);
 	e->port = (uint16_t)vp_rbuf__varmax(b, UINT16_MAX);
-	vp_rbuf__bytes(b, e->addr, 16);
+	vp_rbuf__bytes(b, e->addr, e->family == 2 ? 4 : 16);
 }
 
-/* A message: times as first and first-to-last, the rest as they are. */
-static void put_msg(struct vp_wbuf *b, const struct vp_msg *m)
+/* A message: its first time from the call's, the rest as they are. */
+static void put_msg(struct vp_wbuf *b, const struct vp_msg *m, uint64_t base)
 {
-	vp_wbuf__var(b, m->first_ts);
+	vp_wbuf__svar(b, (int64_t)(m->first_ts - base));
 	vp_wbuf__var(b, m->last_ts - m->first_ts);
 	vp_wbuf__var(b, m->bytes);
 	vp_wbuf__var(b, m->seq_start);
-	vp_wbuf__var(b, m->seq_end);
+	vp_wbuf__var(b, m->seq_end - m->seq_start);
 	vp_wbuf__var(b, m->first_tid);
-	vp_wbuf__var(b, m->last_tid);
+	vp_wbuf__svar(b, (int64_t)m->last_tid - (int64_t)m->first_tid);
 	vp_wbuf__var(b, m->nops);
 	vp_wbuf__var(b, m->nthreads);
 	vp_wbuf__u8(b, m->gap);
 }
 
-static void get_msg(struct vp_rbuf *b, struct vp_msg *m)
+static void get_msg(struct vp_rbuf *b, struct vp_msg *m, uint64_t base)
 {
 	memset(m, 0, sizeof(*m));
-	m->first_ts = vp_rbuf__var(b);
+	m->first_ts = base + (uint64_t)vp_rbuf__svar(b);
 	m->last_ts = m->first_ts + vp_rbuf__var(b);
 	m->bytes = vp_rbuf__var(b);
 	m->seq_start = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	m->seq_end = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
+	m->seq_end = m->seq_start + (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
 	m->first_tid = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	m->last_tid = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
+	m->last_tid = (uint32_t)((int64_t)m->first_tid + vp_rbuf__svar(b));
 	m->nops = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
 	m->nthreads = (uint16_t)vp_rbuf__varmax(b, UINT16_MAX);
 	m->gap = vp_rbuf__u8(b) != 0;
 }
 
-void vp_local_call__encode(const struct vp_local_call *c, struct vp_wbuf *b)
+static bool same_sock(const struct vp_callsock *s, const struct vp_local_call *c)
 {
-	vp_wbuf__var(b, c->id);
+	return s->cookie == c->cookie && s->netns == c->netns && s->have_tuple == c->have_tuple &&
+	       !memcmp(&s->local, &c->local, sizeof(s->local)) &&
+	       !memcmp(&s->remote, &c->remote, sizeof(s->remote));
+}
+
+static struct vp_callsock *sock_add(struct vp_callsock **v, size_t *n, size_t *cap)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct vp_callsock *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		*v = nv;
+		*cap = c;
+	}
+	memset(&(*v)[*n], 0, sizeof(**v));
+	return &(*v)[(*n)++];
+}
+
+/* The connection end: 0 and its key when new to the block, else its place + 1. */
+static void put_sock(struct vp_callenc *e, const struct vp_local_call *c)
+{
+	uintptr_t idx = (uintptr_t)u64map__get(&e->by_cookie, c->cookie);
+	struct vp_callsock *s;
+
+	if (idx && same_sock(&e->socks[idx - 1], c)) {
+		vp_wbuf__var(&e->buf, idx);
+		return;
+	}
+	vp_wbuf__var(&e->buf, 0);
+	vp_wbuf__var(&e->buf, c->cookie);
+	vp_wbuf__var(&e->buf, c->netns);
+	vp_wbuf__u8(&e->buf, c->have_tuple);
+	put_end(&e->buf, &c->local);
+	put_end(&e->buf, &c->remote);
+	if (!(s = sock_add(&e->socks, &e->nsocks, &e->cap)) ||
+	    u64map__put(&e->by_cookie, c->cookie, (void *)(uintptr_t)e->nsocks)) {
+		e->buf.oom = true;
+		return;
+	}
+	*s = (struct vp_callsock){c->cookie, c->netns, c->have_tuple, c->local, c->remote};
+}
+
+void vp_callenc__add(struct vp_callenc *e, const struct vp_local_call *c)
+{
+	struct vp_wbuf *b = &e->buf;
+
+	vp_wbuf__svar(b, (int64_t)(c->id - e->prev_id));
 	vp_wbuf__u8(b, c->side);
-	vp_wbuf__var(b, c->cookie);
-	vp_wbuf__var(b, c->netns);
-	vp_wbuf__u8(b, c->have_tuple);
-	put_end(b, &c->local);
-	put_end(b, &c->remote);
+	put_sock(e, c);
 	vp_wbuf__var(b, c->conn_index);
 	vp_wbuf__var(b, c->pid);
 	vp_wbuf__str(b, c->comm, VPR_COMM_LEN);
 	vp_wbuf__str(b, c->proc, VPR_COMM_LEN);
 	vp_wbuf__var(b, c->flags);
-	put_msg(b, &c->req);
+	put_msg(b, &c->req, e->prev_ts);
 	if (c->flags & VPL_HAS_REP)
-		put_msg(b, &c->rep);
+		put_msg(b, &c->rep, c->req.first_ts);
 	vp_wbuf__var(b, c->setup_ns);
 	vp_wbuf__var(b, c->parent);
 	vp_wbuf__var(b, c->peer);
@@ -81,26 +125,83 @@ void vp_local_call__encode(const struct vp_local_call *c, struct vp_wbuf *b)
 		vp_wbuf__str(b, c->wit.text, VP_WIT_TEXT_MAX - 1);
 		vp_wbuf__str(b, c->wit.err, VP_WIT_ERR_MAX - 1);
 	}
+	e->prev_id = c->id;
+	e->prev_ts = c->req.first_ts;
+	e->count++;
 }
 
-int vp_local_call__decode(struct vp_local_call *c, struct vp_rbuf *b)
+void vp_callenc__reset(struct vp_callenc *e)
 {
+	e->buf.len = 0;
+	e->count = 0;
+	e->nsocks = 0;
+	e->prev_id = e->prev_ts = 0;
+	u64map__free(&e->by_cookie);
+}
+
+void vp_callenc__free(struct vp_callenc *e)
+{
+	vp_wbuf__free(&e->buf);
+	u64map__free(&e->by_cookie);
+	free(e->socks);
+	memset(e, 0, sizeof(*e));
+}
+
+void vp_calldec__block(struct vp_calldec *d, const uint8_t *p, size_t len, uint32_t count)
+{
+	d->b = (struct vp_rbuf){p, p + len, false};
+	d->left = count;
+	d->nsocks = 0;
+	d->prev_id = d->prev_ts = 0;
+}
+
+static int get_sock(struct vp_calldec *d, struct vp_local_call *c)
+{
+	uint64_t idx = vp_rbuf__var(&d->b);
+	struct vp_callsock *s;
+
+	if (idx) {
+		if (idx > d->nsocks)
+			return -EINVAL;
+		s = &d->socks[idx - 1];
+	} else {
+		if (!(s = sock_add(&d->socks, &d->nsocks, &d->cap)))
+			return -ENOMEM;
+		s->cookie = vp_rbuf__var(&d->b);
+		s->netns = (uint32_t)vp_rbuf__varmax(&d->b, UINT32_MAX);
+		s->have_tuple = vp_rbuf__u8(&d->b) != 0;
+		get_end(&d->b, &s->local);
+		get_end(&d->b, &s->remote);
+	}
+	c->cookie = s->cookie;
+	c->netns = s->netns;
+	c->have_tuple = s->have_tuple;
+	c->local = s->local;
+	c->remote = s->remote;
+	return 0;
+}
+
+int vp_calldec__next(struct vp_calldec *d, struct vp_local_call *c)
+{
+	struct vp_rbuf *b = &d->b;
+	int err;
+
+	if (!d->left)
+		return b->p == b->end ? 0 : -EINVAL;
+	d->left--;
 	memset(c, 0, sizeof(*c));
-	c->id = vp_rbuf__var(b);
+	c->id = d->prev_id + (uint64_t)vp_rbuf__svar(b);
 	c->side = vp_rbuf__u8(b);
-	c->cookie = vp_rbuf__var(b);
-	c->netns = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	c->have_tuple = vp_rbuf__u8(b) != 0;
-	get_end(b, &c->local);
-	get_end(b, &c->remote);
+	if ((err = get_sock(d, c)))
+		return err;
 	c->conn_index = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
 	c->pid = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
 	vp_rbuf__str(b, c->comm, sizeof(c->comm));
 	vp_rbuf__str(b, c->proc, sizeof(c->proc));
 	c->flags = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	get_msg(b, &c->req);
+	get_msg(b, &c->req, d->prev_ts);
 	if (c->flags & VPL_HAS_REP)
-		get_msg(b, &c->rep);
+		get_msg(b, &c->rep, c->req.first_ts);
 	c->setup_ns = vp_rbuf__var(b);
 	c->parent = vp_rbuf__var(b);
 	c->peer = vp_rbuf__var(b);
@@ -119,5 +220,13 @@ int vp_local_call__decode(struct vp_local_call *c, struct vp_rbuf *b)
 	if (b->bad || c->side > 1 || !c->id || c->link.basis >= VP_BASIS_MAX ||
 	    c->wit.proto >= VP_PROTO_MAX)
 		return -EINVAL;
-	return 0;
+	d->prev_id = c->id;
+	d->prev_ts = c->req.first_ts;
+	return 1;
+}
+
+void vp_calldec__free(struct vp_calldec *d)
+{
+	free(d->socks);
+	memset(d, 0, sizeof(*d));
 }

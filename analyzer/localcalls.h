@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "endpoint.h"
+#include "hashmap.h"
 #include "evidence.h"
 #include "messages.h"
 #include "proto/proto.h"
@@ -54,8 +55,43 @@ struct vp_local_call {
 	struct vp_witness wit; /* proto VP_PROTO_NONE when not known */
 };
 
-void vp_local_call__encode(const struct vp_local_call *c, struct vp_wbuf *b);
-/* One call from b: 0, or -EINVAL when b does not hold one. */
-int vp_local_call__decode(struct vp_local_call *c, struct vp_rbuf *b);
+/*
+ * A block's calls name each connection end once (cookie, netns, 4-tuple),
+ * then by its place in the block; times are differences from the call
+ * before.  Each block starts afresh.
+ */
+struct vp_callsock {
+	uint64_t cookie;
+	uint32_t netns;
+	bool have_tuple;
+	struct vp_endpoint local, remote;
+};
+
+struct vp_callenc {
+	struct vp_wbuf buf;
+	uint32_t count;
+	struct u64map by_cookie; /* cookie -> index + 1 of its latest entry */
+	struct vp_callsock *socks;
+	size_t nsocks, cap;
+	uint64_t prev_id, prev_ts;
+};
+
+void vp_callenc__add(struct vp_callenc *e, const struct vp_local_call *c);
+/* buf went into a block: start afresh. */
+void vp_callenc__reset(struct vp_callenc *e);
+void vp_callenc__free(struct vp_callenc *e);
+
+struct vp_calldec {
+	struct vp_rbuf b;
+	uint32_t left;
+	struct vp_callsock *socks;
+	size_t nsocks, cap;
+	uint64_t prev_id, prev_ts;
+};
+
+void vp_calldec__block(struct vp_calldec *d, const uint8_t *p, size_t len, uint32_t count);
+/* The next call: 1, 0 at the block's end, -EINVAL when it does not decode, -ENOMEM. */
+int vp_calldec__next(struct vp_calldec *d, struct vp_local_call *c);
+void vp_calldec__free(struct vp_calldec *d);
 
 #endif

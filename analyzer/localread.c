@@ -9,8 +9,7 @@ struct vp_local_reader {
 	struct vpl_reader *r;
 	struct vp_local_host host;
 	uint32_t kind;	/* of the block being read, 0: none */
-	struct vp_rbuf calls;
-	uint32_t calls_left;
+	struct vp_calldec calls;
 	struct vp_recdec *dec;
 	enum vpl_status status;
 	char err[400];
@@ -81,21 +80,21 @@ static int next_block(struct vp_local_reader *l, uint32_t want, const uint8_t **
 
 int vp_local__next_call(struct vp_local_reader *l, struct vp_local_call *c)
 {
-	while (!l->calls_left) {
+	for (;;) {
+		int k = l->kind == VPL_CALLS ? vp_calldec__next(&l->calls, c) : 0;
 		const uint8_t *raw;
 		size_t len;
-		int k;
+		uint32_t count;
 
-		if (l->calls.p != l->calls.end)
-			return bad_block(l, "calls block longer than its count");
-		if ((k = next_block(l, VPL_CALLS, &raw, &len, &l->calls_left)) != 1)
+		if (k == 1)
+			return 1;
+		if (k < 0)
+			return bad_block(l, "a call that does not decode");
+		if ((k = next_block(l, VPL_CALLS, &raw, &len, &count)) != 1)
 			return k;
-		l->calls = (struct vp_rbuf){raw, raw + len, false};
+		l->kind = VPL_CALLS;
+		vp_calldec__block(&l->calls, raw, len, count);
 	}
-	l->calls_left--;
-	if (vp_local_call__decode(c, &l->calls))
-		return bad_block(l, "a call that does not decode");
-	return 1;
 }
 
 int vp_local__next_record(struct vp_local_reader *l, const struct vpr_hdr **rec, uint8_t *status,
@@ -148,6 +147,7 @@ void vp_local__close(struct vp_local_reader *l)
 		return;
 	vpl_reader__close(l->r);
 	vp_local_host__free(&l->host);
+	vp_calldec__free(&l->calls);
 	if (l->dec) {
 		vp_recdec__free(l->dec);
 		free(l->dec);
