@@ -35,6 +35,17 @@ static void put_block(struct writing *wr, enum vpl_block_kind kind, struct vp_wb
 	*count = 0;
 }
 
+/* Recording f of host h, or NULL with the reason in err. */
+static struct vpr_reader *open_recording(const struct vp_host *h, int f, char *err, size_t errlen)
+{
+	char why[256];
+	struct vpr_reader *r = vpr_reader__open(h->files[f], why, sizeof(why));
+
+	if (!r)
+		snprintf(err, errlen, "%s: %s", h->files[f], why);
+	return r;
+}
+
 /* The host's records, as the read stage will take them, file by file (localrecs.h). */
 static int copy_records(struct writing *wr, const struct vp_host *h, char *err, size_t errlen)
 {
@@ -43,11 +54,9 @@ static int copy_records(struct writing *wr, const struct vp_host *h, char *err, 
 
 	for (int f = 0; f < h->nfiles && !ret; f++) {
 		const struct vpr_hdr *rec;
-		char why[256];
-		struct vpr_reader *r = vpr_reader__open(h->files[f], why, sizeof(why));
+		struct vpr_reader *r = open_recording(h, f, err, errlen);
 
 		if (!r) {
-			snprintf(err, errlen, "%s: %s", h->files[f], why);
 			ret = -EIO;
 			break;
 		}
@@ -151,11 +160,9 @@ static int host_block(struct writing *wr, const struct vp_host *h, char *err, si
 	if (!lh.hdrs)
 		return -ENOMEM;
 	for (int f = 0; f < h->nfiles && !ret; f++) {
-		char why[256];
-		struct vpr_reader *r = vpr_reader__open(h->files[f], why, sizeof(why));
+		struct vpr_reader *r = open_recording(h, f, err, errlen);
 
 		if (!r) {
-			snprintf(err, errlen, "%s: %s", h->files[f], why);
 			ret = -EIO;
 			break;
 		}

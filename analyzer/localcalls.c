@@ -58,17 +58,7 @@ static bool same_sock(const struct vp_callsock *s, const struct vp_local_call *c
 
 static struct vp_callsock *sock_add(struct vp_callsock **v, size_t *n, size_t *cap)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		struct vp_callsock *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		*v = nv;
-		*cap = c;
-	}
-	memset(&(*v)[*n], 0, sizeof(**v));
-	return &(*v)[(*n)++];
+	return vp_grow((void **)v, n, cap, sizeof(**v));
 }
 
 /* The connection end: 0 and its key when new to the block, else its place + 1. */

@@ -19,18 +19,11 @@
 
 static struct vp_recsock *sock_add(struct vp_recsock **v, size_t *n, size_t *cap, uint64_t cookie)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		struct vp_recsock *nv = realloc(*v, c * sizeof(*nv));
+	struct vp_recsock *s = vp_grow((void **)v, n, cap, sizeof(**v));
 
-		if (!nv)
-			return NULL;
-		*v = nv;
-		*cap = c;
-	}
-	memset(&(*v)[*n], 0, sizeof(**v));
-	(*v)[*n].cookie = cookie;
-	return &(*v)[(*n)++];
+	if (s)
+		s->cookie = cookie;
+	return s;
 }
 
 static bool plain_op(const struct vpr_hdr *rec)

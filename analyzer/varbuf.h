@@ -86,6 +86,24 @@ static inline void vp_wbuf__free(struct vp_wbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * Room for one more element of size bytes in *v (n used of *cap): the
+ * address of the new element, NULL when out of memory.
+ */
+static inline void *vp_grow(void **v, size_t *n, size_t *cap, size_t size)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		void *nv = realloc(*v, c * size);
+
+		if (!nv)
+			return NULL;
+		*v = nv;
+		*cap = c;
+	}
+	return memset((char *)*v + (*n)++ * size, 0, size);
+}
+
 struct vp_rbuf {
 	const uint8_t *p, *end;
 	bool bad; /* read past the end, or a value out of range */
