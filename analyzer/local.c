@@ -21,6 +21,7 @@ struct writing {
 /* Flush a filled block of kind; keeps the first error. */
 static void put_block(struct writing *wr, enum vpl_block_kind kind, struct vp_wbuf *b, uint32_t *count)
 {
+	uint64_t before = vpl_writer__bytes(wr->w);
 	int err;
 
 	if (!*count)
@@ -29,6 +30,10 @@ static void put_block(struct writing *wr, enum vpl_block_kind kind, struct vp_wb
 		err = -ENOMEM;
 	else
 		err = vpl_writer__block(wr->w, kind, b->p, b->len, *count);
+	if (kind == VPL_RECS)
+		wr->st->recs_bytes += vpl_writer__bytes(wr->w) - before;
+	else if (kind == VPL_CALLS)
+		wr->st->calls_bytes += vpl_writer__bytes(wr->w) - before;
 	if (err && !wr->err)
 		wr->err = err;
 	b->len = 0;

@@ -505,9 +505,11 @@ static int cmd_local(int argc, char **argv)
 	}
 	if (verbose)
 		fprintf(stderr, "%s: %" PRIu64 " records, %" PRIu64 " calls (%" PRIu64
-			" linked in the host), %" PRIu64 " bytes from %" PRIu64 " (%.1f%%)\n",
-			out, st.records, st.calls, st.links, st.out_bytes, st.in_bytes,
-			st.in_bytes ? 100.0 * (double)st.out_bytes / (double)st.in_bytes : 0.0);
+			" linked in the host), %" PRIu64 " bytes from %" PRIu64 " (%.1f%%; records %"
+			PRIu64 ", calls %" PRIu64 ")\n", out, st.records, st.calls, st.links,
+			st.out_bytes, st.in_bytes,
+			st.in_bytes ? 100.0 * (double)st.out_bytes / (double)st.in_bytes : 0.0,
+			st.recs_bytes, st.calls_bytes);
 	return 0;
 }
 
