@@ -137,14 +137,17 @@ struct vpl_reader {
 
 bool vpl_is_local(const char *path)
 {
+	/* Not blocking on a FIFO or device: only a regular file can be one. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	char m[8];
-	FILE *f = fopen(path, "rb");
 	bool yes;
 
-	if (!f)
+	if (fd < 0)
 		return false;
-	yes = fread(m, 1, sizeof(m), f) == sizeof(m) && !memcmp(m, VPL_MAGIC, sizeof(m));
-	fclose(f);
+	yes = !fstat(fd, &st) && S_ISREG(st.st_mode) && read(fd, m, sizeof(m)) == sizeof(m) &&
+	      !memcmp(m, VPL_MAGIC, sizeof(m));
+	close(fd);
 	return yes;
 }
 
