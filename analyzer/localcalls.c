@@ -19,31 +19,41 @@ static void get_end(struct vp_rbuf *b, struct vp_endpoint *e)
 	vp_rbuf__bytes(b, e->addr, e->family == 2 ? 4 : 16);
 }
 
-/* A message: its first time from the call's, the rest as they are. */
-static void put_msg(struct vp_wbuf *b, const struct vp_msg *m, uint64_t base)
+/*
+ * A message: its first time from base, its start from where the last one of
+ * its kind on the connection ended (*end), its first thread from the last
+ * one there (*tid); both are then moved on.
+ */
+static void put_msg(struct vp_wbuf *b, const struct vp_msg *m, uint64_t base, uint32_t *end,
+		    uint32_t *tid)
 {
 	vp_wbuf__svar(b, (int64_t)(m->first_ts - base));
 	vp_wbuf__var(b, m->last_ts - m->first_ts);
 	vp_wbuf__var(b, m->bytes);
-	vp_wbuf__var(b, m->seq_start);
+	vp_wbuf__svar(b, (int32_t)(m->seq_start - *end));
 	vp_wbuf__var(b, m->seq_end - m->seq_start);
-	vp_wbuf__var(b, m->first_tid);
+	vp_wbuf__svar(b, (int64_t)m->first_tid - (int64_t)*tid);
 	vp_wbuf__svar(b, (int64_t)m->last_tid - (int64_t)m->first_tid);
+	*end = m->seq_end;
+	*tid = m->last_tid;
 	vp_wbuf__var(b, m->nops);
 	vp_wbuf__var(b, m->nthreads);
 	vp_wbuf__u8(b, m->gap);
 }
 
-static void get_msg(struct vp_rbuf *b, struct vp_msg *m, uint64_t base)
+static void get_msg(struct vp_rbuf *b, struct vp_msg *m, uint64_t base, uint32_t *end,
+		    uint32_t *tid)
 {
 	memset(m, 0, sizeof(*m));
 	m->first_ts = base + (uint64_t)vp_rbuf__svar(b);
 	m->last_ts = m->first_ts + vp_rbuf__var(b);
 	m->bytes = vp_rbuf__var(b);
-	m->seq_start = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
+	m->seq_start = *end + (uint32_t)vp_rbuf__svar(b);
 	m->seq_end = m->seq_start + (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	m->first_tid = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
+	m->first_tid = (uint32_t)((int64_t)*tid + vp_rbuf__svar(b));
 	m->last_tid = (uint32_t)((int64_t)m->first_tid + vp_rbuf__svar(b));
+	*end = m->seq_end;
+	*tid = m->last_tid;
 	m->nops = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
 	m->nthreads = (uint16_t)vp_rbuf__varmax(b, UINT16_MAX);
 	m->gap = vp_rbuf__u8(b) != 0;
@@ -62,14 +72,14 @@ static struct vp_callsock *sock_add(struct vp_callsock **v, size_t *n, size_t *c
 }
 
 /* The connection end: 0 and its key when new to the block, else its place + 1. */
-static void put_sock(struct vp_callenc *e, const struct vp_local_call *c)
+static struct vp_callsock *put_sock(struct vp_callenc *e, const struct vp_local_call *c)
 {
 	uintptr_t idx = (uintptr_t)u64map__get(&e->by_cookie, c->cookie);
 	struct vp_callsock *s;
 
 	if (idx && same_sock(&e->socks[idx - 1], c)) {
 		vp_wbuf__var(&e->buf, idx);
-		return;
+		return &e->socks[idx - 1];
 	}
 	vp_wbuf__var(&e->buf, 0);
 	vp_wbuf__var(&e->buf, c->cookie);
@@ -80,26 +90,67 @@ static void put_sock(struct vp_callenc *e, const struct vp_local_call *c)
 	if (!(s = sock_add(&e->socks, &e->nsocks, &e->cap)) ||
 	    u64map__put(&e->by_cookie, c->cookie, (void *)(uintptr_t)e->nsocks)) {
 		e->buf.oom = true;
+		return NULL;
+	}
+	*s = (struct vp_callsock){.cookie = c->cookie, .netns = c->netns, .have_tuple = c->have_tuple,
+				  .local = c->local, .remote = c->remote};
+	return s;
+}
+
+static uint64_t who_hash(const struct vp_callwho *w)
+{
+	uint64_t h = hash64(w->pid);
+
+	for (const char *p = w->comm; *p; p++)
+		h = hash64(h ^ (uint8_t)*p);
+	for (const char *p = w->proc; *p; p++)
+		h = hash64(h ^ (uint8_t)*p ^ 0x100);
+	return h;
+}
+
+/* Who the end is: 0 and pid, thread and process names when new to the block, else its place + 1. */
+static void put_who(struct vp_callenc *e, const struct vp_local_call *c)
+{
+	struct vp_callwho w = {.pid = c->pid}, *n;
+	uint64_t h;
+	uintptr_t idx;
+
+	memcpy(w.comm, c->comm, sizeof(w.comm));
+	memcpy(w.proc, c->proc, sizeof(w.proc));
+	h = who_hash(&w);
+	idx = (uintptr_t)u64map__get(&e->by_who, h);
+	if (idx && !memcmp(&e->who[idx - 1], &w, sizeof(w))) {
+		vp_wbuf__var(&e->buf, idx);
 		return;
 	}
-	*s = (struct vp_callsock){c->cookie, c->netns, c->have_tuple, c->local, c->remote};
+	vp_wbuf__var(&e->buf, 0);
+	vp_wbuf__var(&e->buf, c->pid);
+	vp_wbuf__str(&e->buf, c->comm, VPR_COMM_LEN);
+	vp_wbuf__str(&e->buf, c->proc, VPR_COMM_LEN);
+	if (!(n = vp_grow((void **)&e->who, &e->nwho, &e->whocap, sizeof(*n))) ||
+	    u64map__put(&e->by_who, h, (void *)(uintptr_t)e->nwho)) {
+		e->buf.oom = true;
+		return;
+	}
+	*n = w;
 }
 
 void vp_callenc__add(struct vp_callenc *e, const struct vp_local_call *c)
 {
 	struct vp_wbuf *b = &e->buf;
 
+	struct vp_callsock *s, none = {0};
+
 	vp_wbuf__svar(b, (int64_t)(c->id - e->prev_id));
 	vp_wbuf__u8(b, c->side);
-	put_sock(e, c);
+	if (!(s = put_sock(e, c)))
+		s = &none;
 	vp_wbuf__var(b, c->conn_index);
-	vp_wbuf__var(b, c->pid);
-	vp_wbuf__str(b, c->comm, VPR_COMM_LEN);
-	vp_wbuf__str(b, c->proc, VPR_COMM_LEN);
+	put_who(e, c);
 	vp_wbuf__var(b, c->flags);
-	put_msg(b, &c->req, e->prev_ts);
+	put_msg(b, &c->req, e->prev_ts, &s->req_end, &s->tid);
 	if (c->flags & VPL_HAS_REP)
-		put_msg(b, &c->rep, c->req.first_ts);
+		put_msg(b, &c->rep, c->req.first_ts, &s->rep_end, &s->tid);
 	vp_wbuf__var(b, c->setup_ns);
 	vp_wbuf__var(b, c->parent);
 	vp_wbuf__var(b, c->peer);
@@ -125,15 +176,19 @@ void vp_callenc__reset(struct vp_callenc *e)
 	e->buf.len = 0;
 	e->count = 0;
 	e->nsocks = 0;
+	e->nwho = 0;
 	e->prev_id = e->prev_ts = 0;
 	u64map__free(&e->by_cookie);
+	u64map__free(&e->by_who);
 }
 
 void vp_callenc__free(struct vp_callenc *e)
 {
 	vp_wbuf__free(&e->buf);
 	u64map__free(&e->by_cookie);
+	u64map__free(&e->by_who);
 	free(e->socks);
+	free(e->who);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -142,21 +197,44 @@ void vp_calldec__block(struct vp_calldec *d, const uint8_t *p, size_t len, uint3
 	d->b = (struct vp_rbuf){p, p + len, false};
 	d->left = count;
 	d->nsocks = 0;
+	d->nwho = 0;
 	d->prev_id = d->prev_ts = 0;
 }
 
-static int get_sock(struct vp_calldec *d, struct vp_local_call *c)
+static int get_who(struct vp_calldec *d, struct vp_local_call *c)
+{
+	uint64_t idx = vp_rbuf__var(&d->b);
+	struct vp_callwho *w;
+
+	if (idx) {
+		if (idx > d->nwho)
+			return -EINVAL;
+		w = &d->who[idx - 1];
+	} else {
+		if (!(w = vp_grow((void **)&d->who, &d->nwho, &d->whocap, sizeof(*w))))
+			return -ENOMEM;
+		w->pid = (uint32_t)vp_rbuf__varmax(&d->b, UINT32_MAX);
+		vp_rbuf__str(&d->b, w->comm, sizeof(w->comm));
+		vp_rbuf__str(&d->b, w->proc, sizeof(w->proc));
+	}
+	c->pid = w->pid;
+	memcpy(c->comm, w->comm, sizeof(c->comm));
+	memcpy(c->proc, w->proc, sizeof(c->proc));
+	return 0;
+}
+
+static struct vp_callsock *get_sock(struct vp_calldec *d, struct vp_local_call *c)
 {
 	uint64_t idx = vp_rbuf__var(&d->b);
 	struct vp_callsock *s;
 
 	if (idx) {
 		if (idx > d->nsocks)
-			return -EINVAL;
+			return NULL;
 		s = &d->socks[idx - 1];
 	} else {
 		if (!(s = sock_add(&d->socks, &d->nsocks, &d->cap)))
-			return -ENOMEM;
+			return NULL;
 		s->cookie = vp_rbuf__var(&d->b);
 		s->netns = (uint32_t)vp_rbuf__varmax(&d->b, UINT32_MAX);
 		s->have_tuple = vp_rbuf__u8(&d->b) != 0;
@@ -168,12 +246,13 @@ static int get_sock(struct vp_calldec *d, struct vp_local_call *c)
 	c->have_tuple = s->have_tuple;
 	c->local = s->local;
 	c->remote = s->remote;
-	return 0;
+	return s;
 }
 
 int vp_calldec__next(struct vp_calldec *d, struct vp_local_call *c)
 {
 	struct vp_rbuf *b = &d->b;
+	struct vp_callsock *s;
 	int err;
 
 	if (!d->left)
@@ -182,16 +261,15 @@ int vp_calldec__next(struct vp_calldec *d, struct vp_local_call *c)
 	memset(c, 0, sizeof(*c));
 	c->id = d->prev_id + (uint64_t)vp_rbuf__svar(b);
 	c->side = vp_rbuf__u8(b);
-	if ((err = get_sock(d, c)))
-		return err;
+	if (!(s = get_sock(d, c)))
+		return -EINVAL;
 	c->conn_index = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	c->pid = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	vp_rbuf__str(b, c->comm, sizeof(c->comm));
-	vp_rbuf__str(b, c->proc, sizeof(c->proc));
+	if ((err = get_who(d, c)))
+		return err;
 	c->flags = (uint32_t)vp_rbuf__varmax(b, UINT32_MAX);
-	get_msg(b, &c->req, d->prev_ts);
+	get_msg(b, &c->req, d->prev_ts, &s->req_end, &s->tid);
 	if (c->flags & VPL_HAS_REP)
-		get_msg(b, &c->rep, c->req.first_ts);
+		get_msg(b, &c->rep, c->req.first_ts, &s->rep_end, &s->tid);
 	c->setup_ns = vp_rbuf__var(b);
 	c->parent = vp_rbuf__var(b);
 	c->peer = vp_rbuf__var(b);
@@ -218,5 +296,6 @@ int vp_calldec__next(struct vp_calldec *d, struct vp_local_call *c)
 void vp_calldec__free(struct vp_calldec *d)
 {
 	free(d->socks);
+	free(d->who);
 	memset(d, 0, sizeof(*d));
 }

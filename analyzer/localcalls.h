@@ -65,6 +65,14 @@ struct vp_callsock {
 	uint32_t netns;
 	bool have_tuple;
 	struct vp_endpoint local, remote;
+	/* Of its calls so far in the block: where the last request and reply ended, the last thread. */
+	uint32_t req_end, rep_end, tid;
+};
+
+/* Who a call's end is: a block names each (pid, thread name, process name) once. */
+struct vp_callwho {
+	uint32_t pid;
+	char comm[VPR_COMM_LEN + 1], proc[VPR_COMM_LEN + 1];
 };
 
 struct vp_callenc {
@@ -73,6 +81,9 @@ struct vp_callenc {
 	struct u64map by_cookie; /* cookie -> index + 1 of its latest entry */
 	struct vp_callsock *socks;
 	size_t nsocks, cap;
+	struct u64map by_who; /* hash of a vp_callwho -> index + 1 */
+	struct vp_callwho *who;
+	size_t nwho, whocap;
 	uint64_t prev_id, prev_ts;
 };
 
@@ -86,6 +97,8 @@ struct vp_calldec {
 	uint32_t left;
 	struct vp_callsock *socks;
 	size_t nsocks, cap;
+	struct vp_callwho *who;
+	size_t nwho, whocap;
 	uint64_t prev_id, prev_ts;
 };
 

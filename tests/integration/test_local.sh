@@ -130,3 +130,22 @@ check "local: a local file is not taken as a recording" [ $rc -eq 1 ] && grep -q
 rc=$?
 check "local: a host given as a recording and a local file is refused" [ $rc -eq 1 ] &&
 	grep -q "two recordings of the same host" "$d/err"
+
+# The PHP stack (tests/phpstack): PHP-FPM reads the tail of a FastCGI request
+# after its reply, and only the sender's cuts, in nginx's recording, say so
+# (docs/analyzer.md, stage 3): a decision the join takes from the records in
+# the local files as from the recordings.
+. tests/e2e/harness.sh
+. tests/phpstack/stack.sh
+why=$(ps_unavailable 2>/dev/null)
+if [ -n "$why" ]; then
+	skip "local: PHP stack" "$why"
+else
+	tests/phpstack/run.sh --requests 200 --conns 2 --seed 17 --keep "$d/php" >"$d/php.log" 2>&1
+	if compgen -G "$d/php/*.vpr" >/dev/null; then
+		compare "PHP stack" "$d"/php/*.vpr
+	else
+		not_ok "local: PHP stack: a recording to read"
+		tail -5 "$d/php.log" | sed 's/^/# /'
+	fi
+fi
