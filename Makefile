@@ -191,6 +191,11 @@ install: all
 	install -m 0755 $(OUTPUT)/vpath-analyze $(DESTDIR)$(PREFIX)/bin/vpath-analyze
 	install -d $(DESTDIR)$(PREFIX)/share/doc/vpath
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/vpath/
+	# the ClickHouse join (docs/clickhouse.md): the tool finds its SQL beside itself
+	install -d $(DESTDIR)$(PREFIX)/share/vpath/clickhouse
+	install -m 0644 tools/clickhouse/*.sql $(DESTDIR)$(PREFIX)/share/vpath/clickhouse/
+	install -m 0755 tools/clickhouse/vpath-clickhouse $(DESTDIR)$(PREFIX)/share/vpath/clickhouse/
+	ln -sf ../share/vpath/clickhouse/vpath-clickhouse $(DESTDIR)$(PREFIX)/bin/vpath-clickhouse
 	if [ -d systemd ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/default; \
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' systemd/vpath-record.service.in \
