@@ -104,6 +104,10 @@ static void test_pairs_decide(void **state)
 	sigs = with_pairs(f, text, err, sizeof(err));
 	assert_non_null(sigs);
 	assert_string_equal(sigs, "cli/91>srv/31 | cli/92>10.0.0.1:80 | 10.0.0.9:40000>srv/32");
+	/* ... and says so: the other end was on a recorded host. */
+	assert_true(f->t->c.reqs[0]->complete);
+	assert_false(f->t->c.reqs[1]->complete);
+	assert_false(f->t->c.reqs[2]->complete);
 
 	/* Pairs of hosts not analyzed are skipped; the file's own hosts still pair. */
 	snprintf(text, sizeof(text), VP_PAIRS_MAGIC "\nother/0\t5\tboot-srv/2\t11\t%u\n"
