@@ -18,6 +18,7 @@
 #include "dump.h"
 #include "export.h"
 #include "local.h"
+#include "localtsv.h"
 #include "output.h"
 #include "parse.h"
 #include "progress.h"
@@ -41,7 +42,9 @@ static const char usage[] =
 	"  local      one host's recording (or ring segments) into a local file (-o FILE,\n"
 	"             docs/format.md): run it where the data is; every other command takes\n"
 	"             local files in place of recordings, mixed with them too, with the\n"
-	"             same output"
+	"             same output\n"
+	"  calls      local files' call ends as tab-separated rows, for ClickHouse to pair\n"
+	"             (docs/clickhouse.md)\n"
 	"  otlp       OpenTelemetry traces, OTLP/JSON (docs/otlp.md); --endpoint URL posts\n"
 	"             them to an OTLP/HTTP receiver\n"
 	"  sqlite     a SQLite database of hosts, requests and calls (-o FILE, docs/sqlite.md)\n"
@@ -458,6 +461,21 @@ static int run_baseline(struct cli *c)
 	return ret;
 }
 
+/* `calls FILE.vpl...`: every call end as a row (localtsv.h); 1 when a file is unreadable or damaged. */
+static int cmd_calls(char **files, int n)
+{
+	int status = 0;
+
+	if (!n) {
+		fprintf(stderr, "error: calls needs local files (vpath-analyze local)\n");
+		return 2;
+	}
+	for (int i = 0; i < n; i++)
+		if (vp_local__tsv(files[i], stdout, stderr) < 0)
+			status = 1;
+	return status;
+}
+
 static int cmd_dump(char **files, int n)
 {
 	int status = 0;
@@ -582,6 +600,8 @@ int main(int argc, char **argv)
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	if (!strcmp(argv[1], "calls"))
+		return cmd_calls(argv + 2, argc - 2);
 	if (parse_command(argv[1], &c.cmd)) {
 		fprintf(stderr, "error: unknown command '%s' (see vpath-analyze --help)\n", argv[1]);
 		return 2;
