@@ -625,11 +625,16 @@ static void wake_back_missed(struct vp_attr *a, struct vp_thread *t)
  * dials a connection for one request and its writeLoop and readLoop carry
  * whichever request takes it from the pool.
  */
-static struct vp_xchg *created_for(const struct vp_thread *t)
+static struct vp_xchg *created_for(struct vp_attr *a, struct vp_thread *t)
 {
 	struct vp_xchg *s = t->lineage;
 
-	return s && !t->reads_requests && !t->call_io && !s->done ? s : NULL;
+	/* Goroutines live on unseen: a reference no longer of use is let go. */
+	if (s && (t->call_io || s->done)) {
+		ref_set(a, &t->lineage, NULL);
+		return NULL;
+	}
+	return s && !t->reads_requests ? s : NULL;
 }
 
 /* The request a Go unit's wake-ups are for: the one it serves alone, or the one it was created for. */
@@ -637,7 +642,7 @@ static struct vp_xchg *go_request(struct vp_attr *a, struct vp_thread *t)
 {
 	struct vp_xchg *s = serving_alone(a, t);
 
-	return s ? s : created_for(t);
+	return s ? s : created_for(a, t);
 }
 
 /*
@@ -711,14 +716,14 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 	 * call first (the dialer's request got another connection meanwhile).
 	 */
 	if (!woken->reads_requests && !w->created &&
-	    ((s = serving_alone(a, waker)) || (w->chain && (s = created_for(waker))))) {
+	    ((s = serving_alone(a, waker)) || (w->chain && (s = created_for(a, waker))))) {
 		if (woken->woke_for != s && woken->woke_n < UINT8_MAX)
 			woken->woke_n++;
 		ref_set(a, &woken->woke_for, s);
 	}
 	/* Back: after reading a pending call's reply, the first thread serving one request it wakes. */
 	if (waker->awaits_back &&
-	    ((s = serving_alone(a, woken)) || (w->chain && (s = created_for(woken)))))
+	    ((s = serving_alone(a, woken)) || (w->chain && (s = created_for(a, woken)))))
 		woke_back(a, waker, s, w->chain);
 	/* A goroutine not yet waiting for the reply takes it from the reader, waking it. */
 	else if (w->chain && woken->awaits_back && (s = go_request(a, waker)))
@@ -733,6 +738,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 
 	take_comm(c, t, p);
 	t->call_io = true;
+	ref_set(a, &t->lineage, NULL);
 	p->calls++;
 	if (t->reads_requests)
 		p->life.reader_calls++;
@@ -774,7 +780,10 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
-	t->call_io |= first;
+	if (first) {
+		t->call_io = true;
+		ref_set(a, &t->lineage, NULL);
+	}
 	woke_clear(a, t);
 	wake_back_missed(a, t);
 	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */

@@ -61,7 +61,8 @@ struct vp_thread {
 	bool chain_only; /* made by a wake-up between Go units, no socket operation since */
 	/*
 	 * Go units: the request of the goroutine that created it, if that one
-	 * served one request alone or had such a request itself (a reference);
+	 * served one request alone or had such a request itself (a reference,
+	 * let go once that request is done or the unit turns out a loop);
 	 * kept whatever wakes it later.  call_io: it sent a call or read the
 	 * start of a reply (net/http's writeLoop, readLoop): a connection's
 	 * loop, whose creator's request says nothing of the calls it carries.
