@@ -264,6 +264,8 @@ e2e_analyze() {
 e2e_analyzer_notes() { # dir
 	"$VPATH_ANALYZE" patterns -v "$1"/*.vpr 2>&1 >/dev/null | grep -E '^(host |warning)' |
 		sed 's/^/#   /'
+	# The recorders' summaries: records lost, or written out of time order.
+	cat "$1"/*.record.log 2>/dev/null | grep -v 'recording to' | sed 's/^/#   /'
 }
 
 e2e_compare() { # vpcompare options (--tap, --label X)...

@@ -291,6 +291,16 @@ def compare(args):
                 keyed = True
             print(("#   " if args.tap else "    ") + "%s\n%s  | %s" %
                   (t, "#   " if args.tap else "    ", f), file=out)
+    # A wrong path marked exact is the worst outcome: say on what it rested,
+    # since a CI log may be all there is of the run.
+    wrong_exact = [r for r in failures if r["found"] and r["found"].get("exact")]
+    for r in wrong_exact[:2]:
+        p = "# " if args.tap else ""
+        print(p + "wrong, yet marked exact (found: server@host pid/tid client->server addr"
+              " [start_ns +duration] link basis/candidates):", file=out)
+        for line in exact_story(r["found"]["root"]):
+            print(p + "  " + line, file=out)
+        print(p + "  truth: " + json.dumps(r["truth"], separators=(",", ":"))[:1500], file=out)
     if args.failures and failures:
         print(("# " if args.tap else "") + "all wrong paths: " + args.failures, file=out)
     if args.failures:
@@ -448,6 +458,18 @@ def fake_found(args):
         nested[1]["root"]["calls"].append(nested[0]["root"]["calls"].pop(0))
     json.dump({"version": 1, "hosts": [], "processes": [], "requests": reqs}, sys.stdout)
     return 0
+
+
+def exact_story(node, depth=0):
+    """One line per call of a found tree: who, where, when, and its link's evidence."""
+    c, s, link = node.get("client", {}), node.get("server", {}), node.get("link", {})
+    lines = ["%s%s@%s %s/%s %s->%s [%s +%s] %s/%s" % (
+        "  " * depth, s.get("process", "?"), s.get("host", "?"), s.get("pid", "?"),
+        s.get("tid", "?"), c.get("addr", "?"), s.get("addr", "?"), node.get("start_ns", "?"),
+        node.get("duration_ns", "?"), link.get("basis", "?"), link.get("candidates", "?"))]
+    for k in node.get("calls", []):
+        lines += exact_story(k, depth + 1)
+    return lines
 
 
 def main():
