@@ -118,7 +118,7 @@ static __always_inline void emit_payload(__u64 pid_tgid, __u64 ts, __u64 cookie,
 	p->len = len;
 	p->dir = dir;
 	p->flags = 0;
-	submit(p);
+	ring_submit(p);
 }
 
 #endif /* VPATH_CAPTURE_H */

@@ -44,6 +44,9 @@ const volatile __u16 filter_ports[VPATH_MAX_PORTS] = {};
 const volatile __u32 filter_nports = 0;
 /* Wake the reader only once this many bytes wait in the ring. */
 const volatile __u64 wakeup_bytes = VPATH_RINGBUF_DEFAULT / 16;
+/* Tests only (--test-stall): every test_stall_every-th operation stalls this long. */
+const volatile __u64 test_stall_ns = 0;
+const volatile __u32 test_stall_every = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -125,7 +128,45 @@ static __always_inline void count_lost(__u32 n)
 		__sync_fetch_and_add(count, n);
 }
 
-static __always_inline void *reserve(__u32 size)
+/*
+ * Records in flight on this CPU (struct vpath_stage): marked before the
+ * stamp is taken, unmarked once the record is in the ring or the batch.
+ * Plain increments, not atomics: these programs run with preemption off,
+ * so only an interrupt's program can come between the load and the store,
+ * and it leaves depth as it found it.
+ */
+struct flight {
+	struct vpath_stage *s; /* NULL only if the map lookup failed (never) */
+	__u64 ts;	       /* the stamp of the records written under it */
+};
+
+static __always_inline void flight_begin(struct flight *f)
+{
+	__u32 zero = 0, depth;
+
+	f->s = bpf_map_lookup_elem(&stages, &zero);
+	if (!f->s) {
+		f->ts = bpf_ktime_get_ns();
+		return;
+	}
+	depth = *(volatile __u32 *)&f->s->depth;
+	*(volatile __u32 *)&f->s->depth = depth + 1;
+	/* Marked before stamped: a recorder that sees no mark sees no older stamp. */
+	asm volatile("" ::: "memory");
+	f->ts = bpf_ktime_get_ns();
+	if (!depth)
+		*(volatile __u64 *)&f->s->since = f->ts;
+}
+
+static __always_inline void flight_end(struct flight *f)
+{
+	asm volatile("" ::: "memory");
+	if (f->s)
+		*(volatile __u32 *)&f->s->depth = *(volatile __u32 *)&f->s->depth - 1;
+}
+
+/* Room in the ring, or NULL and one more record counted lost. */
+static __always_inline void *ring_reserve(__u32 size)
 {
 	void *rec = bpf_ringbuf_reserve(&events, size, 0);
 
@@ -142,7 +183,7 @@ static __always_inline void *reserve(__u32 size)
  * often enough at any rate that could fill the ring, and spares the query
  * on the hot path.
  */
-static __always_inline void submit(void *rec)
+static __always_inline void ring_submit(void *rec)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
@@ -150,6 +191,24 @@ static __always_inline void submit(void *rec)
 	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(rec, flags);
+}
+
+/* A lone record, in flight from here to submit(); f->ts is its stamp. */
+static __always_inline void *reserve(__u32 size, struct flight *f)
+{
+	void *rec;
+
+	flight_begin(f);
+	rec = ring_reserve(size);
+	if (!rec)
+		flight_end(f);
+	return rec;
+}
+
+static __always_inline void submit(void *rec, struct flight *f)
+{
+	ring_submit(rec);
+	flight_end(f);
 }
 
 #include "capture.h"
@@ -208,15 +267,9 @@ static __always_inline void stage_let_go(struct vpath_stage *s)
  * This CPU's batch, held; NULL if another program on this CPU holds it.
  * It has a free slot: a batch is sent as soon as it is full.
  */
-static __always_inline struct vpath_stage *stage_acquire(void)
+static __always_inline struct vpath_stage *stage_acquire(struct vpath_stage *s)
 {
-	__u32 zero = 0;
-	struct vpath_stage *s;
-
-	if (batches_off)
-		return NULL;
-	s = bpf_map_lookup_elem(&stages, &zero);
-	if (!s || !stage_hold(s))
+	if (batches_off || !s || !stage_hold(s))
 		return NULL;
 	return s;
 }
@@ -241,7 +294,8 @@ static __always_inline void stage_release(struct vpath_stage *s)
  * Run by the recorder on each CPU in turn (BPF_PROG_TEST_RUN with
  * BPF_F_TEST_RUN_ON_CPU) before it drains the ring, so that operations of
  * a CPU that has gone quiet do not wait in its batch: after it, every
- * operation stamped before it was started is in the ring.
+ * operation stamped before it was started is in the ring, unless it
+ * returns 1: a program on that CPU held the batch, and sends it when done.
  */
 SEC("raw_tp")
 int flush_stage(void *ctx)
@@ -253,7 +307,7 @@ int flush_stage(void *ctx)
 		return 0;
 	if (!stage_hold(s)) {
 		*(volatile __u32 *)&s->flush_req = 1;
-		return 0;
+		return 1;
 	}
 	stage_send(s);
 	stage_let_go(s);
@@ -268,12 +322,13 @@ static __always_inline __u64 sk_cookie(struct sock *sk)
 	return cookie ? cookie : bpf_get_socket_cookie(sk);
 }
 
-static __always_inline void fill_hdr(struct vpr_hdr *h, __u16 type, __u16 size, __u32 tid)
+static __always_inline void fill_hdr(struct vpr_hdr *h, __u16 type, __u16 size, __u32 tid,
+				     __u64 ts)
 {
 	h->type = type;
 	h->size = size;
 	h->tid = tid;
-	h->ts_ns = bpf_ktime_get_ns();
+	h->ts_ns = ts;
 }
 
 static __always_inline bool pid_wanted(__u32 tgid)
@@ -413,15 +468,11 @@ static __always_inline struct sock *fd_to_sock(__u32 fd)
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
-/*
- * One socket operation, in this CPU's batch or, when another program on
- * this CPU holds the batch, alone in the ring.  The timestamp is taken
- * while the batch is held, so each CPU's operations are in time order.
- */
-static __always_inline void fill_op(struct vpr_sock_op *op, __u64 pid_tgid, __u64 cookie,
-				    __u32 bytes, __u32 seq_end, __u8 dir, __u8 flags)
+/* One socket operation, in this CPU's batch or alone in the ring. */
+static __always_inline void fill_op(struct vpr_sock_op *op, __u64 ts, __u64 pid_tgid,
+				    __u64 cookie, __u32 bytes, __u32 seq_end, __u8 dir, __u8 flags)
 {
-	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), (__u32)pid_tgid);
+	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), (__u32)pid_tgid, ts);
 	op->cookie = cookie;
 	op->pid = pid_tgid >> 32;
 	op->bytes = bytes;
@@ -505,16 +556,17 @@ static __always_inline __u64 go_current(const struct vpath_go_offsets *o)
 
 static __always_inline bool go_emit(__u64 pid_tgid, __u32 kind, __u64 goid, __u64 other)
 {
-	struct vpr_goroutine *r = reserve(sizeof(*r));
+	struct flight f;
+	struct vpr_goroutine *r = reserve(sizeof(*r), &f);
 
 	if (!r)
 		return false;
-	fill_hdr(&r->h, VPR_GOROUTINE, sizeof(*r), (__u32)pid_tgid);
+	fill_hdr(&r->h, VPR_GOROUTINE, sizeof(*r), (__u32)pid_tgid, f.ts);
 	r->pid = pid_tgid >> 32;
 	r->kind = kind;
 	r->goid = goid;
 	r->other = other;
-	submit(r);
+	submit(r, &f);
 	return true;
 }
 
@@ -656,11 +708,36 @@ static __always_inline void mark_tcp_proc(__u32 tgid)
 	bpf_map_update_elem(&tcp_procs, &tgid, &one, BPF_ANY);
 }
 
-/* Returns the operation's stamp, which its payload record repeats. */
-static __always_inline __u64 emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, __u32 seq_end,
-				     __u8 dir, __u8 flags)
+static long stall_step(__u64 i, void *until)
 {
-	struct vpath_stage *s = stage_acquire();
+	return bpf_ktime_get_ns() >= *(__u64 *)until;
+}
+
+__u32 test_stall_count = 0;
+
+/*
+ * Holds this CPU, between an operation's stamp and its arrival in the ring
+ * or its CPU's batch, as a preempted program or a vCPU descheduled by its
+ * host would.  Compiled away unless a test asks for it.
+ */
+static __always_inline void test_stall(void)
+{
+	__u64 until;
+
+	if (!test_stall_ns || ++test_stall_count % test_stall_every)
+		return;
+	until = bpf_ktime_get_ns() + test_stall_ns;
+	bpf_loop(1 << 23, stall_step, &until, 0);
+}
+
+/*
+ * Under the caller's flight, stamped f->ts; returns that stamp, which its
+ * payload record repeats, or 0 when the operation was lost.
+ */
+static __always_inline __u64 emit_op(const struct flight *f, __u64 pid_tgid, __u64 cookie,
+				     __u32 bytes, __u32 seq_end, __u8 dir, __u8 flags)
+{
+	struct vpath_stage *s = stage_acquire(f->s);
 	struct vpr_sock_op *op;
 	__u64 ts = 0;
 
@@ -669,22 +746,23 @@ static __always_inline __u64 emit_op(__u64 pid_tgid, __u64 cookie, __u32 bytes, 
 
 		/* Always true (a full batch is sent on release); the verifier wants the bound. */
 		if (n < VPATH_BATCH_OPS) {
-			fill_op(&s->batch.ops[n], pid_tgid, cookie, bytes, seq_end, dir, flags);
-			ts = s->batch.ops[n].h.ts_ns;
+			fill_op(&s->batch.ops[n], f->ts, pid_tgid, cookie, bytes, seq_end, dir, flags);
+			ts = f->ts;
 			s->batch.count = n + 1;
+			test_stall();
 		} else {
 			count_lost(1);
 		}
 		stage_release(s);
 		return ts;
 	}
-	op = reserve(sizeof(*op));
+	op = ring_reserve(sizeof(*op));
 	if (!op)
 		return 0;
-	fill_op(op, pid_tgid, cookie, bytes, seq_end, dir, flags);
-	ts = op->h.ts_ns;
-	submit(op);
-	return ts;
+	fill_op(op, f->ts, pid_tgid, cookie, bytes, seq_end, dir, flags);
+	test_stall();
+	ring_submit(op);
+	return f->ts;
 }
 
 /*
@@ -762,6 +840,7 @@ static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 
 static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
 {
 	struct tcp_sock *tp;
+	struct flight f;
 	__u64 pid_tgid, data = 0, cookie, ts;
 	__u32 seq_end, ref, kind = USER_DATA_NONE;
 	bool at_start, early, capture;
@@ -807,9 +886,12 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 		op_flags = early_flags(at_start, ret, kind, data);
 	go_note_running(pid_tgid);
 	cookie = sk_cookie(sk);
-	ts = emit_op(pid_tgid, cookie, ret, seq_end, dir, op_flags);
+	/* The payload, stamped like its operation, is in flight with it. */
+	flight_begin(&f);
+	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir, op_flags);
 	if (capture && ts)
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, kind, data);
+	flight_end(&f);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;
 }
@@ -885,6 +967,7 @@ int BPF_PROG(inet_sock_set_state, struct sock *sk, int oldstate, int newstate)
 {
 	struct tcp_sock *tp;
 	struct vpr_conn *c;
+	struct flight f;
 	__u32 tid = 0, pid = 0;
 
 	if (!sk_is_tcp(sk) || !sk_wanted(sk))
@@ -895,10 +978,10 @@ int BPF_PROG(inet_sock_set_state, struct sock *sk, int oldstate, int newstate)
 		tid = (__u32)pid_tgid;
 		pid = pid_tgid >> 32;
 	}
-	c = reserve(sizeof(*c));
+	c = reserve(sizeof(*c), &f);
 	if (!c)
 		return 0;
-	fill_hdr(&c->h, VPR_CONN, sizeof(*c), tid);
+	fill_hdr(&c->h, VPR_CONN, sizeof(*c), tid, f.ts);
 	tp = bpf_skc_to_tcp_sock(sk);
 	conn_fill(c, sk, bpf_get_socket_cookie(sk), tp ? tp->write_seq : 0,
 		  tp ? tp->copied_seq : 0);
@@ -911,7 +994,7 @@ int BPF_PROG(inet_sock_set_state, struct sock *sk, int oldstate, int newstate)
 		c->role = VPR_ROLE_CONNECTED;
 	else if (newstate == TCP_ESTABLISHED && oldstate == TCP_SYN_RECV)
 		c->role = VPR_ROLE_ACCEPTED;
-	submit(c);
+	submit(c, &f);
 	return 0;
 }
 
@@ -921,6 +1004,7 @@ static __always_inline int record_task(struct task_struct *task, __u32 kind, __u
 				       const char *comm, __u32 exit_signal)
 {
 	struct vpr_task *t;
+	struct flight f;
 	__u32 tgid = task->tgid;
 
 	if (!pid_wanted(tgid))
@@ -929,17 +1013,17 @@ static __always_inline int record_task(struct task_struct *task, __u32 kind, __u
 		return 0;
 	if (!task_netns_wanted(task))
 		return 0;
-	t = reserve(sizeof(*t));
+	t = reserve(sizeof(*t), &f);
 	if (!t)
 		return 0;
-	fill_hdr(&t->h, VPR_TASK, sizeof(*t), task->pid);
+	fill_hdr(&t->h, VPR_TASK, sizeof(*t), task->pid, f.ts);
 	t->pid = tgid;
 	t->parent_tid = parent_tid;
 	t->kind = kind;
 	t->exit_signal = exit_signal;
 	__builtin_memset(t->comm, 0, sizeof(t->comm));
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), comm);
-	submit(t);
+	submit(t, &f);
 	return 0;
 }
 
@@ -1021,6 +1105,7 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32;
 	struct vpr_wakeup *w;
+	struct flight f;
 
 	if (p->tgid != tgid || (__u32)pid_tgid == (__u32)p->pid || !tgid)
 		return 0;
@@ -1028,15 +1113,15 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 		return 0;
 	if (!current_wanted(pid_tgid) || !task_netns_wanted(p))
 		return 0;
-	w = reserve(sizeof(*w));
+	w = reserve(sizeof(*w), &f);
 	if (!w)
 		return 0;
-	fill_hdr(&w->h, VPR_WAKEUP, sizeof(*w), (__u32)pid_tgid);
+	fill_hdr(&w->h, VPR_WAKEUP, sizeof(*w), (__u32)pid_tgid, f.ts);
 	w->pid = tgid;
 	w->woken_tid = p->pid;
 	w->woken_pid = tgid;
 	w->flags = 0;
-	submit(w);
+	submit(w, &f);
 	return 0;
 }
 
@@ -1068,6 +1153,7 @@ static __always_inline __u64 fallback_cookie(struct sock *sk)
 	__u64 cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter);
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct vpr_conn *c;
+	struct flight f;
 	__u8 one = 1;
 
 	if (cookie)
@@ -1076,17 +1162,17 @@ static __always_inline __u64 fallback_cookie(struct sock *sk)
 	if (bpf_map_lookup_elem(&fallback_announced, &cookie))
 		return cookie;
 	bpf_map_update_elem(&fallback_announced, &cookie, &one, BPF_ANY);
-	c = reserve(sizeof(*c));
+	c = reserve(sizeof(*c), &f);
 	if (!c)
 		return cookie;
-	fill_hdr(&c->h, VPR_CONN, sizeof(*c), 0);
+	fill_hdr(&c->h, VPR_CONN, sizeof(*c), 0, f.ts);
 	conn_fill(c, sk, cookie, BPF_CORE_READ(tp, write_seq), BPF_CORE_READ(tp, copied_seq));
 	c->pid = 0;
 	c->oldstate = 0;
 	c->newstate = BPF_CORE_READ(sk, __sk_common.skc_state);
 	c->origin = VPR_CONN_PREEXISTING;
 	c->role = VPR_ROLE_UNKNOWN;
-	submit(c);
+	submit(c, &f);
 	return cookie;
 }
 
@@ -1095,6 +1181,7 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct fallback_call *callp, call;
+	struct flight f;
 	struct tcp_sock *tp;
 	struct sock *sk;
 	__u32 seq_end, ref;
@@ -1134,11 +1221,13 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 		at_start = offset == 0;
 		early = offset < EARLY_BYTES;
 	}
-	ts = emit_op(pid_tgid, cookie, ret, seq_end, dir,
+	flight_begin(&f);
+	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir,
 		     VPR_OP_FALLBACK |
 			     (early ? early_flags(at_start, ret, call.data_kind, call.data) : 0));
 	if (capture_len && ts && capture_wanted(sk, pid_tgid >> 32))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind, call.data);
+	flight_end(&f);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;
 }

@@ -37,10 +37,21 @@ struct vpath_batch {
  * A CPU's batch being filled, in a per-CPU array.  busy is held by the
  * program filling or sending it; flush_req is left by a flush that found it
  * held, for the holder to send the batch when it lets go.
+ *
+ * depth and since say what the recorder cannot see yet: while depth > 0 a
+ * program on this CPU is writing records (nested ones in interrupts count
+ * too), and none of them is stamped before since.  The recorder reads them
+ * each round and writes nothing stamped at or after since until that CPU
+ * is done, however long it is held up (preempted, or its vCPU descheduled
+ * by the host).  since may be older than the program now running, never
+ * newer: that only makes the recorder wait a round longer.
  */
 struct vpath_stage {
 	__u32 busy;
 	__u32 flush_req;
+	__u32 depth;
+	__u32 pad;
+	__u64 since;
 	struct vpath_batch batch;
 };
 

@@ -79,7 +79,7 @@ static unsigned prefix_len(const unsigned char *mask, size_t n)
 	return bits;
 }
 
-int host_write_addresses(struct output *out, uint32_t netns)
+int host_write_addresses(struct output *out, uint32_t netns, uint64_t ts)
 {
 	struct ifaddrs *ifs, *ifa;
 	int err = 0;
@@ -94,7 +94,7 @@ int host_write_addresses(struct output *out, uint32_t netns)
 		memset(&a, 0, sizeof(a));
 		a.h.type = VPR_ADDR;
 		a.h.size = sizeof(a);
-		a.h.ts_ns = mono_ns();
+		a.h.ts_ns = ts ? ts : mono_ns();
 		a.netns = netns;
 		a.ifindex = if_nametoindex(ifa->ifa_name);
 		if (ifa->ifa_addr->sa_family == AF_INET) {

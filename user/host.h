@@ -11,7 +11,8 @@ struct output;
 /* Fill hostname (label, or uname -n), machine-id, boot-id, kernel and netns. */
 void host_identity(struct vpr_file_header *hdr, const char *label, uint32_t netns);
 /* Append one VPR_ADDR per address of the current network namespace.  -errno. */
-int host_write_addresses(struct output *out, uint32_t netns);
+/* VPR_ADDR records stamped ts (0: now). */
+int host_write_addresses(struct output *out, uint32_t netns, uint64_t ts);
 /* Inode of the current task's network namespace, 0 if unknown. */
 uint32_t current_netns(void);
 /* CLOCK_MONOTONIC / CLOCK_REALTIME in nanoseconds. */

@@ -26,6 +26,7 @@ enum {
 	OPT_CAPTURE_PID,
 	OPT_NO_WAKEUPS,
 	OPT_WAKEUPS,
+	OPT_TEST_STALL,
 };
 
 const char *argp_program_version = "vpath-record 0.1";
@@ -100,6 +101,10 @@ static const struct argp_option options[] = {
 	  "Use the syscall fallback even where sock_*_length exist", 3 },
 	{ "no-batches", OPT_NO_BATCHES, NULL, OPTION_HIDDEN,
 	  "Socket operations cross the ring one by one, as where CPUs cannot be flushed", 3 },
+	{ "test-stall", OPT_TEST_STALL, "MS:EVERY", OPTION_HIDDEN,
+	  "Every EVERY-th socket operation, stall MS ms in the kernel between stamping and "
+	  "handing it on, as a preempted or descheduled CPU would (tests)",
+	  3 },
 	{},
 };
 
@@ -263,6 +268,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_NO_BATCHES:
 		o->no_batches = true;
 		break;
+	case OPT_TEST_STALL: {
+		unsigned ms, every;
+		char tail;
+
+		if (sscanf(arg, "%u:%u%c", &ms, &every, &tail) != 2 || !ms || ms > 100 || !every) {
+			refuse(state, "--test-stall %s: expected MS:EVERY, 1 <= MS <= 100, EVERY >= 1",
+			       arg);
+			break;
+		}
+		o->test_stall_ms = ms;
+		o->test_stall_every = every;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		refuse(state, "unexpected argument '%s'", arg);
 		break;

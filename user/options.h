@@ -36,6 +36,7 @@ struct record_opts {
 	bool no_wakeups; /* --no-wakeups: no VPR_WAKEUP records (docs/recorder.md) */
 	bool force_fallback;
 	bool no_batches; /* as if the kernel refused to run the flush program (tests) */
+	unsigned test_stall_ms, test_stall_every; /* --test-stall: a stalled CPU (tests) */
 	bool invalid;	 /* an option was refused (seen when argp does not exit) */
 };
 

@@ -8,10 +8,12 @@
  * snapshot and the live stream (at worst a thread or connection is in both).
  *
  * Draining: socket operations wait in per-CPU batches in the kernel, so
- * each round first has every CPU send its batch (flush_stage, run on that
+ * each round first notes which CPUs are in the middle of writing records
+ * (and since when), has every CPU send its batch (flush_stage, run on that
  * CPU), then empties the ring into the reorder buffer, which hands the
- * output everything stamped before the round began (less a margin for
- * programs still running then), in time order.
+ * output, in time order, everything stamped before the line the watermark
+ * draws from what was seen: the round's start less a margin, held back for
+ * a CPU still writing or a batch still held, however long that lasts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 
@@ -38,6 +42,7 @@
 #include "recfile.h"
 #include "reorder.h"
 #include "tasks.h"
+#include "watermark.h"
 #include "../bpf/vpath.h"
 #include "vpath.skel.h"
 
@@ -45,10 +50,17 @@
 #define TICK_NS 1000000000ull
 #define RECORDER_NICE -10
 /*
- * A record stamped before a round's start may still be on its way into the
- * ring (the program writing it runs on another CPU): it is held this long.
+ * Behind each round's start the line stays this far: programs mark their
+ * CPU before they read the clock, but the mark and the clock are seen from
+ * another CPU, and this covers any way of theirs to disagree.  Waiting for
+ * a CPU still writing is the watermark's, not this margin's.
  */
 #define HOLD_NS (20 * 1000000ull)
+/* A record reserved before the flush and not yet complete: looked at again this often. */
+#define RING_RETRIES 20
+#define RING_RETRY_US 100
+/* A batch held by a program when its CPU is asked to flush: asked again this often. */
+#define FLUSH_RETRIES 3
 
 volatile sig_atomic_t recorder_exiting;
 
@@ -58,6 +70,9 @@ struct recorder {
 	struct go_follow *go;
 	struct ring_buffer *rb;
 	struct reorder *ro;
+	struct watermark *wm;
+	struct vpath_stage *stages; /* one per possible CPU: read each round */
+	const volatile uint64_t *ring_prod, *ring_cons; /* the ring's positions, mapped */
 	struct redact_carry *carry; /* with --capture: streams that may go on inside a secret */
 	struct output *out;
 	struct task_table *tasks;
@@ -70,6 +85,7 @@ struct recorder {
 	uint64_t malformed;	/* ring records that failed the size check */
 	uint64_t payloads, redacted; /* VPR_PAYLOAD records taken, and how many had secrets replaced */
 	uint64_t emitted_ts;	/* stamp of the last record handed to the output */
+	uint64_t late, late_max_ns; /* records written behind a later one, and by how much at most */
 	int write_err;
 };
 
@@ -108,13 +124,20 @@ static int to_reorder(void *ro, const void *rec)
 	return reorder__add(ro, rec);
 }
 
-static int write_clock(sink_fn sink, void *to)
+/* ts: the record's stamp, 0 for now; the wall clock is read as it was then. */
+static int write_clock(sink_fn sink, void *to, uint64_t ts)
 {
 	struct vpr_clock c;
+	uint64_t now;
 
 	memset(&c, 0, sizeof(c));
 	fill_hdr(&c.h, VPR_CLOCK, sizeof(c), 0);
+	now = c.h.ts_ns;
 	c.realtime_ns = real_ns();
+	if (ts && ts < now) {
+		c.h.ts_ns = ts;
+		c.realtime_ns -= now - ts;
+	}
 	return sink(to, &c);
 }
 
@@ -126,8 +149,11 @@ static void read_lost(struct recorder *r)
 		fprintf(stderr, "vpath-record: cannot read drop counters: %s\n", strerror(errno));
 }
 
-/* VPR_DROPS for every CPU whose count changed since last written (all: every CPU). */
-static int write_drops(struct recorder *r, sink_fn sink, void *to, bool all)
+/*
+ * VPR_DROPS for every CPU whose count changed since last written (all: every
+ * CPU), stamped ts (0: now).
+ */
+static int write_drops(struct recorder *r, sink_fn sink, void *to, bool all, uint64_t ts)
 {
 	read_lost(r);
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
@@ -138,6 +164,8 @@ static int write_drops(struct recorder *r, sink_fn sink, void *to, bool all)
 			continue;
 		memset(&d, 0, sizeof(d));
 		fill_hdr(&d.h, VPR_DROPS, sizeof(d), (uint32_t)cpu);
+		if (ts)
+			d.h.ts_ns = ts;
 		d.lost = r->lost[cpu];
 		err = sink(to, &d);
 		if (err)
@@ -158,21 +186,22 @@ static uint64_t total_lost(const struct recorder *r)
 
 /*
  * What every file and segment starts with, so that it can be read alone.
- * The snapshot is stamped with the last record handed out, not now: records
- * held back for time order (up to ~100 ms of them) follow it in the new
- * segment, and a reader must see a connection's recorded role before its
- * first operation there.
+ * All of it is stamped with the last record handed out (for the first file:
+ * the moment before the probes were attached), not now: records held back
+ * for time order follow it, and they must not be stamped before it (a
+ * reader must also see a connection's recorded role before its first
+ * operation there).
  */
 static int write_start(void *ctx, struct output *out)
 {
 	struct recorder *r = ctx;
 	int err;
 
-	err = host_write_addresses(out, r->netns_here);
+	err = host_write_addresses(out, r->netns_here, r->emitted_ts);
 	if (!err)
-		err = write_clock(to_output, out);
+		err = write_clock(to_output, out, r->emitted_ts);
 	if (!err)
-		err = write_drops(r, to_output, out, true);
+		err = write_drops(r, to_output, out, true, r->emitted_ts);
 	if (!err)
 		err = task_table__write_snapshot(r->tasks, out, r->emitted_ts);
 	if (!err)
@@ -298,7 +327,13 @@ static int emit_record(void *ctx, const void *rec)
 		if (err)
 			return err;
 	}
-	r->emitted_ts = h->ts_ns;
+	if (h->ts_ns < r->emitted_ts) {
+		r->late++;
+		if (r->emitted_ts - h->ts_ns > r->late_max_ns)
+			r->late_max_ns = r->emitted_ts - h->ts_ns;
+	} else {
+		r->emitted_ts = h->ts_ns;
+	}
 	err = output__append(r->out, rec);
 	if (err)
 		r->write_err = err;
@@ -330,6 +365,8 @@ static void set_filters(struct recorder *r, uint64_t cgroup_id)
 	 * to schedule us, late enough that one wake-up moves thousands of records.
 	 */
 	skel->rodata->wakeup_bytes = o->ringbuf_size / 16;
+	skel->rodata->test_stall_ns = (uint64_t)o->test_stall_ms * 1000000;
+	skel->rodata->test_stall_every = o->test_stall_every ? o->test_stall_every : 1;
 }
 
 /* Exactly one of the two ways to see socket operations is loaded. */
@@ -368,21 +405,72 @@ static int cgroup_id_of(const char *path, uint64_t *id)
 	return 0;
 }
 
-/* Has every online CPU send its batch of socket operations to the ring. */
-static int flush_batches(struct recorder *r)
+/*
+ * Has every online CPU send its batch of socket operations to the ring.
+ * A CPU whose batch a program holds is asked again; if it still is, the
+ * watermark hears so (wm NULL: a trial before recording).
+ */
+static int flush_batches(struct recorder *r, struct watermark *wm)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
 	int fd = bpf_program__fd(r->skel->progs.flush_stage);
 
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
-		int err;
+		int err = 0;
 
 		opts.cpu = (uint32_t)cpu;
-		err = bpf_prog_test_run_opts(fd, &opts);
+		for (int i = 0; i < FLUSH_RETRIES; i++) {
+			opts.retval = 0;
+			err = bpf_prog_test_run_opts(fd, &opts);
+			if (err || !opts.retval)
+				break;
+		}
 		/* An offline CPU: its batch is picked up at the end (take_leftovers). */
-		if (err && err != -ENXIO)
+		if (err == -ENXIO)
+			continue;
+		if (err)
 			return err;
+		if (wm)
+			watermark__flushed(wm, (unsigned)cpu, opts.retval == 0);
 	}
+	return 0;
+}
+
+/* Which CPUs are writing records now, and since when (struct vpath_stage). */
+static void note_in_flight(struct recorder *r)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stages), &zero, r->stages)) {
+		/* Never seen; without the marks nothing of this round is sure. */
+		watermark__ring_behind(r->wm);
+		return;
+	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		if (r->stages[cpu].depth)
+			watermark__in_flight(r->wm, (unsigned)cpu, r->stages[cpu].since);
+}
+
+/*
+ * Empties the ring as far as it was filled when this is called.  A record
+ * still being written stops the consumer, and the records behind it wait:
+ * it is looked at again for a little while, then the round gives up.
+ */
+static int consume_ring(struct recorder *r)
+{
+	uint64_t filled = __atomic_load_n(r->ring_prod, __ATOMIC_ACQUIRE);
+	int err = ring_buffer__consume(r->rb);
+
+	for (int i = 0; err >= 0 && i < RING_RETRIES; i++) {
+		if (__atomic_load_n(r->ring_cons, __ATOMIC_ACQUIRE) >= filled)
+			return 0;
+		usleep(RING_RETRY_US);
+		err = ring_buffer__consume(r->rb);
+	}
+	if (err < 0)
+		return err;
+	if (__atomic_load_n(r->ring_cons, __ATOMIC_ACQUIRE) < filled)
+		watermark__ring_behind(r->wm);
 	return 0;
 }
 
@@ -416,16 +504,17 @@ static int take_leftovers(struct recorder *r)
 }
 
 /*
- * One round: flush the CPUs' batches, empty the ring.  Every record stamped
- * before *upto is then in the reorder buffer.
+ * One round: note who is writing, flush the CPUs' batches, empty the ring.
+ * Every record stamped at or before *upto is then in the reorder buffer.
  */
 static int drain(struct recorder *r, uint64_t *upto)
 {
-	uint64_t start = mono_ns();
 	int err;
 
+	watermark__begin(r->wm, mono_ns());
+	note_in_flight(r);
 	if (!r->skel->bss->batches_off) {
-		err = flush_batches(r);
+		err = flush_batches(r, r->wm);
 		if (err) {
 			/* What is in the batches now is picked up at the end (take_leftovers). */
 			fprintf(stderr,
@@ -435,9 +524,41 @@ static int drain(struct recorder *r, uint64_t *upto)
 			r->skel->bss->batches_off = 1;
 		}
 	}
-	err = ring_buffer__consume(r->rb);
-	*upto = start > HOLD_NS ? start - HOLD_NS : 0;
-	return err < 0 ? err : 0;
+	err = consume_ring(r);
+	*upto = watermark__end(r->wm);
+	return err;
+}
+
+/* Read-only views of the ring's consumer and producer positions (its first two pages). */
+static int map_ring_positions(struct recorder *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = bpf_map__fd(r->skel->maps.events);
+	void *cons, *prod;
+
+	cons = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	if (cons == MAP_FAILED)
+		return -errno;
+	prod = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, page);
+	if (prod == MAP_FAILED) {
+		int err = -errno;
+
+		munmap(cons, (size_t)page);
+		return err;
+	}
+	r->ring_cons = cons;
+	r->ring_prod = prod;
+	return 0;
+}
+
+static void unmap_ring_positions(struct recorder *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (r->ring_cons)
+		munmap((void *)r->ring_cons, (size_t)page);
+	if (r->ring_prod)
+		munmap((void *)r->ring_prod, (size_t)page);
 }
 
 static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
@@ -471,7 +592,7 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		return err;
 	}
 	/* Before attaching, while batches are empty: can each CPU be asked to flush? */
-	err = r->opts->no_batches ? -EOPNOTSUPP : flush_batches(r);
+	err = r->opts->no_batches ? -EOPNOTSUPP : flush_batches(r, NULL);
 	if (!err && verbosity)
 		fprintf(stderr, "vpath-record: socket operations in per-CPU batches of %d\n",
 			VPATH_BATCH_OPS);
@@ -483,6 +604,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 				"socket operations cross the ring one by one\n",
 				strerror(-err));
 	}
+	/* Nothing the probes write is stamped before this: the first file's start is. */
+	r->emitted_ts = mono_ns();
 	/* Before the tracepoints: an operation seen is then one of a known Go process or none. */
 	r->go = go_follow__start(r->skel->obj, r->opts->go_binaries, r->opts->ngo_binaries,
 				 r->opts->pids, r->opts->npids, verbosity);
@@ -498,10 +621,12 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		return err;
 	}
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), handle_record, r, NULL);
-	if (!r->rb) {
+	if (r->rb)
+		err = map_ring_positions(r);
+	else
 		err = -errno;
-		fprintf(stderr, "vpath-record: cannot map the ring buffer: %s\n", strerror(errno));
-	}
+	if (err)
+		fprintf(stderr, "vpath-record: cannot map the ring buffer: %s\n", strerror(-err));
 	return err;
 }
 
@@ -574,9 +699,9 @@ static int poll_loop(struct recorder *r)
 			break;
 		now = mono_ns();
 		if (now >= next_tick) {
-			err = write_clock(to_reorder, r->ro);
+			err = write_clock(to_reorder, r->ro, 0);
 			if (!err)
-				err = write_drops(r, to_reorder, r->ro, false);
+				err = write_drops(r, to_reorder, r->ro, false, 0);
 			if (!err)
 				err = output__flush(r->out);
 			if (err)
@@ -601,9 +726,9 @@ static int finish(struct recorder *r)
 	if (!err)
 		err = take_leftovers(r);
 	if (!err)
-		err = write_drops(r, to_reorder, r->ro, true);
+		err = write_drops(r, to_reorder, r->ro, true, 0);
 	if (!err)
-		err = write_clock(to_reorder, r->ro);
+		err = write_clock(to_reorder, r->ro, 0);
 	if (!err)
 		err = reorder__emit(r->ro, UINT64_MAX, emit_record, r);
 	return err < 0 ? err : 0;
@@ -638,9 +763,11 @@ int recorder_run(const struct record_opts *opts)
 	r.lost_written = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.lost_written));
 	r.tasks = task_table__new();
 	r.ro = reorder__new(r.ncpus > 0 ? (unsigned)r.ncpus : 1);
+	r.wm = watermark__new(r.ncpus > 0 ? (unsigned)r.ncpus : 1, HOLD_NS);
+	r.stages = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.stages));
 	if (opts->capture)
 		r.carry = redact_carry__new();
-	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks || !r.ro ||
+	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks || !r.ro || !r.wm || !r.stages ||
 	    (opts->capture && !r.carry)) {
 		err = -ENOMEM;
 		fprintf(stderr, "vpath-record: out of memory\n");
@@ -681,6 +808,16 @@ int recorder_run(const struct record_opts *opts)
 	if (r.payloads)
 		fprintf(stderr, "vpath-record: %llu payloads captured, %llu with secrets replaced\n",
 			(unsigned long long)r.payloads, (unsigned long long)r.redacted);
+	if (r.late)
+		fprintf(stderr,
+			"vpath-record: %llu records written out of time order, by up to %.1f ms\n",
+			(unsigned long long)r.late, (double)r.late_max_ns / 1e6);
+	if (verbosity && r.wm && watermark__held_rounds(r.wm))
+		fprintf(stderr,
+			"vpath-record: %llu rounds waited for a CPU still writing records, "
+			"by up to %.1f ms\n",
+			(unsigned long long)watermark__held_rounds(r.wm),
+			(double)watermark__held_max_ns(r.wm) / 1e6);
 	if (r.malformed)
 		fprintf(stderr, "vpath-record: %llu malformed ring buffer records skipped\n",
 			(unsigned long long)r.malformed);
@@ -693,11 +830,14 @@ cleanup:
 			err = cerr;
 		}
 	}
+	unmap_ring_positions(&r);
 	ring_buffer__free(r.rb);
 	go_follow__free(r.go);
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
 	reorder__free(r.ro);
+	watermark__free(r.wm);
+	free(r.stages);
 	redact_carry__free(r.carry);
 	free(r.lost);
 	free(r.lost_written);

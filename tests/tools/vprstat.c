@@ -17,7 +17,8 @@
  * byte is a missing operation.  --pid restricts pid_ops and the gap check to
  * one process.  op_backwards counts socket operations stamped earlier than
  * an operation before them in the file (the recorder writes them in time
- * order), and op_max_backwards_ns is the largest such step back.
+ * order), and op_max_backwards_ns is the largest such step back;
+ * backwards and max_backwards_ns are the same over records of every type.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
 	static const char *status_names[] = { "ok", "torn", "corrupt" };
 	uint64_t by_type[VPR_TYPE_MAX] = { 0 }, records = 0, pid_ops = 0, lost = 0;
 	uint64_t first_ts = 0, last_ts = 0, last_op_ts = 0, op_backwards = 0, op_max_backwards = 0;
-	uint64_t payload_apart = 0;
+	uint64_t payload_apart = 0, last_any_ts = 0, backwards = 0, max_backwards = 0;
 	struct vpr_sock_op last_op = { 0 };
 	bool last_was_op = false;
 	static uint64_t lost_by_cpu[MAX_CPUS];
@@ -157,6 +158,13 @@ int main(int argc, char **argv)
 			by_type[rec->type]++;
 		if (!first_ts || rec->ts_ns < first_ts)
 			first_ts = rec->ts_ns;
+		if (rec->ts_ns < last_any_ts) {
+			backwards++;
+			if (last_any_ts - rec->ts_ns > max_backwards)
+				max_backwards = last_any_ts - rec->ts_ns;
+		} else {
+			last_any_ts = rec->ts_ns;
+		}
 		if (rec->type == VPR_SOCK_OP) {
 			if (rec->ts_ns < last_op_ts) {
 				op_backwards++;
@@ -193,7 +201,7 @@ int main(int argc, char **argv)
 	printf("vprstat status=%s blocks=%llu records=%llu sock_ops=%llu conn=%llu task=%llu "
 	       "clock=%llu drops_records=%llu lost=%llu pid_ops=%llu seq_gap_bytes=%llu "
 	       "span_s=%.3f op_backwards=%llu op_max_backwards_ns=%llu file_flags=0x%x payload=%llu "
-	       "payload_apart=%llu wakeup=%llu\n",
+	       "payload_apart=%llu wakeup=%llu backwards=%llu max_backwards_ns=%llu\n",
 	       status_names[vpr_reader__status(r)], (unsigned long long)vpr_reader__blocks(r),
 	       (unsigned long long)records, (unsigned long long)by_type[VPR_SOCK_OP],
 	       (unsigned long long)by_type[VPR_CONN], (unsigned long long)by_type[VPR_TASK],
@@ -202,7 +210,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9, (unsigned long long)op_backwards,
 	       (unsigned long long)op_max_backwards, vpr_reader__header(r)->flags,
 	       (unsigned long long)by_type[VPR_PAYLOAD], (unsigned long long)payload_apart,
-	       (unsigned long long)by_type[VPR_WAKEUP]);
+	       (unsigned long long)by_type[VPR_WAKEUP], (unsigned long long)backwards,
+	       (unsigned long long)max_backwards);
 	/* A damaged middle is a failure; a torn tail is what an interrupted recorder leaves. */
 	ret = vpr_reader__status(r) == VPR_READ_CORRUPT;
 
