@@ -61,6 +61,13 @@
 #define RING_RETRY_US 100
 /* A batch held by a program when its CPU is asked to flush: asked again this often. */
 #define FLUSH_RETRIES 3
+/*
+ * A CPU marked busy writing for longer than this is not waited for: no
+ * program runs that long, so the mark is broken (a program run where the
+ * kernel lets another preempt it on the same CPU could leave it so), and
+ * waiting would stop the recording for good.
+ */
+#define MAX_FLIGHT_NS (1000 * 1000000ull)
 
 volatile sig_atomic_t recorder_exiting;
 
@@ -86,6 +93,7 @@ struct recorder {
 	uint64_t payloads, redacted; /* VPR_PAYLOAD records taken, and how many had secrets replaced */
 	uint64_t emitted_ts;	/* stamp of the last record handed to the output */
 	uint64_t late, late_max_ns; /* records written behind a later one, and by how much at most */
+	uint64_t stuck_marks;	    /* rounds that found a CPU marked busy for longer than can be */
 	int write_err;
 };
 
@@ -436,8 +444,8 @@ static int flush_batches(struct recorder *r, struct watermark *wm)
 	return 0;
 }
 
-/* Which CPUs are writing records now, and since when (struct vpath_stage). */
-static void note_in_flight(struct recorder *r)
+/* Which CPUs are writing records now (at start), and since when (struct vpath_stage). */
+static void note_in_flight(struct recorder *r, uint64_t start)
 {
 	uint32_t zero = 0;
 
@@ -446,9 +454,16 @@ static void note_in_flight(struct recorder *r)
 		watermark__ring_behind(r->wm);
 		return;
 	}
-	for (int cpu = 0; cpu < r->ncpus; cpu++)
-		if (r->stages[cpu].depth)
-			watermark__in_flight(r->wm, (unsigned)cpu, r->stages[cpu].since);
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		const struct vpath_stage *s = &r->stages[cpu];
+
+		if (!s->depth)
+			continue;
+		if (s->since + MAX_FLIGHT_NS > start)
+			watermark__in_flight(r->wm, (unsigned)cpu, s->since);
+		else
+			r->stuck_marks++;
+	}
 }
 
 /*
@@ -509,10 +524,11 @@ static int take_leftovers(struct recorder *r)
  */
 static int drain(struct recorder *r, uint64_t *upto)
 {
+	uint64_t start = mono_ns();
 	int err;
 
-	watermark__begin(r->wm, mono_ns());
-	note_in_flight(r);
+	watermark__begin(r->wm, start);
+	note_in_flight(r, start);
 	if (!r->skel->bss->batches_off) {
 		err = flush_batches(r, r->wm);
 		if (err) {
@@ -812,6 +828,12 @@ int recorder_run(const struct record_opts *opts)
 		fprintf(stderr,
 			"vpath-record: %llu records written out of time order, by up to %.1f ms\n",
 			(unsigned long long)r.late, (double)r.late_max_ns / 1e6);
+	if (r.stuck_marks)
+		fprintf(stderr,
+			"vpath-record: %llu times a CPU was marked busy writing for over %llu ms: "
+			"not waited for\n",
+			(unsigned long long)r.stuck_marks,
+			(unsigned long long)(MAX_FLIGHT_NS / 1000000));
 	if (verbosity && r.wm && watermark__held_rounds(r.wm))
 		fprintf(stderr,
 			"vpath-record: %llu rounds waited for a CPU still writing records, "
