@@ -92,6 +92,22 @@ static void spans__free(struct u64map spans[2])
 	}
 }
 
+/* Steps back in time of a sequence of stamps: how many, and the largest. */
+struct order {
+	uint64_t last, backwards, max_back;
+};
+
+static void order__see(struct order *o, uint64_t ts)
+{
+	if (ts >= o->last) {
+		o->last = ts;
+		return;
+	}
+	o->backwards++;
+	if (o->last - ts > o->max_back)
+		o->max_back = o->last - ts;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -101,8 +117,9 @@ int main(int argc, char **argv)
 	};
 	static const char *status_names[] = { "ok", "torn", "corrupt" };
 	uint64_t by_type[VPR_TYPE_MAX] = { 0 }, records = 0, pid_ops = 0, lost = 0;
-	uint64_t first_ts = 0, last_ts = 0, last_op_ts = 0, op_backwards = 0, op_max_backwards = 0;
-	uint64_t payload_apart = 0, last_any_ts = 0, backwards = 0, max_backwards = 0;
+	uint64_t first_ts = 0, last_ts = 0;
+	uint64_t payload_apart = 0;
+	struct order any_order = { 0 }, op_order = { 0 };
 	struct vpr_sock_op last_op = { 0 };
 	bool last_was_op = false;
 	static uint64_t lost_by_cpu[MAX_CPUS];
@@ -158,22 +175,9 @@ int main(int argc, char **argv)
 			by_type[rec->type]++;
 		if (!first_ts || rec->ts_ns < first_ts)
 			first_ts = rec->ts_ns;
-		if (rec->ts_ns < last_any_ts) {
-			backwards++;
-			if (last_any_ts - rec->ts_ns > max_backwards)
-				max_backwards = last_any_ts - rec->ts_ns;
-		} else {
-			last_any_ts = rec->ts_ns;
-		}
-		if (rec->type == VPR_SOCK_OP) {
-			if (rec->ts_ns < last_op_ts) {
-				op_backwards++;
-				if (last_op_ts - rec->ts_ns > op_max_backwards)
-					op_max_backwards = last_op_ts - rec->ts_ns;
-			} else {
-				last_op_ts = rec->ts_ns;
-			}
-		}
+		order__see(&any_order, rec->ts_ns);
+		if (rec->type == VPR_SOCK_OP)
+			order__see(&op_order, rec->ts_ns);
 		if (rec->ts_ns > last_ts)
 			last_ts = rec->ts_ns;
 		if (rec->type == VPR_DROPS && rec->tid < MAX_CPUS) {
@@ -207,11 +211,11 @@ int main(int argc, char **argv)
 	       (unsigned long long)by_type[VPR_CONN], (unsigned long long)by_type[VPR_TASK],
 	       (unsigned long long)by_type[VPR_CLOCK], (unsigned long long)by_type[VPR_DROPS],
 	       (unsigned long long)lost, (unsigned long long)pid_ops,
-	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9, (unsigned long long)op_backwards,
-	       (unsigned long long)op_max_backwards, vpr_reader__header(r)->flags,
+	       (unsigned long long)spans__gap_bytes(spans), (last_ts - first_ts) / 1e9, (unsigned long long)op_order.backwards,
+	       (unsigned long long)op_order.max_back, vpr_reader__header(r)->flags,
 	       (unsigned long long)by_type[VPR_PAYLOAD], (unsigned long long)payload_apart,
-	       (unsigned long long)by_type[VPR_WAKEUP], (unsigned long long)backwards,
-	       (unsigned long long)max_backwards);
+	       (unsigned long long)by_type[VPR_WAKEUP], (unsigned long long)any_order.backwards,
+	       (unsigned long long)any_order.max_back);
 	/* A damaged middle is a failure; a torn tail is what an interrupted recorder leaves. */
 	ret = vpr_reader__status(r) == VPR_READ_CORRUPT;
 
