@@ -424,18 +424,18 @@ static void on_conn(struct host_state *hs, const struct vpr_conn *c)
 	if (c->newstate == 2 /* TCP_SYN_SENT: connect() by h.tid */ && c->h.tid &&
 	    !vp_gor__of_thread(&hs->gor, c->h.tid))
 		vp_attr__connect(&hs->attr, s, c->h.tid);
+	/*
+	 * A killed server's connections close as if it had finished: its reply
+	 * may be cut (paths.c).  Its own close (FIN_WAIT1, or LAST_ACK after the
+	 * client's FIN) names it; the later CLOSE comes from the network.
+	 */
+	if ((c->newstate == 4 /* FIN_WAIT1 */ || c->newstate == 9 /* LAST_ACK */) && c->pid &&
+	    s->x && s->x->side == VP_SERVER && s->x->has_rep && vp_attr__killed_by(&hs->attr, c->pid))
+		s->x->killed = true;
 	if (!vp_conn_record__closes(c))
 		return;
 	if (c->oldstate == 2 /* SYN_SENT: refused, unreachable or timed out */)
 		vp_attr__connect_failed(&hs->attr, s);
-	/*
-	 * A killed server's connections close as if it had finished: the reply
-	 * it had begun may be cut (it may as well have been whole; nothing
-	 * recorded tells), so it is not shown complete.
-	 */
-	if (c->pid && s->x && s->x->side == VP_SERVER && s->x->has_rep &&
-	    vp_attr__killed_by(&hs->attr, c->pid))
-		s->x->incomplete = true;
 	x = vp_exchanges__close(s);
 	if (x)
 		finished(hs, x);

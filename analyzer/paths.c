@@ -296,9 +296,25 @@ static size_t count_calls(const struct vp_xchg *s)
 	return n;
 }
 
-/* The call of client end c and server end s (either may be NULL), recursively. */
+/*
+ * Server end s was closed at its process's death (a signal) after its reply
+ * began: the reply may have been cut there, or been whole long before (a
+ * pooled connection's last call, its server stopped at the end).  The
+ * caller tells: if the request that made the call (parent, on c's host)
+ * sent reply bytes after the call's reply had come, it went on with it.
+ */
+static bool cut_by_death(const struct vp_xchg *parent, const struct vp_xchg *c,
+			 const struct vp_xchg *s)
+{
+	if (!s || !s->killed)
+		return false;
+	return !(parent && c && parent->has_rep && parent->rep.last_ts > vp_xchg__end_ts(c));
+}
+
+/* The call of client end c and server end s (either may be NULL) that parent made, recursively. */
 static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct arena *m,
-			     const struct vp_xchg *c, const struct vp_xchg *s, uint64_t *hosts_seen)
+			     const struct vp_xchg *parent, const struct vp_xchg *c,
+			     const struct vp_xchg *s, uint64_t *hosts_seen)
 {
 	const struct vp_xchg *main = c ? c : s;
 	struct vp_call *call = m->calls++;
@@ -337,7 +353,7 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct ar
 	}
 	call->one_way = one_way(main, main == c ? s : NULL);
 	call->complete = !(c && c->incomplete) && !(s && s->incomplete) &&
-			 (!main->unanswered || call->one_way);
+			 (!main->unanswered || call->one_way) && !cut_by_death(parent, c, s);
 	call->link = c ? c->link : s->link;
 	call->setup_ns = (int64_t)(c ? c->setup_ns : s->setup_ns);
 	/* Both ends saw the same bytes; the server's capture is the one usually asked for. */
@@ -353,7 +369,7 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct ar
 		m->ptrs += n;
 		for (const struct vp_xchg *k = s->child_head; k; k = k->sibling)
 			if (shown(k))
-				call->calls[call->ncalls++] = build(p, r, m, k, k->peer, hosts_seen);
+				call->calls[call->ncalls++] = build(p, r, m, s, k, k->peer, hosts_seen);
 		sort_by_start(call->calls, call->ncalls);
 	}
 	return call;
@@ -415,7 +431,7 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 	m.ptrs = (struct vp_call **)(m.calls + n);
 	r->id = ++p->next_request_id;
 	r->exact = true;
-	r->root = build(p, r, &m, c, s, &hosts_seen);
+	r->root = build(p, r, &m, NULL, c, s, &hosts_seen);
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
 	release_tree(p, c, s);
 	if (p->rlen == p->rcap) {

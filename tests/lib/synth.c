@@ -452,11 +452,14 @@ void synth_link__free(struct synth_link *l)
 static void link_states(struct synth_link *l, uint64_t ts, uint8_t client_state, uint8_t server_state)
 {
 	for (int side = 0; side < 2 && !l->no_conn_records; side++) {
+		uint8_t state = side ? server_state : client_state;
+
 		if (!l->host[side])
 			continue;
-		synth_conn(l->host[side], ts, l->cookie[side], l->pid[side],
+		/* As the recorder: a process is named only on the transitions it makes (not CLOSE). */
+		synth_conn(l->host[side], ts, l->cookie[side], state == 7 ? 0 : l->pid[side],
 			   side ? VPR_ROLE_ACCEPTED : VPR_ROLE_CONNECTED, VPR_CONN_STATE,
-			   side ? server_state : client_state, l->addr[side], l->addr[!side],
+			   state, l->addr[side], l->addr[!side],
 			   l->seq[side ? SYNTH_S2C : SYNTH_C2S], l->seq[side ? SYNTH_C2S : SYNTH_S2C]);
 	}
 }

@@ -512,12 +512,15 @@ static void test_refused_connect_cuts_the_request(void **state)
 }
 
 /*
- * A back end killed after the first part of its reply closes its connection
- * as if it had finished; its front end answers and closes too.  Only the
- * exit record's signal tells the reply may be cut: that request is
- * incomplete, the one before it and a back end that exited itself are not.
+ * A back end killed in the middle of its reply closes its connection as if
+ * it had finished.  Where its caller had sent its own reply's first part
+ * before the call and sends nothing after it, only the exit record's signal
+ * tells the reply may be cut: that request is incomplete.  Where the caller
+ * answered after the call (a pooled connection's last call, its server
+ * stopped at the end), it went on with the reply: complete.  A back end that
+ * exits by itself cuts nothing.  The request before is complete in each.
  */
-static bool killed_back_end_cuts(struct world *w, uint32_t signal)
+static bool killed_back_end(struct world *w, uint32_t signal, bool caller_answers_after)
 {
 	struct synth_link *l, *d;
 
@@ -528,11 +531,14 @@ static bool killed_back_end_cuts(struct world *w, uint32_t signal)
 	synth_rep(d, 30, 401, US(115), 301);
 	synth_rep(l, 100, 301, US(121), 901);
 	synth_req(l, 100, 901, US(200), 301);
+	if (!caller_answers_after)
+		synth_rep(l, 50, 301, US(205), 901);
 	synth_req(d, 10, 301, US(210), 401);
 	synth_rep(d, 30, 401, US(215), 301);
+	if (caller_answers_after)
+		synth_rep(l, 50, 301, US(225), 901);
 	synth_task_exit(w->db, US(230), 400, 401, signal);
 	synth_link__close_server_first(d, US(231));
-	synth_rep(l, 50, 301, US(240), 901);
 	synth_link__close_orderly(l, US(250));
 
 	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/901>web/301(web/301>db/401)");
@@ -542,12 +548,17 @@ static bool killed_back_end_cuts(struct world *w, uint32_t signal)
 
 static void test_killed_back_end_cuts_the_request(void **state)
 {
-	assert_false(killed_back_end_cuts(*state, 9 /* SIGKILL */));
+	assert_false(killed_back_end(*state, 9 /* SIGKILL */, false));
+}
+
+static void test_killed_back_end_after_the_caller_went_on(void **state)
+{
+	assert_true(killed_back_end(*state, 15 /* SIGTERM */, true));
 }
 
 static void test_back_end_that_exits_leaves_it_complete(void **state)
 {
-	assert_true(killed_back_end_cuts(*state, 0));
+	assert_true(killed_back_end(*state, 0, false));
 }
 
 /*
@@ -920,6 +931,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_back_end_cuts_the_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_back_end_after_the_caller_went_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_back_end_that_exits_leaves_it_complete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
