@@ -9,12 +9,13 @@
 -- shard); the candidates come back here.
 DROP TABLE IF EXISTS vpath_candidates;
 CREATE TABLE vpath_candidates ENGINE = Memory AS
-SELECT host AS c_host, cookie AS c_cookie, s_host, s_cookie, req_seq_start
+SELECT host AS c_host, cookie AS c_cookie, s_host, s_cookie, s_seq, req_seq_start
 FROM vpath_ends
 GLOBAL ALL INNER JOIN
 (
-    SELECT req_seq_start, host AS s_host, cookie AS s_cookie, have_tuple AS s_have_tuple,
-           local AS s_local, remote AS s_remote, has_rep AS s_has_rep, rep_seq_start AS s_rep_seq_start
+    SELECT req_seq_start, req_seq_start AS s_seq, host AS s_host, cookie AS s_cookie,
+           have_tuple AS s_have_tuple, local AS s_local, remote AS s_remote, has_rep AS s_has_rep,
+           rep_seq_start AS s_rep_seq_start
     FROM vpath_ends
     WHERE side = 1
 ) USING (req_seq_start)
@@ -24,3 +25,26 @@ WHERE side = 0
   AND NOT (host != s_host
            AND ((have_tuple AND (startsWith(remote, '127.') OR startsWith(remote, '[::1]:')))
              OR (s_have_tuple AND (startsWith(s_remote, '127.') OR startsWith(s_remote, '[::1]:')))));
+-- A host's own stages may begin a server end's request earlier than the
+-- analysis of all hosts does: a read after a reply is the tail of that
+-- request or the next one, and only the sender's messages tell (PHP-FPM
+-- reads a FastCGI request's last record after replying).  Such a server end
+-- is found by its reply, which begins where the client's does, on the
+-- reversed 4-tuple, its request range holding the client's request start;
+-- both ends are then named by the client's start, where the analysis of all
+-- hosts begins the server's request too.
+INSERT INTO vpath_candidates
+SELECT host AS c_host, cookie AS c_cookie, s_host, s_cookie, s_seq, req_seq_start
+FROM vpath_ends
+GLOBAL ALL INNER JOIN
+(
+    SELECT rep_seq_start, req_seq_start AS s_seq, req_seq_end AS s_seq_end, host AS s_host,
+           cookie AS s_cookie, local AS s_local, remote AS s_remote
+    FROM vpath_ends
+    WHERE side = 1 AND has_rep AND have_tuple
+) USING (rep_seq_start)
+WHERE side = 0 AND has_rep AND have_tuple
+  AND local = s_remote AND remote = s_local
+  AND req_seq_start != s_seq
+  AND (toUInt64(req_seq_start) + 4294967296 - s_seq) % 4294967296
+      < (toUInt64(s_seq_end) + 4294967296 - s_seq) % 4294967296;

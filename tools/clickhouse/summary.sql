@@ -8,5 +8,5 @@ SELECT
     (SELECT count() FROM (SELECT c_host FROM vpath_candidates
                           GROUP BY c_host, c_cookie, req_seq_start HAVING count() > 1)) AS ambiguous_client_ends,
     (SELECT count() FROM (SELECT s_host FROM vpath_candidates
-                          GROUP BY s_host, s_cookie, req_seq_start HAVING count() > 1)) AS ambiguous_server_ends
+                          GROUP BY s_host, s_cookie, s_seq HAVING count() > 1)) AS ambiguous_server_ends
 FORMAT TSKV
