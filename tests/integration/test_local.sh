@@ -155,18 +155,9 @@ check "local: a host given as a recording and a local file is refused" [ $rc -eq
 # the local files as from the recordings.
 . tests/e2e/harness.sh
 . tests/phpstack/stack.sh
-why=$(ps_unavailable 2>/dev/null)
-if [ -n "$why" ]; then
-	skip "local: PHP stack" "$why"
-else
-	tests/phpstack/run.sh --requests 200 --conns 2 --seed 17 --keep "$d/php" >"$d/php.log" 2>&1
-	if compgen -G "$d/php/*.vpr" >/dev/null; then
-		compare "PHP stack" "$d"/php/*.vpr
-		# PHP-FPM's tails and nginx's TLS reads are cut by the sender's records: alone, a host
-		# cuts them otherwise, and only the analysis from the records (above) has them right.
-		calls_agree "PHP stack" no "$d"/php/*.vpr
-	else
-		not_ok "local: PHP stack: a recording to read"
-		tail -5 "$d/php.log" | sed 's/^/# /'
-	fi
+if ps_recording local "$d"; then
+	compare "PHP stack" "${REC_FILES[@]}"
+	# PHP-FPM's tails and nginx's TLS reads are cut by the sender's records: alone, a host
+	# cuts them otherwise, and only the analysis from the records (above) has them right.
+	calls_agree "PHP stack" no "${REC_FILES[@]}"
 fi

@@ -181,3 +181,22 @@ ps_client_wait() {
 ps_check() { # check.py compare options...
 	python3 "$PS_SRC/check.py" compare --dir "$E2E_DIR" --topology "$E2E_DIR/topology.json" "$@"
 }
+
+# The PHP stack's recording for an output test (200 requests on 2 connections,
+# seed 17) in DIR/php: sets REC_FILES, or prints NAME's skip or failure line and
+# returns 1.  Source tests/lib.sh and tests/e2e/harness.sh first.
+ps_recording() { # NAME DIR
+	local why
+	why=$(ps_unavailable 2>/dev/null)
+	if [ -n "$why" ]; then
+		skip "$1: PHP stack" "$why"
+		return 1
+	fi
+	tests/phpstack/run.sh --requests 200 --conns 2 --seed 17 --keep "$2/php" >"$2/php.log" 2>&1
+	if ! compgen -G "$2/php/*.vpr" >/dev/null; then
+		not_ok "$1: PHP stack: a recording to read"
+		tail -5 "$2/php.log" | sed 's/^/# /'
+		return 1
+	fi
+	REC_FILES=("$2"/php/*.vpr)
+}
