@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "input.h"
-#include "local.h"
+#include "local/local.h"
 #include "payloads.h"
 #include "recfile.h"
 

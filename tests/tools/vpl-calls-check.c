@@ -17,7 +17,7 @@
 
 #include "analysis.h"
 #include "hashmap.h"
-#include "local.h"
+#include "local/local.h"
 
 struct end {
 	uint32_t req_start, req_end, rep_start, rep_end;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Local files (analyzer/localfile.h): records and calls round-trip byte for
+ * Local files (analyzer/local/localfile.h): records and calls round-trip byte for
  * byte and field by field through their codecs, whatever their values
  * (operations that follow on and that do not, records of every other kind
  * and of unknown ones, times going backwards); blocks of a written file come
@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "localcalls.h"
-#include "localfile.h"
-#include "localrecs.h"
+#include "local/localcalls.h"
+#include "local/localfile.h"
+#include "local/localrecs.h"
 
 /* A small deterministic generator: the same cases every run. */
 static uint64_t rnd_state = 88172645463325252ull;
