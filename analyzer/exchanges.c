@@ -142,7 +142,14 @@ static enum vp_cut_answer sender_cut(const struct vp_sock *s, const struct vpr_s
 	uint32_t a = vp_op_seq_start(*op), b = (*op)->seq_end, at;
 	enum vp_cut_answer ans;
 
-	if (!s->peer_sock || !s->x || !s->x->has_rep)
+	/*
+	 * Only where the request is the peer's to send (a server end): a
+	 * client's requests are its own sends, and the peer's cuts are
+	 * positions in the other stream, whose numbers can overlap these (two
+	 * initial sequence numbers a few MB apart), so they would cut nothing
+	 * or cut wrongly.
+	 */
+	if (!s->peer_sock || !s->x || !s->x->has_rep || vp_request_dir(s->role) != VPR_DIR_RECV)
 		return VP_CUT_UNKNOWN;
 	ans = vp_cuts__find(&s->peer_sock->cuts, a, b, &at);
 	if (ans == VP_CUT_AT && at != a) {

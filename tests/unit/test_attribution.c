@@ -512,6 +512,35 @@ static void test_refused_connect_cuts_the_request(void **state)
 }
 
 /*
+ * A client's requests are its own sends: the server's message starts are
+ * positions in the other stream and must not cut them.  Here the reply
+ * stream's numbers run over the request stream's (initial sequence numbers
+ * 100 kB apart, a 300 kB reply), so the second request lies inside the
+ * first reply's range with no cut of the server's in it: taken for the
+ * first request's tail, the client end merged both, and the server's
+ * second exchange lost its peer.
+ */
+static void test_client_requests_are_not_cut_by_the_reply_stream(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l;
+
+	l = synth_link__open_silent(w->lg, 1, 900, w->web, 11, 300);
+	l->seq[SYNTH_S2C] = l->seq[SYNTH_C2S] - 100000;
+	synth_req(l, 100, 901, US(100), 301);
+	synth_rep(l, 300000, 301, US(200), 901);
+	synth_req(l, 100, 901, US(10000), 301);
+	synth_rep(l, 50, 301, US(10100), 901);
+	synth_req(l, 100, 901, US(20000), 301);
+	synth_rep(l, 50, 301, US(20100), 901);
+	synth_link__free(l);
+
+	assert_string_equal(analyze(w), "lg/901>web/301 | lg/901>web/301 | lg/901>web/301");
+	for (int i = 0; i < 3; i++)
+		assert_true(w->c.reqs[i]->complete);
+}
+
+/*
  * A back end killed in the middle of its reply closes its connection as if
  * it had finished.  Where its caller had sent its own reply's first part
  * before the call and sends nothing after it, only the exit record's signal
@@ -930,6 +959,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_threads_carrying_several_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_requests_are_not_cut_by_the_reply_stream, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_killed_back_end_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_back_end_after_the_caller_went_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_back_end_that_exits_leaves_it_complete, setup, teardown),
