@@ -52,7 +52,8 @@ same() {
 	for x in json stats txt tsv patterns otlp db html; do
 		cmp -s "$d/out.$2.$x" "$d/out.$3.$x" || bad+=" $x"
 	done
-	check "local: $name${bad:+ (differ:$bad)}" [ -z "$bad" ] && [ -s "$d/out.$2.json" ]
+	[ -z "$bad" ] && [ -s "$d/out.$2.json" ]
+	check "local: $name${bad:+ (differ:$bad)}" test $? -eq 0
 }
 
 # calls_agree NAME EXACT FILE...: how far the calls the local files hold (each
@@ -65,9 +66,9 @@ calls_agree() {
 	line=$("$CHECK" "$@" -- "${locals[@]}")
 	echo "# $name: local calls against the joint analysis: $line"
 	[ "$exact" = yes ] || return 0
-	check "local: $name: every call a host found alone is the joint analysis's" \
-		[ -n "$(kv calls "$line")" ] && [ "$(kv same "$line")" = "$(kv calls "$line")" ] &&
+	[ -n "$(kv calls "$line")" ] && [ "$(kv same "$line")" = "$(kv calls "$line")" ] &&
 		[ "$(kv only_joint "$line")" = 0 ] && [ "$(kv calls "$line")" -gt 0 ]
+	check "local: $name: every call a host found alone is the joint analysis's" test $? -eq 0
 }
 
 # compare NAME FILE...: the recordings against their local files, all and mixed.
@@ -108,17 +109,18 @@ l=$d/one.vpl
 "$A" local -v -o "$l" "$f" 2>"$d/v.err"
 calls=$(sed -n 's/.* records, \([0-9]*\) calls .*/\1/p' "$d/v.err")
 "$A" dump "$l" >"$d/dump.txt" 2>&1
-check "local: dump shows the host and its ${calls:-?} calls, status ok" \
-	grep -q "^from    $f$" "$d/dump.txt" && [ "$(grep -c '^call ' "$d/dump.txt")" = "${calls:-x}" ] &&
+grep -q "^from    $f$" "$d/dump.txt" && [ "$(grep -c '^call ' "$d/dump.txt")" = "${calls:-x}" ] &&
 	grep -q "^status  ok$" "$d/dump.txt"
+check "local: dump shows the host and its ${calls:-?} calls, status ok" test $? -eq 0
 
 # Damage: one line each, the exit status of a damaged recording (docs/analyzer.md).
 size=$(stat -c %s "$l")
 head -c $((size - 7)) "$l" >"$d/cut.vpl"
 "$A" paths "$d/cut.vpl" >/dev/null 2>"$d/err"
 rc=$?
-check "local: a cut local file: one warning line, exit 0" [ $rc -eq 0 ] && [ "$(wc -l <"$d/err")" -eq 1 ] &&
+[ $rc -eq 0 ] && [ "$(wc -l <"$d/err")" -eq 1 ] &&
 	grep -q "^warning: .*cut.vpl: truncated at offset" "$d/err"
+check "local: a cut local file: one warning line, exit 0" test $? -eq 0
 cp "$l" "$d/flip.vpl"
 python3 - "$d/flip.vpl" <<'EOF'
 import struct, sys
@@ -129,25 +131,30 @@ open(sys.argv[1], 'wb').write(b)
 EOF
 "$A" paths "$d/flip.vpl" >/dev/null 2>"$d/err"
 rc=$?
-check "local: a local file damaged in the middle: one error line, exit 1" [ $rc -eq 1 ] &&
+[ $rc -eq 1 ] &&
 	[ "$(wc -l <"$d/err")" -eq 1 ] && grep -q "^error: .*corrupt at offset" "$d/err"
+check "local: a local file damaged in the middle: one error line, exit 1" test $? -eq 0
 cp "$l" "$d/ver.vpl"
 printf '\x09' | dd of="$d/ver.vpl" bs=1 seek=8 conv=notrunc 2>/dev/null
 "$A" table "$d/ver.vpl" >/dev/null 2>"$d/err"
 rc=$?
-check "local: another version: one error line, exit 1" [ $rc -eq 1 ] && [ "$(wc -l <"$d/err")" -eq 1 ] &&
+[ $rc -eq 1 ] && [ "$(wc -l <"$d/err")" -eq 1 ] &&
 	grep -q "^error: .*ver.vpl: unsupported local file version 9" "$d/err"
+check "local: another version: one error line, exit 1" test $? -eq 0
 "$A" local -o "$d/two.vpl" "${REC_FILES[@]:0:2}" 2>"$d/err"
 rc=$?
-check "local: two hosts' recordings are refused with one line, nothing written" [ $rc -eq 1 ] &&
+[ $rc -eq 1 ] &&
 	[ "$(wc -l <"$d/err")" -eq 1 ] && [ ! -e "$d/two.vpl" ]
+check "local: two hosts' recordings are refused with one line, nothing written" test $? -eq 0
 "$A" local -o "$d/again.vpl" "$l" 2>"$d/err"
 rc=$?
-check "local: a local file is not taken as a recording" [ $rc -eq 1 ] && grep -q "a local file already" "$d/err"
+[ $rc -eq 1 ] && grep -q "a local file already" "$d/err"
+check "local: a local file is not taken as a recording" test $? -eq 0
 "$A" paths "$l" "$f" >/dev/null 2>"$d/err"
 rc=$?
-check "local: a host given as a recording and a local file is refused" [ $rc -eq 1 ] &&
+[ $rc -eq 1 ] &&
 	grep -q "two recordings of the same host" "$d/err"
+check "local: a host given as a recording and a local file is refused" test $? -eq 0
 
 # The PHP stack (tests/phpstack): PHP-FPM reads the tail of a FastCGI request
 # after its reply, and only the sender's cuts, in nginx's recording, say so

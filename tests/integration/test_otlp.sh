@@ -17,7 +17,8 @@ output_test_begin otlp "$d" || exit 1
 for f in "${REC_FILES[@]}"; do "$A" dump "$f" | head -1; done >"$d/headers"
 
 "$A" otlp -o "$d/otlp.json" "${REC_FILES[@]}" 2>"$d/err"
-check "otlp -o writes the document (exit 0)" [ $? -eq 0 ] && [ -s "$d/otlp.json" ]
+[ $? -eq 0 ] && [ -s "$d/otlp.json" ]
+check "otlp -o writes the document (exit 0)" test $? -eq 0
 "$A" otlp "${REC_FILES[@]}" 2>/dev/null >"$d/otlp2.json"
 check "the same recording gives the same document (trace and span ids are derived, not random)" \
 	cmp -s "$d/otlp.json" "$d/otlp2.json"
@@ -141,8 +142,9 @@ json.dump(doc, open(sys.argv[2], "w"))
 PY
 	env NODE_PATH="$schema/node_modules" node tests/tools/otlp_check.js "$schema/protos" "$d/broken.json" \
 		>/dev/null 2>"$d/broken.err"
-	check "the schema check refuses a broken document" [ $? -ne 0 ] && grep -q 'SpanKind' "$d/broken.err" &&
+	[ $? -ne 0 ] && grep -q 'SpanKind' "$d/broken.err" &&
 		grep -q 'spanId wants' "$d/broken.err" && grep -q 'unknown field "durationNano"' "$d/broken.err"
+	check "the schema check refuses a broken document" test $? -eq 0
 else
 	skip "otlp document is valid under the official opentelemetry-proto schema" \
 		"needs node and npm to fetch @opentelemetry/otlp-grpc-exporter-base (its .proto files) and protobufjs"
@@ -172,7 +174,8 @@ start_receiver "$d/ok" || { not_ok "otlp: the test receiver starts"; exit 1; }
 "$A" otlp --endpoint "http://127.0.0.1:$(cat "$d/ok/port")" "${REC_FILES[@]}" >"$d/ok/out" 2>"$d/ok/err"
 rc=$?
 stop_receiver
-check "otlp --endpoint posts to a receiver and exits 0" [ $rc -eq 0 ] && [ ! -s "$d/ok/out" ]
+[ $rc -eq 0 ] && [ ! -s "$d/ok/out" ]
+check "otlp --endpoint posts to a receiver and exits 0" test $? -eq 0
 check "every post is POST /v1/traces, application/json, answered 200" \
 	awk '$1 != "/v1/traces" || $2 != "application/json" || $3 != 200 { bad = 1 } END { exit bad || NR == 0 }' \
 	"$d/ok/requests"
@@ -197,33 +200,34 @@ start_receiver "$d/flaky" --refuse 503 --refuse-first 2 || { not_ok "otlp: the t
 "$A" otlp --endpoint "http://127.0.0.1:$(cat "$d/flaky/port")/" "${REC_FILES[@]}" 2>"$d/flaky/err"
 rc=$?
 stop_receiver
-check "a receiver that answers 503 twice gets the batch on the third try (exit 0)" \
-	[ $rc -eq 0 ] && [ "$(awk '{print $3}' "$d/flaky/requests" | head -3 | tr '\n' ' ')" = "503 503 200 " ]
+[ $rc -eq 0 ] && [ "$(awk '{print $3}' "$d/flaky/requests" | head -3 | tr '\n' ' ')" = "503 503 200 " ]
+check "a receiver that answers 503 twice gets the batch on the third try (exit 0)" test $? -eq 0
 
 start_receiver "$d/bad" --refuse 400 || { not_ok "otlp: the test receiver starts"; exit 1; }
 "$A" otlp --endpoint "http://127.0.0.1:$(cat "$d/bad/port")" "${REC_FILES[@]}" 2>"$d/bad/err"
 rc=$?
 stop_receiver
 cat "$d/bad/err" | sed 's/^/# /'
-check "a receiver that answers 400: exit 1, one error line with the status, no retry" \
-	[ $rc -eq 1 ] && [ "$(wc -l <"$d/bad/err")" -eq 1 ] && grep -q '^error: OTLP receiver .*/v1/traces refused the spans: HTTP 400 (test receiver refuses this one)$' "$d/bad/err" &&
+[ $rc -eq 1 ] && [ "$(wc -l <"$d/bad/err")" -eq 1 ] && grep -q '^error: OTLP receiver .*/v1/traces refused the spans: HTTP 400 (test receiver refuses this one)$' "$d/bad/err" &&
 	[ "$(wc -l <"$d/bad/requests")" -eq 1 ]
+check "a receiver that answers 400: exit 1, one error line with the status, no retry" test $? -eq 0
 
 start_receiver "$d/down" --refuse 503 || { not_ok "otlp: the test receiver starts"; exit 1; }
 "$A" otlp --endpoint "http://127.0.0.1:$(cat "$d/down/port")" "${REC_FILES[@]}" 2>"$d/down/err"
 rc=$?
 stop_receiver
 cat "$d/down/err" | sed 's/^/# /'
-check "a receiver that keeps answering 503: 5 attempts, then exit 1 and one error line" \
-	[ $rc -eq 1 ] && [ "$(wc -l <"$d/down/err")" -eq 1 ] && grep -q 'HTTP 503.*(after 5 attempts)$' "$d/down/err" &&
+[ $rc -eq 1 ] && [ "$(wc -l <"$d/down/err")" -eq 1 ] && grep -q 'HTTP 503.*(after 5 attempts)$' "$d/down/err" &&
 	[ "$(wc -l <"$d/down/requests")" -eq 5 ]
+check "a receiver that keeps answering 503: 5 attempts, then exit 1 and one error line" test $? -eq 0
 
 # Nobody listens on the port the last receiver had.
 "$A" otlp --endpoint "http://127.0.0.1:$(cat "$d/down/port")" "${REC_FILES[@]}" 2>"$d/gone.err"
 rc=$?
 cat "$d/gone.err" | sed 's/^/# /'
-check "an unreachable receiver: exit 1, one line saying so" \
-	[ $rc -eq 1 ] && [ "$(wc -l <"$d/gone.err")" -eq 1 ] && grep -q '^error: OTLP receiver .* unreachable: .*(after 5 attempts)$' "$d/gone.err"
+[ $rc -eq 1 ] && [ "$(wc -l <"$d/gone.err")" -eq 1 ] && grep -q '^error: OTLP receiver .* unreachable: .*(after 5 attempts)$' "$d/gone.err"
+check "an unreachable receiver: exit 1, one line saying so" test $? -eq 0
 
 "$A" otlp --endpoint ftp://x "${REC_FILES[@]}" 2>"$d/url.err"
-check "a URL that is not http(s) is refused before any work" [ $? -eq 1 ] && grep -q 'not an http:// or https:// URL' "$d/url.err"
+[ $? -eq 1 ] && grep -q 'not an http:// or https:// URL' "$d/url.err"
+check "a URL that is not http(s) is refused before any work" test $? -eq 0

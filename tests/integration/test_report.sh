@@ -14,7 +14,8 @@ d=$(scratch_dir)
 output_test_begin report "$d" || exit 1
 
 "$A" report -o "$d/report.html" "${REC_FILES[@]}" 2>"$d/err"
-check "report -o writes the page (exit 0)" [ $? -eq 0 ] && [ -s "$d/report.html" ]
+[ $? -eq 0 ] && [ -s "$d/report.html" ]
+check "report -o writes the page (exit 0)" test $? -eq 0
 check "the page is one file: no script, style, image or font from anywhere" \
 	python3 - "$d/report.html" <<'PY'
 import re, sys
@@ -47,7 +48,8 @@ console_errors() { # log: console messages at error level, and uncaught exceptio
 
 : >"$d/chromium.log"
 browse --dump-dom "file://$d/report.html" >"$d/dom.html"
-check "Chromium loads the page with no console error" [ -s "$d/dom.html" ] && ! console_errors "$d/chromium.log"
+[ -s "$d/dom.html" ] && ! console_errors "$d/chromium.log"
+check "Chromium loads the page with no console error" test $? -eq 0
 check "the page drew everything and says so (#selfcheck), as the analysis has it" \
 	python3 - "$d/dom.html" "$d/paths.json" <<'PY'
 import json, re, sys

@@ -17,13 +17,16 @@ fi
 output_test_begin sqlite "$d" || exit 1
 
 "$A" sqlite "${REC_FILES[@]}" 2>"$d/err"
-check "sqlite without -o is refused with one line" [ $? -eq 2 ] && grep -q '^error: sqlite needs -o FILE$' "$d/err"
+[ $? -eq 2 ] && grep -q '^error: sqlite needs -o FILE$' "$d/err"
+check "sqlite without -o is refused with one line" test $? -eq 0
 echo stale >"$d/paths.db"
 "$A" sqlite -o "$d/paths.db" "${REC_FILES[@]}" 2>"$d/err"
-check "sqlite -o writes the database (exit 0), replacing a file that was there" [ $? -eq 0 ] &&
+[ $? -eq 0 ] &&
 	python3 -c 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("select 1 from requests")' "$d/paths.db"
+check "sqlite -o writes the database (exit 0), replacing a file that was there" test $? -eq 0
 "$A" sqlite -o /nonexistent/dir/x.db "${REC_FILES[@]}" 2>"$d/err"
-check "an unwritable path is one error line and exit 1" [ $? -eq 1 ] && [ "$(wc -l <"$d/err")" -eq 1 ]
+[ $? -eq 1 ] && [ "$(wc -l <"$d/err")" -eq 1 ]
+check "an unwritable path is one error line and exit 1" test $? -eq 0
 
 check "the tables hold what paths --json says (requests, calls, tree, evidence, hosts)" \
 	python3 - "$d/paths.json" "$d/paths.db" <<'PY'
