@@ -7,7 +7,9 @@
 # what the recorders lost, and for every recorded run the accuracy table
 # (completeness and accuracy against the client's ground truth).
 #
-# Environment: PAIRS (3), RUN_S (10 seconds per run), SESSIONS (128), SEED.
+# Environment: PAIRS (3), RUN_S (10 seconds per run), SESSIONS (128), SEED;
+# KEEP=DIR keeps a pair's recordings, truth and comparison in DIR/pair<N>
+# when its paths are not all right (the run's own files go with it).
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -62,6 +64,11 @@ for ((p = 1; p <= PAIRS; p++)); do
 		status=1
 	elif ! e2e_compare --label "pair $p" >"$E2E_DIR/compare.$p.txt"; then
 		verdict=WRONG # a measurement: the table says how wrong
+	fi
+	if [ "$verdict" != ok ] && [ -n "${KEEP:-}" ]; then
+		mkdir -p "$KEEP/pair$p" && cp "$E2E_DIR"/*.vpr "$E2E_DIR"/*.log "$E2E_DIR"/*.json* \
+			"$E2E_DIR/compare.$p.txt" "$KEEP/pair$p/" 2>/dev/null
+		echo "# pair $p kept in $KEEP/pair$p"
 	fi
 	ratio=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 	ratios+=("$ratio")
