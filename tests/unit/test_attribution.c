@@ -105,6 +105,15 @@ static void free_links(struct links *k)
 	synth_link__free(k->d2);
 }
 
+/* Reset all four at ts (synth_link__close) and free them. */
+static void close_links(struct links *k, uint64_t ts)
+{
+	synth_link__close(k->l1, ts);
+	synth_link__close(k->l2, ts);
+	synth_link__close(k->d1, ts);
+	synth_link__close(k->d2, ts);
+}
+
 /* Two clients, one web thread per connection, each calls the database once. */
 static void test_thread_per_connection(void **state)
 {
@@ -123,10 +132,7 @@ static void test_thread_per_connection(void **state)
 	synth_rep(k.d1, 70, 401, US(131), 301);
 	synth_rep(k.l2, 500, 302, US(140), 902);
 	synth_rep(k.l1, 500, 301, US(141), 901);
-	synth_link__close(k.l1, US(200));
-	synth_link__close(k.l2, US(200));
-	synth_link__close(k.d1, US(200));
-	synth_link__close(k.d2, US(200));
+	close_links(&k, US(200));
 
 	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/402)");
 	assert_true(w->c.reqs[0]->complete);
@@ -672,10 +678,7 @@ static void executor_run(struct world *w, const uint32_t *forward, const uint32_
 		synth_wake(w->web, US(125 + i), 300, 350, back[i]);
 	synth_rep(k.l1, 500, 301, US(140), 901);
 	synth_rep(k.l2, 500, 302, US(141), 902);
-	synth_link__close(k.l1, US(200));
-	synth_link__close(k.l2, US(200));
-	synth_link__close(k.d1, US(200));
-	synth_link__close(k.d2, US(200));
+	close_links(&k, US(200));
 }
 
 static void executor(struct world *w, const uint32_t *forward, const uint32_t *back)
@@ -771,6 +774,23 @@ static void test_wakeup_shape_is_per_process(void **state)
 }
 
 /*
+ * Goroutines 1 and 2 of web's thread 301 answer EARLY requests on l1 and l2
+ * in turn from t0, 10 us apart: the process shows its shape to the wake-up
+ * rule (VP_WAKE_MIN_REPLIES).
+ */
+static void go_answer_early(struct world *w, struct links *k, uint64_t t0)
+{
+	for (uint64_t i = 0; i < EARLY; i++) {
+		struct synth_link *l = i % 2 ? k->l2 : k->l1;
+		uint64_t t = t0 + US(10 * i);
+
+		synth_go(w->web, t, 300, 301, VPR_GO_RUN, 1 + i % 2, 0);
+		synth_req(l, 10, 900, t, 301);
+		synth_rep(l, 10, 301, t + US(5), 900);
+	}
+}
+
+/*
  * A Go front end: conn goroutines 1 and 2 serve l1 and l2 and move between
  * OS threads 301 and 302; goroutine 1 hands its call to a child (7), which
  * readies the client's writeLoop (50); the readLoop (51) reads the reply
@@ -785,13 +805,7 @@ static void test_go_goroutines_are_the_units(void **state)
 	struct links k = open_links(w);
 	const struct vp_call *call;
 
-	for (uint64_t i = 0; i < EARLY; i++) {
-		struct synth_link *l = i % 2 ? k.l2 : k.l1;
-
-		synth_go(w->web, US(10 + 10 * i), 300, 301, VPR_GO_RUN, 1 + i % 2, 0);
-		synth_req(l, 10, 900, US(10 + 10 * i), 301);
-		synth_rep(l, 10, 301, US(15 + 10 * i), 900);
-	}
+	go_answer_early(w, &k, US(10));
 	synth_go(w->web, US(100), 300, 302, VPR_GO_RUN, 1, 0);
 	synth_req(k.l1, 100, 901, US(100), 302);
 	synth_go(w->web, US(101), 300, 301, VPR_GO_RUN, 2, 0);
@@ -812,10 +826,7 @@ static void test_go_goroutines_are_the_units(void **state)
 	synth_req(k.l1, 100, 903, US(150), 302);
 	synth_go(w->web, US(159), 300, 301, VPR_GO_RUN, 1, 0);
 	synth_rep(k.l1, 500, 301, US(160), 903);
-	synth_link__close(k.l1, US(200));
-	synth_link__close(k.l2, US(200));
-	synth_link__close(k.d1, US(200));
-	synth_link__close(k.d2, US(200));
+	close_links(&k, US(200));
 
 	analyze(w);
 	assert_int_equal(w->c.n, EARLY + 3);
@@ -846,13 +857,7 @@ static void test_go_loops_and_mutexes_do_not_decide(void **state)
 	struct links k = open_links(w);
 	const struct vp_request *r1, *r2;
 
-	for (uint64_t i = 0; i < EARLY; i++) {
-		struct synth_link *l = i % 2 ? k.l2 : k.l1;
-
-		synth_go(w->web, US(10 + 10 * i), 300, 301, VPR_GO_RUN, 1 + i % 2, 0);
-		synth_req(l, 10, 900, US(10 + 10 * i), 301);
-		synth_rep(l, 10, 301, US(15 + 10 * i), 900);
-	}
+	go_answer_early(w, &k, US(10));
 	/* read at 105 and 106 (SYNTH_DELAY_NS) */
 	synth_go(w->web, US(100), 300, 302, VPR_GO_RUN, 1, 0);
 	synth_req(k.l1, 100, 901, US(100), 302);
@@ -881,10 +886,7 @@ static void test_go_loops_and_mutexes_do_not_decide(void **state)
 	synth_rep(k.l1, 500, 302, US(150), 901);
 	synth_go(w->web, US(151), 300, 301, VPR_GO_RUN, 2, 0);
 	synth_rep(k.l2, 500, 301, US(152), 902);
-	synth_link__close(k.l1, US(200));
-	synth_link__close(k.l2, US(200));
-	synth_link__close(k.d1, US(200));
-	synth_link__close(k.d2, US(200));
+	close_links(&k, US(200));
 
 	analyze(w);
 	assert_int_equal(w->c.n, EARLY + 2);
@@ -924,17 +926,8 @@ static void test_go_first_call_waits_for_the_shape(void **state)
 	synth_go(w->web, US(126), 300, 301, VPR_GO_READY, 51, 7);
 	synth_go(w->web, US(139), 300, 302, VPR_GO_RUN, 1, 0);
 	synth_rep(k.l1, 500, 302, US(140), 901);
-	for (uint64_t i = 0; i < EARLY; i++) {
-		struct synth_link *l = i % 2 ? k.l2 : k.l1;
-
-		synth_go(w->web, US(200 + 10 * i), 300, 301, VPR_GO_RUN, 1 + i % 2, 0);
-		synth_req(l, 10, 900, US(200 + 10 * i), 301);
-		synth_rep(l, 10, 301, US(205 + 10 * i), 900);
-	}
-	synth_link__close(k.l1, US(400));
-	synth_link__close(k.l2, US(400));
-	synth_link__close(k.d1, US(400));
-	synth_link__close(k.d2, US(400));
+	go_answer_early(w, &k, US(200));
+	close_links(&k, US(400));
 
 	analyze(w);
 	assert_int_equal(w->c.n, EARLY + 1);
