@@ -274,6 +274,16 @@ e2e_compare() { # vpcompare options (--tap, --label X)...
 		--failures "$E2E_DIR/failures.jsonl" "$@"
 }
 
+# e2e_require NAME: when the harness cannot run here, says the test NAME was
+# skipped and why, and ends it.
+e2e_require() {
+	local why
+	why=$(e2e_unavailable)
+	[ -z "$why" ] && return 0
+	skip "$1" "$why"
+	exit 0
+}
+
 # Why the end-to-end harness cannot run here, or nothing when it can.
 e2e_unavailable() {
 	local why

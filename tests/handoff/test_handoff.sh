@@ -17,11 +17,7 @@ source tests/evloop/workload.sh
 # Here a back-end call found as a root marked exact fails the run too.
 wl_score_opts=(--gate-roots)
 
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "hand-off front ends" "$why"
-	exit 0
-fi
+e2e_require "hand-off front ends"
 java_missing() { command -v javac >/dev/null || echo openjdk-17-jdk-headless; }
 go_missing() { command -v go >/dev/null || echo golang-go; }
 seed=${VPATH_SEED:-11}

@@ -11,11 +11,7 @@ source tests/lib.sh
 source tests/e2e/harness.sh
 
 seed=${VPATH_SEED:-20241}
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "end-to-end accuracy on vApp (3 tiers, 3 threading models)" "$why"
-	exit 0
-fi
+e2e_require "end-to-end accuracy on vApp (3 tiers, 3 threading models)"
 echo "# seed $seed (set VPATH_SEED to change it)"
 tests/e2e/run.sh --config tests/e2e/scenarios/accuracy.conf --sessions 48 --requests 6000 \
 	--seed "$seed" --tap --label "accuracy:"

@@ -15,11 +15,7 @@ if [ "$(id -u)" != 0 ]; then
 	skip "baseline: nesting agrees with vpath on one session" "needs root"
 	exit 0
 fi
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "baseline: nesting agrees with vpath on one session" "$why"
-	exit 0
-fi
+e2e_require "baseline: nesting agrees with vpath on one session"
 dir=$(scratch_dir)
 
 tests/e2e/run.sh --sessions 1 --requests 150 --seed 14 --keep "$dir" >"$dir.log" 2>&1

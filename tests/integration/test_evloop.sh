@@ -13,11 +13,7 @@ source tests/evloop/workload.sh
 # A back-end call found as a root marked exact fails the run too.
 wl_score_opts=(--gate-roots)
 
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "event-loop gateways with a pooled back end" "$why"
-	exit 0
-fi
+e2e_require "event-loop gateways with a pooled back end"
 node_missing() { command -v node >/dev/null || echo nodejs; }
 node_why=$(e2e_servers_unavailable node_missing)
 seed=${VPATH_SEED:-11}

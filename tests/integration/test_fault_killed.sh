@@ -10,11 +10,7 @@ source tests/lib.sh
 source tests/e2e/harness.sh
 source tests/e2e/faults.sh
 
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "fault: traced process killed mid-request" "$why"
-	exit 0
-fi
+e2e_require "fault: traced process killed mid-request"
 d=$(scratch_dir)
 fault_start "$d" "fault killed" "the kill" || exit 0
 answered=$(wc -l <"$E2E_DIR/truth.jsonl")

@@ -14,11 +14,7 @@ source tests/lib.sh
 source tests/e2e/harness.sh
 source tests/e2e/faults.sh
 
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "fault: a recorded network namespace disappears" "$why"
-	exit 0
-fi
+e2e_require "fault: a recorded network namespace disappears"
 d=$(scratch_dir)
 fault_start "$d" "fault netns" "the namespace goes" || exit 0
 answered=$(wc -l <"$E2E_DIR/truth.jsonl")

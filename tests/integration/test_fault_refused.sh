@@ -13,11 +13,7 @@ source tests/lib.sh
 source tests/e2e/harness.sh
 source tests/e2e/faults.sh
 
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "fault: a back end already gone (connections refused)" "$why"
-	exit 0
-fi
+e2e_require "fault: a back end already gone (connections refused)"
 d=$(scratch_dir)
 FAULT_SET=$'set parts_prob 1\nset max_calls 1'
 FAULT_BEFORE_CLIENT='kill -KILL "$(fault_server_pid xa)"'

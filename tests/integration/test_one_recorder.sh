@@ -13,11 +13,7 @@ cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
 
-why=$(e2e_unavailable)
-if [ -n "$why" ]; then
-	skip "one recorder for every namespace (vApp, 3 tiers)" "$why"
-	exit 0
-fi
+e2e_require "one recorder for every namespace (vApp, 3 tiers)"
 seed=${VPATH_SEED:-$RANDOM}
 echo "# seed $seed (set VPATH_SEED to repeat it)"
 d=$(scratch_dir)
