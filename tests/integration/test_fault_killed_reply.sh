@@ -19,14 +19,6 @@ PY=$(command -v /usr/bin/python3 || command -v python3)
 CHAIN=tests/tools/killed_chain.py
 d=$(scratch_dir)
 
-wait_file() { # path: until it exists (10 s at most)
-	for _ in $(seq 200); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # run NAME COUNT SIGNAL: COUNT requests; SIGNAL kills the back end while the
 # last one is in flight (KILL) or after all were answered (TERM).
 run() {

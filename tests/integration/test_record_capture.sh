@@ -23,7 +23,7 @@ N=256
 "$PY" tests/tools/capture_exchange.py serve "$pa" "$pb" "$d/ready" &
 server=$!
 on_exit "kill $server"
-for _ in $(seq 100); do [ -e "$d/ready" ] && break; sleep 0.1; done
+wait_file "$d/ready"
 
 # record_capture OUT [ARGS...]: the client's traffic recorded with ARGS.
 record_capture() {

@@ -45,6 +45,15 @@ stop_recorder() {
 	wait "$RECORDER_PID"
 }
 
+# wait_file FILE: until FILE exists (10 s at most).
+wait_file() {
+	for _ in $(seq 200); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # wait_for FILE PATTERN: until FILE contains PATTERN (10 s at most).
 wait_for() {
 	for _ in $(seq 200); do
