@@ -387,8 +387,8 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	if (s->role == VPR_ROLE_UNKNOWN)
 		vp_socktab__infer_role(&hs->socks, s, op->dir);
 	/* A read after replying: the tail of that request, or the next one?  The sender knows. */
-	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple && op->dir == VPR_DIR_RECV &&
-	    op->dir == vp_request_dir(s->role))
+	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple && vp_exchanges__sender_cuts(s) &&
+	    op->dir == VPR_DIR_RECV)
 		find_sender(a, s);
 	if (vp_exchanges__op(s, op, h, &a->paths.pools[h], &res))
 		abort();

@@ -143,13 +143,11 @@ static enum vp_cut_answer sender_cut(const struct vp_sock *s, const struct vpr_s
 	enum vp_cut_answer ans;
 
 	/*
-	 * Only where the request is the peer's to send (a server end): a
-	 * client's requests are its own sends, and the peer's cuts are
-	 * positions in the other stream, whose numbers can overlap these (two
-	 * initial sequence numbers a few MB apart), so they would cut nothing
-	 * or cut wrongly.
+	 * A client's peer's cuts are positions in the other stream, whose
+	 * numbers can overlap these (two initial sequence numbers a few MB
+	 * apart): they would cut nothing, or cut wrongly.
 	 */
-	if (!s->peer_sock || !s->x || !s->x->has_rep || vp_request_dir(s->role) != VPR_DIR_RECV)
+	if (!s->peer_sock || !s->x || !s->x->has_rep || !vp_exchanges__sender_cuts(s))
 		return VP_CUT_UNKNOWN;
 	ans = vp_cuts__find(&s->peer_sock->cuts, a, b, &at);
 	if (ans == VP_CUT_AT && at != a) {

@@ -70,4 +70,13 @@ static inline uint8_t vp_request_dir(uint8_t role)
 	return role == VPR_ROLE_ACCEPTED ? VPR_DIR_RECV : VPR_DIR_SEND;
 }
 
+/*
+ * Whether s's requests come from its peer, whose message starts may then cut
+ * them (messages.h): a server end's.  A client's requests are its own sends.
+ */
+static inline bool vp_exchanges__sender_cuts(const struct vp_sock *s)
+{
+	return vp_request_dir(s->role) == VPR_DIR_RECV;
+}
+
 #endif
