@@ -133,6 +133,13 @@ _rs_postgres_start() {
 		-c log_statement=all -c log_connections=on -c "log_line_prefix=%m [%p] %r " \
 		-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300
 	_rs_wait_listen postgres db "$RS_DB" || return 1
+	# Listening is not accepting: until recovery ends, connections get
+	# "the database system is starting up".
+	local i
+	for ((i = 0; i < 300; i++)); do
+		_rs_as_postgres "$RS_PG_BIN/pg_isready" -q -h "$RS_PG_DIR" -U vpath -d postgres && break
+		sleep 0.1
+	done
 	_rs_psql postgres "CREATE DATABASE vpath" &&
 		_rs_psql vpath "CREATE TABLE items (id int PRIMARY KEY, val text, hits int DEFAULT 0);
 			INSERT INTO items (id, val) SELECT i, md5(i::text) FROM generate_series(0, 999) i" ||
