@@ -132,6 +132,24 @@ sed 's/^/# /' "$d/rule.err"
 check "clickhouse: the pairing rule: a call, a loopback call in one host, one without the client's 4-tuple and one whose server end began earlier pair; reversed 4-tuples, replies, loopback across hosts, two candidates and an unrecorded server keep apart" \
 	cmp -s <(sort "$d/rule.pairs") <(sort "$d/rule.want")
 check "clickhouse: the summary counts the end with two candidates" grep -q "ambiguous_client_ends=1 " "$d/rule.err"
+# Two pair runs at once on one database: each joins into a table of its own.
+# A client that waits 2 s before each statement staggers them so that the
+# first run's clean-up falls between the second's join and its read.
+printf '#!/bin/sh\nsleep 2\nexec %s "$@"\n' "$C1" >"$d/slow-client"
+chmod +x "$d/slow-client"
+"$VC" --client "$d/slow-client" pair -o "$d/rule.pairs.a" 2>"$d/rule.err.a" &
+pa=$!
+sleep 5
+"$VC" --client "$d/slow-client" pair -o "$d/rule.pairs.b" 2>"$d/rule.err.b"
+rb=$?
+wait "$pa"
+ra=$?
+sed 's/^/# /' "$d/rule.err.a" "$d/rule.err.b" | grep -v "pairs=" | head -4
+both=no
+[ "$ra" = 0 ] && [ "$rb" = 0 ] && cmp -s "$d/rule.pairs.a" "$d/rule.pairs" && cmp -s "$d/rule.pairs.b" "$d/rule.pairs" && both=yes
+check "clickhouse: two pair runs at once both give the pairs one run gives" [ "$both" = yes ]
+check "clickhouse: a pair run leaves no table of its own behind" \
+	[ -z "$(ch 1 -q "SHOW TABLES LIKE 'vpath_candidates%'")" ]
 check "clickhouse: the pairing rule: the calls between A and B crossed shards" \
 	[ "$(ch 1 -q "SELECT count() FROM vpath_ends_local WHERE host = 'A/1'")" -gt 0 -a \
 	"$(ch 2 -q "SELECT count() FROM vpath_ends_local WHERE host = 'B/0'")" -gt 0 ]
