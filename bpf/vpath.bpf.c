@@ -664,7 +664,9 @@ int go_goready(struct pt_regs *ctx)
 
 /*
  * At exec: a process from a known Go executable is followed, any other
- * process with that id is not (ids are reused).
+ * process with that id is not (ids are reused).  --netns keeps the runtime
+ * probes to that namespace's processes: the others' goroutines are not the
+ * user's to record.
  */
 static __always_inline void go_exec(struct task_struct *p, struct linux_binprm *bprm)
 {
@@ -679,7 +681,7 @@ static __always_inline void go_exec(struct task_struct *p, struct linux_binprm *
 	key.ino = inode->i_ino;
 	key.dev = inode->i_sb->s_dev;
 	o = bpf_map_lookup_elem(&go_exes, &key);
-	if (o)
+	if (o && task_netns_wanted(p))
 		bpf_map_update_elem(&go_procs, &tgid, o, BPF_ANY);
 	else
 		bpf_map_delete_elem(&go_procs, &tgid);

@@ -377,7 +377,20 @@ static bool pid_listed(uint32_t pid, const uint32_t *pids, unsigned npids)
 	return false;
 }
 
-static void scan_processes(struct go_follow *gf, const uint32_t *pids, unsigned npids)
+/* A process that left or never had a namespace's inode to show is not in it. */
+static bool pid_in_netns(unsigned long pid, uint32_t netns)
+{
+	char path[64];
+	struct stat st;
+
+	if (!netns)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%lu/ns/net", pid);
+	return stat(path, &st) == 0 && st.st_ino == netns;
+}
+
+static void scan_processes(struct go_follow *gf, const uint32_t *pids, unsigned npids,
+			   uint32_t netns)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -391,7 +404,7 @@ static void scan_processes(struct go_follow *gf, const uint32_t *pids, unsigned 
 		uint32_t key;
 
 		if (*end || pid == 0 || pid > UINT32_MAX || pid == (unsigned long)getpid() ||
-		    !pid_listed((uint32_t)pid, pids, npids))
+		    !pid_listed((uint32_t)pid, pids, npids) || !pid_in_netns(pid, netns))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%lu/exe", pid);
 		snprintf(label, sizeof(label), "of PID %lu", pid);
@@ -407,7 +420,7 @@ static void scan_processes(struct go_follow *gf, const uint32_t *pids, unsigned 
 
 struct go_follow *go_follow__start(struct bpf_object *obj, const char *const *binaries,
 				   unsigned nbinaries, const uint32_t *pids, unsigned npids,
-				   int verbose)
+				   uint32_t netns, int verbose)
 {
 	struct go_follow *gf = calloc(1, sizeof(*gf));
 	struct bpf_map *procs, *exes;
@@ -432,7 +445,7 @@ struct go_follow *go_follow__start(struct bpf_object *obj, const char *const *bi
 			fprintf(stderr, "vpath-record: warning: --go-binary %s: not a Go binary\n",
 				binaries[i]);
 	}
-	scan_processes(gf, pids, npids);
+	scan_processes(gf, pids, npids, netns);
 	return gf;
 }
 

@@ -32,14 +32,15 @@ uint32_t go_goid_offset_for_version(const char *version);
 struct go_follow;
 
 /*
- * Finds the Go processes running now (among pids when npids > 0) and the
- * binaries named, fills the BPF maps and attaches the runtime uprobes.  A
+ * Finds the Go processes running now (among pids when npids > 0, in network
+ * namespace netns when it is not 0) and the binaries named, fills the BPF
+ * maps and attaches the runtime uprobes.  A
  * binary that cannot be followed gets one warning line; never fails the
  * recording except for lack of memory (NULL, errno set).
  */
 struct go_follow *go_follow__start(struct bpf_object *obj, const char *const *binaries,
 				   unsigned nbinaries, const uint32_t *pids, unsigned npids,
-				   int verbose);
+				   uint32_t netns, int verbose);
 /* Some Go binary is followed: the BPF side must look for Go processes. */
 bool go_follow__active(const struct go_follow *gf);
 /* Detaches the uprobes (before the last drain). */

@@ -624,7 +624,7 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	r->emitted_ts = mono_ns();
 	/* Before the tracepoints: an operation seen is then one of a known Go process or none. */
 	r->go = go_follow__start(r->skel->obj, r->opts->go_binaries, r->opts->ngo_binaries,
-				 r->opts->pids, r->opts->npids, verbosity);
+				 r->opts->pids, r->opts->npids, r->netns_filter, verbosity);
 	if (!r->go) {
 		fprintf(stderr, "vpath-record: out of memory\n");
 		return -ENOMEM;

@@ -8,6 +8,7 @@
 # started after the recorder (followed from its exec), a process running
 # when the recorder starts (found by its /proc/PID/exe), and a stripped
 # binary (one warning, operations still recorded, no goroutine records).
+# And a process outside the recorder's --netns is not followed at all.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/tools/record_helpers.sh
@@ -71,3 +72,15 @@ check "record go, stripped: one warning line" \
 	test "$(grep -c 'warning: Go binary .*stripped' "$dir/rec.log")" -eq 1
 python3 tests/golang/check_gorecord.py "$dir/dump.txt" "$dir/truth.txt" "$RUN_PID" "$ROUNDS" --none |
 	sed 's/^\(not \)\?ok - /&record go, stripped: /'
+
+# --netns NAME: the Go runtime's probes follow only that namespace's processes.
+# The program runs outside it (in the root namespace), so nothing of it may be
+# recorded, neither its goroutine creations nor its wake-ups (issue 16: the
+# other tenants' processes are not the user's to record).
+ns=vpr-go-$$
+ip netns add "$ns" && on_exit "ip netns del $ns"
+for when in running before; do
+	run_case "record go: outside --netns ($when)" "$dir/gorecord" "$when" --netns "$ns" --go-binary "$dir/gorecord"
+	n=$(grep '^goroutine ' "$dir/dump.txt" | grep -c " pid=$RUN_PID ")
+	check "record go, a process outside --netns ($when the recorder starts): no goroutine records of it ($n)" [ "$n" -eq 0 ]
+done
