@@ -448,6 +448,8 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 {
 	struct vpr_payload p;
 	struct vp_sock *s;
+	struct vp_xchg *x;
+	bool had_id;
 
 	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
 		return;
@@ -457,8 +459,13 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	/* A Go thread's payload follows its operation, which went to the socket's last unit. */
 	if (s->last_unit && vp_gor__of_thread(&hs->gor, p.h.tid))
 		p.h.tid = s->last_unit;
+	x = s->x;
+	had_id = x && x->prop;
 	if (vp_exchanges__payload(s, &p))
 		abort(); /* out of memory: no sensible partial result */
+	/* A call's id arrives right after the operation that sent it: attribution looks again. */
+	if (x && !had_id && x->prop && x->side == VP_CLIENT)
+		vp_attr__propagated(&hs->attr, x);
 	steps(a, hs, h, s);
 }
 

@@ -796,6 +796,62 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	vp_judge__update(&xchg_proc(a, c)->judge, a->paths);
 }
 
+/* The one request open in p when c was sent that carries c's id, NULL if none or several. */
+static struct vp_xchg *named_by_id(struct vp_proc *p, const struct vp_xchg *c)
+{
+	struct vp_xchg *m = NULL;
+
+	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
+		if (x->req.first_ts > c->req.first_ts)
+			break; /* by request time: the rest came later */
+		if (!x->prop || !vp_propid__equal(x->prop, c->prop))
+			continue;
+		if (m)
+			return NULL;
+		m = x;
+	}
+	return m;
+}
+
+void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
+{
+	struct vp_proc *p = xchg_proc(a, c);
+	struct vp_xchg *m;
+	int r;
+
+	p->calls_with_id++;
+	if (c->up_state != VP_UP_LINKED || !(m = named_by_id(p, c)))
+		return; /* waiting for a reply to claim it, or a root: the other rules decide */
+	if (c->judged) {
+		r = vp_judge__by_id(&p->judge, a->paths, c, m);
+		p->calls_by_id += r > 0;
+		p->id_disagree += r < 0;
+		return;
+	}
+	if (c->up == m) {
+		if (!c->link.exact && !vp_xchg__pipelined(m)) {
+			c->link = vp_link_make(VP_BASIS_PROPAGATED_ID, 1);
+			p->calls_exact++;
+			p->calls_by_id++;
+		}
+		return;
+	}
+	if (c->link.exact) {
+		/* Two kinds of evidence disagree: neither is taken as exact. */
+		c->link.exact = false;
+		p->calls_exact--;
+		p->id_disagree++;
+		m->tainted = true;
+		return;
+	}
+	if (vp_xchg__pipelined(m) || vp_hpaths__is_ancestor(a->paths, c, m))
+		return;
+	vp_hpaths__move_child(a->paths, c, m);
+	c->link = vp_link_make(VP_BASIS_PROPAGATED_ID, 1);
+	p->calls_exact++;
+	p->calls_by_id++;
+}
+
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c)
 {
 	if (c->judged)

@@ -92,6 +92,12 @@ struct vp_proc {
 	uint64_t calls_by_wakeup; /* linked by the wake-up rule */
 	uint64_t calls_exact; /* links to its calls (roots included) exact when made */
 	/*
+	 * Propagated ids (vp_attr__propagated): calls that carried one, calls
+	 * it linked, and calls an exact rule linked to another request than
+	 * the one the id names (left inferred).
+	 */
+	uint64_t calls_with_id, calls_by_id, id_disagree;
+	/*
 	 * A thread that reads requests replied to one another thread read: the
 	 * threads carry more than one request each in turn (an M:N runtime such
 	 * as Go's), so no thread rule decides a link in this process any more.
@@ -184,6 +190,15 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 /* first: the reply's first bytes. */
 void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op,
 			   bool first);
+/*
+ * Call c's request carries an id (c->prop), read after the operation that
+ * sent it.  The requests its process had received and not finished when it
+ * was sent are its candidates: when exactly one carries the same id, the
+ * call is that request's, exact (basis propagated-id), unless an exact rule
+ * already linked it elsewhere: then it is left inferred and counted as a
+ * disagreement.  None or several: the other rules decide, as without ids.
+ */
+void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c);
 /* Client exchange c finished (next request, close, end of input). */
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
 /* Links to p's calls that are exact, judged ones included. */

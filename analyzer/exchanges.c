@@ -427,6 +427,15 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 	}
 	if (!(*wit = vp_wit_req__new(p->data, p->len, p->bytes)))
 		return -ENOMEM;
+	if (m == &x->req && !x->prop) {
+		struct vp_propid id;
+
+		if (vp_propid__read(p->data, p->len, &id)) {
+			if (!(x->prop = malloc(sizeof(*x->prop))))
+				return -ENOMEM;
+			*x->prop = id;
+		}
+	}
 	/* Only a message of this operation alone (the record follows its operation). */
 	if (m->nops != 1 || m->seq_end != p->seq_end)
 		return 0;

@@ -132,6 +132,35 @@ void vp_judge__open(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c,
 	j->v[j->n++] = g;
 }
 
+int vp_judge__by_id(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c, struct vp_xchg *m)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		struct vp_judgment *g = j->v[i];
+
+		if (g->call != c)
+			continue;
+		for (unsigned k = 0; k < g->n; k++)
+			if (g->cand[k] == m && g->fit[k] == VP_FIT_NO)
+				return -1;
+		c->link = vp_link_make(VP_BASIS_PROPAGATED_ID, 1);
+		/* Moved before the candidates are let go: the one it leaves may complete. */
+		if (c->up != m) {
+			vp_hpaths__move_child(p, c, m);
+			j->moved++;
+		}
+		j->decided++;
+		j->exact++;
+		c->judged = false;
+		for (unsigned k = 0; k < g->n; k++)
+			vp_hpaths__done_one(p, g->cand[k]);
+		free(g);
+		memmove(j->v + i, j->v + i + 1, (j->n - i - 1) * sizeof(*j->v));
+		j->n--;
+		return 1;
+	}
+	return 0;
+}
+
 static void sweep(struct vp_judge *j, struct vp_hpaths *p, bool flush)
 {
 	size_t k = 0;

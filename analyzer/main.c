@@ -571,14 +571,23 @@ static void report(struct cli *c)
 		size_t np;
 		const struct vp_proc **pv = vp_analysis__procs(c->a, &np);
 
-		for (size_t i = 0; pv && i < np; i++)
-			if (vp_proc__model(pv[i]) != VP_MODEL_IDLE)
-				fprintf(stderr, "process %s %s(%u): %s, %" PRIu64 " requests served, %" PRIu64
-					" calls (%" PRIu64 " exact)\n",
+		for (size_t i = 0; pv && i < np; i++) {
+			char ids[128] = "";
+
+			if (vp_proc__model(pv[i]) == VP_MODEL_IDLE)
+				continue;
+			/* Only where calls carried ids: outputs without payload stay as they were. */
+			if (pv[i]->calls_with_id)
+				snprintf(ids, sizeof(ids), "; %" PRIu64 " carried an id, %" PRIu64
+					 " linked by it, %" PRIu64 " disagreements", pv[i]->calls_with_id,
+					 pv[i]->calls_by_id, pv[i]->id_disagree);
+			fprintf(stderr, "process %s %s(%u): %s, %" PRIu64 " requests served, %" PRIu64
+				" calls (%" PRIu64 " exact%s)\n",
 				vp_analysis__host(c->a, (size_t)pv[i]->host)->name,
 				pv[i]->comm[0] ? pv[i]->comm : "?", pv[i]->pid,
 				vp_model_name(vp_proc__model(pv[i])), pv[i]->served, pv[i]->calls,
-				vp_proc__calls_exact(pv[i]));
+				vp_proc__calls_exact(pv[i]), ids);
+		}
 		free(pv);
 	}
 	if (c->verbose)

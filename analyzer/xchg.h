@@ -22,6 +22,7 @@
 #include "endpoint.h"
 #include "evidence.h"
 #include "messages.h"
+#include "proto/propid.h"
 #include "proto/proto.h"
 #include "vpath/record.h"
 
@@ -82,6 +83,7 @@ struct vp_xchg {
 	struct vp_link link;  /* client: how it was attached to its parent (evidence.h) */
 	struct vp_witness *wit; /* what the call was (proto/proto.h), set by stage 4; NULL: unknown */
 	struct vp_wit_req *wit_req; /* the request's first bytes, until its reply's come */
+	struct vp_propid *prop; /* the id its request carries (proto/propid.h); NULL: none seen */
 	struct vp_xchg **held; /* pending client: open requests that might claim it, each held */
 	uint16_t nheld;
 	bool sent_among_open; /* client: requests of its process were open when it was sent */

@@ -155,6 +155,11 @@ void vp_out_json_end(struct vp_out_ctx *o)
 		cJSON_AddStringToObject(po, "model", vp_model_name(vp_proc__model(pv[i])));
 		cJSON_AddNumberToObject(po, "calls", (double)pv[i]->calls);
 		cJSON_AddNumberToObject(po, "calls_exact", (double)vp_proc__calls_exact(pv[i]));
+		if (pv[i]->calls_with_id) {
+			cJSON_AddNumberToObject(po, "calls_with_id", (double)pv[i]->calls_with_id);
+			cJSON_AddNumberToObject(po, "calls_by_id", (double)pv[i]->calls_by_id);
+			cJSON_AddNumberToObject(po, "id_disagreements", (double)pv[i]->id_disagree);
+		}
 		cJSON_AddItemToArray(procs, po);
 	}
 	free(pv);

@@ -937,6 +937,110 @@ static void test_go_first_call_waits_for_the_shape(void **state)
 	assert_false(call->link.exact);
 }
 
+/* An HTTP request carrying trace id `t` (one hex digit repeated), as a propagator writes it. */
+static const char *traced(char t, char span)
+{
+	static char buf[4][160];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "GET /x HTTP/1.1\r\ntraceparent: 00-%.32s-%.16s-01\r\n\r\n",
+		 (t == 'a' ? "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" : t == 'b' ? "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+									: "cccccccccccccccccccccccccccccccc"),
+		 span == '1' ? "1111111111111111" : "2222222222222222");
+	return b;
+}
+
+/* The request's bytes from lg to web (read at +5 us), or web's call to db (its own tids). */
+static void send_traced(struct synth_link *l, char t, char span, uint32_t stid, uint64_t ts, uint32_t rtid)
+{
+	const char *r = traced(t, span);
+
+	synth_xfer_data(l, SYNTH_C2S, r, (uint32_t)strlen(r), 256, stid, ts, rtid, ts + SYNTH_DELAY_NS);
+}
+
+/*
+ * event_loop_window's case where both requests fit, but the call carries
+ * request 1's trace id (the gateway forwards it): the id decides, exact,
+ * although the most recent input was request 2's.  When both requests
+ * carry that id, it decides nothing and the window's inferred choice stays.
+ */
+static void event_loop_ids(struct world *w, char second)
+{
+	struct links k = open_links(w);
+
+	send_traced(k.l1, 'a', '1', 901, US(100), 300);
+	send_traced(k.l2, second, '1', 902, US(102), 300);
+	send_traced(k.d1, 'a', '2', 300, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(116), 300);
+	synth_rep(k.l2, 50, 300, US(125), 902);
+	synth_rep(k.l1, 100, 300, US(130), 901);
+	close_links(&k, US(400));
+}
+
+static void test_event_loop_id_decides(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+	const struct vp_proc *p;
+
+	event_loop_ids(w, 'b');
+	assert_string_equal(analyze(w), "lg/901>web/300(web/300>db/401) | lg/902>web/300");
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
+	assert_true(call->link.exact);
+	assert_true(w->c.reqs[0]->exact);
+	assert_true(w->c.reqs[1]->exact);
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->calls_with_id, 1);
+	assert_int_equal(p->calls_by_id, 1);
+	assert_int_equal(p->id_disagree, 0);
+}
+
+static void test_event_loop_shared_id_decides_nothing(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+
+	event_loop_ids(w, 'a');
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	call = w->c.reqs[1]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_LAST_INPUT);
+	assert_false(call->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_by_id, 0);
+}
+
+/*
+ * A thread per connection: the thread rule links thread 301's call to the
+ * request it serves, exact; the call carries the id of the request thread
+ * 302 serves.  Two kinds of evidence disagree: the link is left inferred,
+ * counted, and neither request is exact.
+ */
+static void test_id_against_the_thread_rule(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+	const struct vp_proc *p;
+
+	send_traced(k.l1, 'a', '1', 901, US(100), 301);
+	send_traced(k.l2, 'b', '1', 902, US(102), 302);
+	send_traced(k.d1, 'b', '2', 301, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(116), 301);
+	synth_rep(k.l2, 50, 302, US(125), 902);
+	synth_rep(k.l1, 100, 301, US(130), 901);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302");
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_THREAD);
+	assert_false(call->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+	assert_false(w->c.reqs[1]->exact);
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->id_disagree, 1);
+	assert_int_equal(p->calls_by_id, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -967,6 +1071,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_go_loops_and_mutexes_do_not_decide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_first_call_waits_for_the_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_goroutines_are_the_units, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_id_decides, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_shared_id_decides_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_id_against_the_thread_rule, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
