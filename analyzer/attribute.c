@@ -820,8 +820,19 @@ void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
 	int r;
 
 	p->calls_with_id++;
-	if (c->up_state != VP_UP_LINKED || !(m = named_by_id(p, c)))
-		return; /* waiting for a reply to claim it, or a root: the other rules decide */
+	if (c->up_state == VP_UP_ROOT || !(m = named_by_id(p, c)))
+		return;
+	/* Waiting for its thread's reply to claim it (a worker's): the id claims it first. */
+	if (c->up_state == VP_UP_UNDECIDED) {
+		if (!c->tlist_next)
+			return; /* settled already, waiting for the wake-up rule's gate: left to it */
+		pending_del(c);
+		p->calls_by_id++;
+		/* Linked first: the call's hold on the requests is let go after. */
+		link_call(a, p, c, m, VP_BASIS_PROPAGATED_ID, 1);
+		release_held(a, c, false);
+		return;
+	}
 	if (c->judged) {
 		r = vp_judge__by_id(&p->judge, a->paths, c, m);
 		p->calls_by_id += r > 0;

@@ -1041,6 +1041,35 @@ static void test_id_against_the_thread_rule(void **state)
 	assert_int_equal(p->calls_by_id, 0);
 }
 
+/*
+ * test_dispatcher_worker's shape, each request and call with an id: the
+ * worker's calls wait for its reply to claim them, and their ids claim
+ * them first, exact; the tree is the same.
+ */
+static void test_worker_call_claimed_by_id(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+
+	send_traced(k.l1, 'a', '1', 901, US(100), 310);
+	send_traced(k.l2, 'b', '1', 902, US(101), 310);
+	send_traced(k.d2, 'b', '2', 312, US(110), 402);
+	send_traced(k.d1, 'a', '2', 311, US(111), 401);
+	synth_rep(k.d1, 70, 401, US(130), 311);
+	synth_rep(k.d2, 70, 402, US(131), 312);
+	synth_rep(k.l1, 500, 311, US(140), 901);
+	synth_rep(k.l2, 500, 312, US(141), 902);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
+	call = w->c.reqs[1]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
+	assert_true(call->link.exact);
+	assert_true(w->c.reqs[0]->exact);
+	assert_true(w->c.reqs[1]->exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_by_id, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1074,6 +1103,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_id_decides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_shared_id_decides_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_id_against_the_thread_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
