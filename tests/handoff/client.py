@@ -6,11 +6,15 @@ when given --http, as the Java and Go front ends want.
 An HTTP request is POST /plan with X-Request-Id: n and a body of the plan's
 text form (plan_text) on its first line, then n % 500 bytes of padding; the
 reply body is {"id": n, "calls": [[back-end client port, ordinal], ...]}.
+With --traceparent each request also carries a W3C traceparent of its own
+trace (trace id drawn from (seed, n), as a tracing client starts one), for
+tests/evloop's HTTP gateway to forward.
 
-  client.py [--http] --target IP:PORT --sessions S --requests N --seed X --out FILE
+  client.py [--http [--traceparent]] --target IP:PORT --sessions S --requests N --seed X --out FILE
 """
 import http.client
 import os
+import random
 import socket
 import sys
 
@@ -27,6 +31,8 @@ def plan_text(stages):
 
 
 class HttpSession(evloop_client.Session):
+    traceparent = False
+
     def open(self, host, port):
         self.http = http.client.HTTPConnection(host, port, timeout=30)
         self.http.connect()
@@ -35,7 +41,12 @@ class HttpSession(evloop_client.Session):
 
     def exchange(self, n, stages):
         body = (plan_text(stages) + "\n" + "p" * (n % 500)).encode()
-        self.http.request("POST", "/plan", body=body, headers={"X-Request-Id": str(n)})
+        headers = {"X-Request-Id": str(n)}
+        if self.traceparent:
+            rng = random.Random("%d-%d" % (self.shared.args.seed, n))
+            headers["traceparent"] = "00-%032x-%016x-01" % (rng.getrandbits(128) | 1,
+                                                           rng.getrandbits(64) | 1)
+        self.http.request("POST", "/plan", body=body, headers=headers)
         resp = self.http.getresponse()
         data = resp.read()
         if resp.status != 200:
@@ -52,4 +63,7 @@ if __name__ == "__main__":
     http_mode = "--http" in sys.argv
     if http_mode:
         sys.argv.remove("--http")
+    if "--traceparent" in sys.argv:
+        sys.argv.remove("--traceparent")
+        HttpSession.traceparent = True
     sys.exit(evloop_client.main(HttpSession if http_mode else evloop_client.Session))
