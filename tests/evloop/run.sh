@@ -8,12 +8,14 @@
 # Prints TAP lines and the figures.  Exit status: 0 when the gates pass, 1
 # when not, 2 when the run itself failed.  Needs root.
 #
-#   tests/evloop/run.sh --gateway node|asyncio|node-http|node-http-noprop
-#                       [--requests N] [--sessions S] [--seed X] [--keep DIR]
-# node-http: the HTTP variant (gateway_http.js, backend_http.py, clients
-# sending a traceparent each), recorded with --capture on both ports so the
-# analyzer reads the ids; node-http-noprop: the same gateway not forwarding
-# the id (each call starts a trace of its own).
+#   tests/evloop/run.sh --gateway KIND [--requests N] [--sessions S] [--seed X]
+#                       [--keep DIR]
+# KIND: node, asyncio (JSON lines); node-http, asyncio-http: the HTTP
+# variants (gateway_http.js, gateway_http_asyncio.py; backend_http.py;
+# clients sending a traceparent each), recorded with --capture on both
+# ports so the analyzer reads the ids; node-http-noprop,
+# asyncio-http-noprop: the same gateways not forwarding the id (each call
+# starts a trace of its own).
 # --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl and
 # every log are copied to DIR.
 set -u
@@ -28,21 +30,24 @@ EV_GATEWAY=$EV_NET.1:7000
 EV_BACKEND=$EV_NET.2:7100
 
 source tests/evloop/workload.sh
-wl_options gateway 3,18 "$@"
+wl_options gateway 3,20 "$@"
 gateway=$wl_kind wl_front_host=gateway
 client_cmd=("$EV_SRC/client.py") backend_cmd=(python3 "$EV_SRC/backend.py")
 case $gateway in
 node) gateway_cmd=(node "$EV_SRC/gateway.js" "$EV_GATEWAY" "$EV_BACKEND") ;;
 asyncio) gateway_cmd=(python3 "$EV_SRC/gateway_asyncio.py" "$EV_GATEWAY" "$EV_BACKEND") ;;
-node-http|node-http-noprop)
-	gateway_cmd=(node "$EV_SRC/gateway_http.js" "$EV_GATEWAY" "$EV_BACKEND")
-	[ "$gateway" = node-http ] || gateway_cmd+=(--no-forward)
+node-http|node-http-noprop|asyncio-http|asyncio-http-noprop)
+	case $gateway in
+	node-*) gateway_cmd=(node "$EV_SRC/gateway_http.js" "$EV_GATEWAY" "$EV_BACKEND") ;;
+	*) gateway_cmd=(python3 "$EV_SRC/gateway_http_asyncio.py" "$EV_GATEWAY" "$EV_BACKEND") ;;
+	esac
+	[ "${gateway%-noprop}" = "$gateway" ] || gateway_cmd+=(--no-forward)
 	client_cmd=(tests/handoff/client.py --http --traceparent)
 	backend_cmd=(python3 "$EV_SRC/backend_http.py")
 	# The first bytes of each message on the gateway's and the back end's ports: the ids.
 	wl_record_opts=(--capture 256 --capture-port "${EV_GATEWAY##*:}" --capture-port "${EV_BACKEND##*:}")
 	;;
-*) echo "run.sh: --gateway node|asyncio|node-http|node-http-noprop" >&2; exit 2 ;;
+*) echo "run.sh: --gateway node|asyncio|node-http|node-http-noprop|asyncio-http|asyncio-http-noprop" >&2; exit 2 ;;
 esac
 
 # What this run needs that is not installed (the Node.js gateway: nodejs).

@@ -142,8 +142,8 @@ def pct(n, d):
 def compare(args):
     meta = load_json(os.path.join(args.dir, args.meta))
     truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
-    found = Found(load_json(args.found or os.path.join(args.dir, "found.json")),
-                  meta["gateway_addr"], meta["backend_addr"])
+    doc = load_json(args.found or os.path.join(args.dir, "found.json"))
+    found = Found(doc, meta["gateway_addr"], meta["backend_addr"])
     label = args.label or "%s %s:" % (meta.get("workload", "evloop"), meta["gateway"])
     owner = {}
     for t in truth:
@@ -239,6 +239,16 @@ def compare(args):
         links["roots marked exact, wrong"], links["roots marked exact"])
     if args.gate_roots:
         gates.append((links["roots marked exact, wrong"] == 0, what))
+    # Propagated ids (processes[] has these only where calls carried one): an
+    # exact rule and an id never disagree on these workloads.
+    ids = collections.Counter()
+    for p in doc.get("processes", []) if isinstance(doc, dict) else []:
+        for k in ("calls_with_id", "calls_by_id", "id_disagreements"):
+            ids[k] += p.get(k, 0)
+    if ids["calls_with_id"]:
+        gates.append((ids["id_disagreements"] == 0,
+                      "%d calls carried a propagated id, %d linked by it, %d disagreements" % (
+                          ids["calls_with_id"], ids["calls_by_id"], ids["id_disagreements"])))
     if args.min_accuracy is not None:
         gates.append((n_found and 100.0 * n_right / n_found >= args.min_accuracy,
                       "overall accuracy %s >= %g%% (%d/%d paths right)" % (
@@ -267,7 +277,7 @@ def compare(args):
              "; %d links without a link field" % links["link unknown"]
              if links["link unknown"] else ""))
     for basis, c in sorted(by_basis.items()):
-        print("# %s   basis %-10s %5d links, %5d right (%s)"
+        print("# %s   basis %-13s %5d links, %5d right (%s)"
               % (label, basis, c["links"], c["right"], pct(c["right"], c["links"])))
     return 0 if all(ok for ok, _ in gates) else 1
 

@@ -5,10 +5,12 @@
 # with 16 client sessions, recorded on three network-namespace hosts and
 # scored against the client's truth.  Gates: every request found, every path
 # and every link marked exact right; overall accuracy is printed (goal 95%).
-# The HTTP variant (node-http: http server, keep-alive http.Agent with 3
-# sockets, traceparent forwarded, recorded with --capture) must also have at
-# least 95% of its paths right, by the propagated ids; node-http-noprop,
-# the same gateway not forwarding them, falls back to the other rules.
+# The HTTP variants (node-http: http server, keep-alive http.Agent with 3
+# sockets; asyncio-http: the same by hand on asyncio streams; traceparent
+# forwarded, recorded with --capture) must also have at least 95% of their
+# paths right, by the propagated ids, and no id may disagree with an exact
+# rule; node-http-noprop, the Node gateway not forwarding them, falls back
+# to the other rules.
 # Then the scorer must accept a perfect analysis and fail each broken one.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -23,9 +25,9 @@ node_why=$(e2e_servers_unavailable node_missing)
 seed=${VPATH_SEED:-11}
 requests=${EVLOOP_REQUESTS:-1500}
 echo "# seed $seed (set VPATH_SEED to change it), $requests requests per gateway"
-for gateway in node asyncio node-http node-http-noprop; do
+for gateway in node asyncio node-http node-http-noprop asyncio-http; do
 	wl_score_opts=(--gate-roots)
-	[ "$gateway" != node-http ] || wl_score_opts+=(--min-accuracy 95)
+	[ "${gateway%-http}" = "$gateway" ] || wl_score_opts+=(--min-accuracy 95)
 	if [ "${gateway%%-*}" = node ] && [ -n "$node_why" ]; then
 		skip "evloop node" "$node_why"
 		continue
