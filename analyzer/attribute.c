@@ -796,14 +796,24 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	vp_judge__update(&xchg_proc(a, c)->judge, a->paths);
 }
 
+/*
+ * Open requests a call's id is compared with at most: past this (thousands
+ * of idle keep-alive connections) the id decides nothing, so that each call
+ * costs a bounded scan.
+ */
+#define VP_ID_SCAN_MAX 4096
+
 /* The one request open in p when c was sent that carries c's id, NULL if none or several. */
 static struct vp_xchg *named_by_id(struct vp_proc *p, const struct vp_xchg *c)
 {
 	struct vp_xchg *m = NULL;
+	unsigned n = 0;
 
 	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
 		if (x->req.first_ts > c->req.first_ts)
 			break; /* by request time: the rest came later */
+		if (++n > VP_ID_SCAN_MAX)
+			return NULL;
 		if (!x->prop || !vp_propid__equal(x->prop, c->prop))
 			continue;
 		if (m)

@@ -25,10 +25,11 @@ reported as unknown.
       input cannot be scored.  DIR/failures.jsonl: every wrong path.
   score.py fake-found --dir DIR --out FILE
       what a perfect analyzer would write, every link marked exact
-  score.py break --dir DIR [--found FILE] --what move|drop|lose|orphan --out FILE
+  score.py break --dir DIR [--found FILE] --what move|drop|lose|orphan|disagree --out FILE
       found.json damaged in one place, the damage claimed exact: a call moved
       to another request, a call dropped, a request lost, or a call made a
-      root of its own (marked exact as a root)
+      root of its own (marked exact as a root); or, disagree, a process
+      reporting one propagated id that disagreed with an exact rule
 """
 import argparse
 import collections
@@ -319,6 +320,11 @@ def break_found(args):
     true_calls = {t["key"]: set(t["calls"]) for t in truth}
     keys = [t["key"] for t in truth if t["key"] in found.by_key]
     rng.shuffle(keys)
+    if args.what == "disagree":
+        # every path right, but the analyzer says an id and an exact rule disagreed once
+        doc.setdefault("processes", []).append(
+            {"calls_with_id": 1, "calls_by_id": 0, "id_disagreements": 1})
+        return doc
     if args.what == "lose":
         if not keys:
             raise Unscorable("no found request to lose")
@@ -366,7 +372,7 @@ def main():
                     help="fewer paths right than PCT%% of those found fails the run")
     ap.add_argument("--meta", default="evloop.json",
                     help="the run's description in DIR (tests/handoff: handoff.json)")
-    ap.add_argument("--what", choices=("move", "drop", "lose", "orphan"))
+    ap.add_argument("--what", choices=("move", "drop", "lose", "orphan", "disagree"))
     ap.add_argument("--out")
     args = ap.parse_args()
     try:

@@ -76,7 +76,7 @@ wl_run() { # meta client_script client_args... -- back_cmd... -- front_cmd...
 # request lost, and with --gate-roots in wl_score_opts a call made a root
 # that claims to be one); TAP lines named after LABEL.
 wl_scorer_selfcheck() { # label dir meta
-	local label=$1 dir=$2 meta=$3 what rc score=tests/evloop/score.py breaks=(move drop lose)
+	local label=$1 dir=$2 meta=$3 what rc score=tests/evloop/score.py breaks=(move drop lose disagree)
 	[ ${#wl_score_opts[@]} -eq 0 ] || breaks+=(orphan)
 	python3 $score fake-found --dir "$dir" --meta "$meta" --out "$dir/perfect.json"
 	python3 $score compare --dir "$dir" --meta "$meta" "${wl_score_opts[@]}" \
