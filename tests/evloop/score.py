@@ -254,8 +254,8 @@ def compare(args):
         gates.append((n_found and 100.0 * n_right / n_found >= args.min_accuracy,
                       "overall accuracy %s >= %g%% (%d/%d paths right)" % (
                           pct(n_right, n_found), args.min_accuracy, n_right, n_found)))
-    for ok, what in gates:
-        print("%s - %s %s" % ("ok" if ok else "not ok", label, what))
+    for ok, text in gates:
+        print("%s - %s %s" % ("ok" if ok else "not ok", label, text))
 
     n_calls = len(owner)
     print("# %s overall accuracy %s (%d/%d paths right; goal >= 95%%)"
