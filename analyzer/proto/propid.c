@@ -262,7 +262,8 @@ static bool mysql(const uint8_t *p, size_t n, struct vp_propid *out)
 {
 	size_t len;
 
-	if (n < 6 || p[4] != 0x03)
+	/* COM_QUERY, COM_STMT_PREPARE: the statement's text follows the command byte. */
+	if (n < 6 || (p[4] != 0x03 && p[4] != 0x16))
 		return false;
 	len = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16;
 	if (len < 2)

@@ -4,7 +4,8 @@
  * trace, read from the message's captured first bytes (vpath-record
  * --capture).  HTTP/1.x request headers (W3C traceparent, B3 single and
  * multi, uber-trace-id, X-Amzn-Trace-Id, X-Request-Id; names in any case)
- * and sqlcommenter's traceparent in a PostgreSQL or MySQL query.  For the
+ * and sqlcommenter's traceparent in a PostgreSQL query or Parse, or a
+ * MySQL COM_QUERY or COM_STMT_PREPARE.  For the
  * trace headers the id is the trace id, the part that stays the same
  * across hops.  A value is read only when its header line (or its quoted
  * SQL value) ends inside the captured bytes: a cut value could equal

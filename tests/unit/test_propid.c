@@ -99,6 +99,11 @@ static void test_sql(void **state)
 	memcpy(my + 5, q, n - 1);
 	assert_true(rdn(my, 5 + n - 1));
 	assert_string_equal(id.id, TID);
+	my[4] = 0x16; /* COM_STMT_PREPARE */
+	assert_true(rdn(my, 5 + n - 1));
+	my[4] = 0x0e; /* COM_PING: no text */
+	assert_false(rdn(my, 5 + n - 1));
+	my[4] = 0x03;
 	/* Not in a comment: a string of the query. */
 	{
 		static const char s[] = "SELECT x FROM t WHERE traceparent='" TP "'";
