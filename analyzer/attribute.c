@@ -803,7 +803,11 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
  */
 #define VP_ID_SCAN_MAX 4096
 
-/* The one request open in p when c was sent that carries c's id, NULL if none or several. */
+/*
+ * The one request open in p when c was sent that carries c's id; NULL if
+ * none or several, or if one of them may carry it unseen (no captured
+ * bytes, or cut before its headers ended: the true parent could be that one).
+ */
 static struct vp_xchg *named_by_id(struct vp_proc *p, const struct vp_xchg *c)
 {
 	struct vp_xchg *m = NULL;
@@ -812,7 +816,7 @@ static struct vp_xchg *named_by_id(struct vp_proc *p, const struct vp_xchg *c)
 	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
 		if (x->req.first_ts > c->req.first_ts)
 			break; /* by request time: the rest came later */
-		if (++n > VP_ID_SCAN_MAX)
+		if (++n > VP_ID_SCAN_MAX || !x->id_known)
 			return NULL;
 		if (!x->prop || !vp_propid__equal(x->prop, c->prop))
 			continue;

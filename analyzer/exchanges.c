@@ -430,6 +430,7 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 	if (m == &x->req && !x->prop) {
 		struct vp_propid id;
 
+		x->id_known = vp_propid__decided(p->data, p->len, p->bytes);
 		if (vp_propid__read(p->data, p->len, &id)) {
 			if (!(x->prop = malloc(sizeof(*x->prop))))
 				return -ENOMEM;

@@ -284,6 +284,22 @@ bool vp_propid__read(const uint8_t *p, size_t len, struct vp_propid *out)
 	return false;
 }
 
+bool vp_propid__decided(const uint8_t *p, size_t len, uint64_t total)
+{
+	if (len >= total)
+		return true;
+	if (!p || !http_request_line(p, len))
+		return false;
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (p[i] != '\n')
+			continue;
+		/* A blank line: "\n\n" or "\n\r\n". */
+		if (p[i + 1] == '\n' || (p[i + 1] == '\r' && i + 2 < len && p[i + 2] == '\n'))
+			return true;
+	}
+	return false;
+}
+
 bool vp_propid__equal(const struct vp_propid *a, const struct vp_propid *b)
 {
 	return a->kind != VP_PROPID_NONE && a->kind == b->kind && a->len == b->len &&

@@ -39,6 +39,13 @@ struct vp_propid {
  * X-Amzn-Trace-Id, then X-Request-Id.
  */
 bool vp_propid__read(const uint8_t *p, size_t len, struct vp_propid *out);
+/*
+ * Whether the first len of a message's total bytes say for sure which id
+ * it carries, if any: all of it was captured, or its HTTP/1.x header block
+ * ends inside the capture.  A request cut before then may carry an id that
+ * was not read.
+ */
+bool vp_propid__decided(const uint8_t *p, size_t len, uint64_t total);
 /* The same id (kind and value). */
 bool vp_propid__equal(const struct vp_propid *a, const struct vp_propid *b);
 

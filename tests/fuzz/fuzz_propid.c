@@ -5,7 +5,8 @@
  * is its text's, at most VP_PROPID_MAX, printable without spaces; trace ids
  * are 32 lowercase hex digits; fewer bytes captured give no id, the same
  * id, or one of a later kind (a preferred header cut off), never another
- * value of the same kind.
+ * value of the same kind; fewer bytes that say they decide (a whole header
+ * block) give what all of them give.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_id(&whole);
 	else
 		check(whole.kind == VP_PROPID_NONE, "no id but a kind");
+	check(vp_propid__decided(data, size, size), "all bytes do not decide");
 	for (size_t cut = size / 2; cut < size; cut += (size - cut + 1) / 2) {
-		if (!vp_propid__read(data, cut, &part))
+		bool got = vp_propid__read(data, cut, &part);
+
+		if (vp_propid__decided(data, cut, size))
+			check(got == ok && (!ok || vp_propid__equal(&part, &whole)),
+			      "a prefix that decides gives another id");
+		if (!got)
 			continue;
 		check_id(&part);
 		check(ok, "a prefix gives an id the whole bytes refuse");

@@ -970,7 +970,10 @@ static void event_loop_ids(struct world *w, char second)
 	struct links k = open_links(w);
 
 	send_traced(k.l1, 'a', '1', 901, US(100), 300);
-	send_traced(k.l2, second, '1', 902, US(102), 300);
+	if (second)
+		send_traced(k.l2, second, '1', 902, US(102), 300);
+	else
+		synth_req(k.l2, 100, 902, US(102), 300); /* not captured: its id is unknown */
 	send_traced(k.d1, 'a', '2', 300, US(110), 401);
 	synth_rep(k.d1, 30, 401, US(116), 300);
 	synth_rep(k.l2, 50, 300, US(125), 902);
@@ -995,6 +998,20 @@ static void test_event_loop_id_decides(void **state)
 	assert_int_equal(p->calls_with_id, 1);
 	assert_int_equal(p->calls_by_id, 1);
 	assert_int_equal(p->id_disagree, 0);
+}
+
+/* Request 2's bytes were not captured: it may carry the call's id too, so the id decides nothing. */
+static void test_event_loop_unknown_id_decides_nothing(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+
+	event_loop_ids(w, 0);
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	call = w->c.reqs[1]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_LAST_INPUT);
+	assert_false(call->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_by_id, 0);
 }
 
 static void test_event_loop_shared_id_decides_nothing(void **state)
@@ -1102,6 +1119,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_go_goroutines_are_the_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_id_decides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_shared_id_decides_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_unknown_id_decides_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_id_against_the_thread_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
 	};

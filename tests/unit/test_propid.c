@@ -116,6 +116,20 @@ static void test_sql(void **state)
 	assert_false(rdn(NULL, 0));
 }
 
+static void test_decided(void **state)
+{
+	static const char h[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\nbody";
+
+	/* The header block ends in the capture, or everything was captured. */
+	assert_true(vp_propid__decided((const uint8_t *)h, sizeof(h) - 1, 4096));
+	assert_true(vp_propid__decided((const uint8_t *)h, 28, 4096));
+	assert_true(vp_propid__decided((const uint8_t *)"\x01\x02", 2, 2));
+	/* Cut inside the header block, or bytes of no protocol cut anywhere. */
+	assert_false(vp_propid__decided((const uint8_t *)h, 25, 4096));
+	assert_false(vp_propid__decided((const uint8_t *)"\x01\x02", 2, 10));
+	assert_false(vp_propid__decided(NULL, 0, 10));
+}
+
 static void test_equal(void **state)
 {
 	struct vp_propid a, b;
@@ -138,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_traceparent),
 		cmocka_unit_test(test_others),
 		cmocka_unit_test(test_sql),
+		cmocka_unit_test(test_decided),
 		cmocka_unit_test(test_equal),
 	};
 
