@@ -39,7 +39,7 @@ asyncio) gateway_cmd=(python3 "$EV_SRC/gateway_asyncio.py" "$EV_GATEWAY" "$EV_BA
 node-http|node-http-noprop|asyncio-http|asyncio-http-noprop)
 	case $gateway in
 	node-*) gateway_cmd=(node "$EV_SRC/gateway_http.js" "$EV_GATEWAY" "$EV_BACKEND") ;;
-	*) gateway_cmd=(python3 "$EV_SRC/gateway_http_asyncio.py" "$EV_GATEWAY" "$EV_BACKEND") ;;
+	*) gateway_cmd=(python3 -B "$EV_SRC/gateway_http_asyncio.py" "$EV_GATEWAY" "$EV_BACKEND") ;;
 	esac
 	[ "${gateway%-noprop}" = "$gateway" ] || gateway_cmd+=(--no-forward)
 	client_cmd=(tests/handoff/client.py --http --traceparent)
