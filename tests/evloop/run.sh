@@ -30,6 +30,8 @@ EV_GATEWAY=$EV_NET.1:7000
 EV_BACKEND=$EV_NET.2:7100
 
 source tests/evloop/workload.sh
+# The scripts import each other (tests/handoff/client.py, gateway_http_asyncio.py): no __pycache__ in the tree.
+export PYTHONDONTWRITEBYTECODE=1
 wl_options gateway 3,20 "$@"
 gateway=$wl_kind wl_front_host=gateway
 client_cmd=("$EV_SRC/client.py") backend_cmd=(python3 "$EV_SRC/backend.py")
@@ -39,7 +41,7 @@ asyncio) gateway_cmd=(python3 "$EV_SRC/gateway_asyncio.py" "$EV_GATEWAY" "$EV_BA
 node-http|node-http-noprop|asyncio-http|asyncio-http-noprop)
 	case $gateway in
 	node-*) gateway_cmd=(node "$EV_SRC/gateway_http.js" "$EV_GATEWAY" "$EV_BACKEND") ;;
-	*) gateway_cmd=(python3 -B "$EV_SRC/gateway_http_asyncio.py" "$EV_GATEWAY" "$EV_BACKEND") ;;
+	*) gateway_cmd=(python3 "$EV_SRC/gateway_http_asyncio.py" "$EV_GATEWAY" "$EV_BACKEND") ;;
 	esac
 	[ "${gateway%-noprop}" = "$gateway" ] || gateway_cmd+=(--no-forward)
 	client_cmd=(tests/handoff/client.py --http --traceparent)
