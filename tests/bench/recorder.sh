@@ -21,6 +21,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 . tests/tools/record_helpers.sh # free_port
+. tests/bench/lib/recorder.sh
 
 PAIRS=${PAIRS:-5}
 RUN_S=${RUN_S:-5}
@@ -42,70 +43,7 @@ if [ -n "$why" ]; then
 	echo "recorder benchmark skipped: $why"
 	exit 0
 fi
-for f in "$VPATH_RECORD" "$ECHOBENCH" "$VPRSTAT"; do
-	if [ ! -x "$f" ]; then
-		echo "recorder benchmark: $f is missing: run make first" >&2
-		exit 1
-	fi
-done
-dir=$(scratch_dir)
-# Runs happen in subshells; the pid file lets an interrupted run still stop the recorder.
-on_exit "[ -f '$dir/recorder.pid' ] && kill -INT \$(cat '$dir/recorder.pid') && sleep 1"
-
-# calc EXPR: floating-point arithmetic.
-calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
-# stats VALUES...: "median min max" of the numbers.
-stats() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-		      printf "%.3f %.3f %.3f", m, v[1], v[NR] }'
-}
-# CPU ticks (utime + stime, all threads) of a process.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# Context switches of all threads of a process: each voluntary one is a wake-up.
-ctx_switches() {
-	cat /proc/"$1"/task/*/status 2>/dev/null |
-		awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }'
-}
-# Attached BPF links the process holds (one per attached program).
-bpf_links() { ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'bpf_link' || true; }
-
-rec_pid=
-# start_recorder FILE ARGS...: starts the recorder and waits until it has
-# attached (its count of BPF links stops growing).
-start_recorder() {
-	local out=$1 n prev=-1 stable=0 i
-	shift
-	"$VPATH_RECORD" -o "$out" "$@" >"$out.err" 2>&1 &
-	rec_pid=$!
-	echo "$rec_pid" >"$dir/recorder.pid"
-	for i in $(seq 100); do
-		if ! kill -0 "$rec_pid" 2>/dev/null; then
-			echo "recorder benchmark: vpath-record $* exited early:" >&2
-			cat "$out.err" >&2
-			return 1
-		fi
-		n=$(bpf_links "$rec_pid")
-		if [ "$n" -gt 0 ] && [ "$n" -eq "$prev" ]; then
-			stable=$((stable + 1))
-			[ "$stable" -ge 3 ] && return 0
-		else
-			stable=0
-		fi
-		prev=$n
-		sleep 0.1
-	done
-	echo "recorder benchmark: vpath-record did not attach within 10 s" >&2
-	return 1
-}
-stop_recorder() {
-	kill -INT "$rec_pid" 2>/dev/null
-	wait "$rec_pid"
-	local rc=$?
-	rec_pid=
-	rm -f "$dir/recorder.pid"
-	return $rc
-}
+bench_scratch "recorder benchmark" "$VPATH_RECORD" "$ECHOBENCH" "$VPRSTAT"
 
 # run_off: echobench alone; prints its line.
 run_off() { "$ECHOBENCH" -t "$THREADS" -w "$WARMUP_S" -d "$RUN_S" "${pair_echo_args[@]}" "$@"; }
@@ -270,9 +208,7 @@ done
 
 bpf_rows=""
 if [ "$BPF_STATS" = 1 ] && command -v bpftool >/dev/null && command -v python3 >/dev/null; then
-	old=$(cat /proc/sys/kernel/bpf_stats_enabled)
-	on_exit "echo $old > /proc/sys/kernel/bpf_stats_enabled"
-	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	bpf_stats_on
 	# With wake-ups recorded, so that their program's cost shows: on the
 	# echo (it runs and filters out every wake-up) and on the hand-off
 	# (where it writes one record per futex wake-up).
@@ -282,22 +218,8 @@ if [ "$BPF_STATS" = 1 ] && command -v bpftool >/dev/null && command -v python3 >
 	stats_echo=$("$ECHOBENCH" -t "$THREADS" -d "$STEP_S")
 	stats_ho=
 	[ ${#stats_rec[@]} -gt 0 ] && stats_ho=$("$ECHOBENCH" -t "$THREADS" -d "$STEP_S" -W 4)
-	# The recorder's programs are the bpf-prog fds it holds; their fdinfo
-	# has the run count and time, bpftool has the names.
-	bpf_rows=$(for f in /proc/"$rec_pid"/fdinfo/*; do
-		awk '/^prog_id:/ { id = $2 } /^run_time_ns:/ { ns = $2 } /^run_cnt:/ { n = $2 }
-		     END { if (id && n != "") print id, n, ns }' "$f"
-	done | python3 -c '
-import json, subprocess, sys
-names = {p["id"]: p.get("name", "?") for p in
-         json.loads(subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True).stdout)}
-for line in sys.stdin:
-    pid, cnt, ns = map(int, line.split())
-    if cnt:
-        print("%-24s %12d %8.0f" % (names.get(pid, "?"), cnt, ns / cnt))
-')
+	bpf_rows=$(bpf_prog_costs "$rec_pid")
 	stop_recorder
-	echo "$old" >/proc/sys/kernel/bpf_stats_enabled
 fi
 
 read -r med min max <<<"$(stats "${main_ratios[@]}")"
