@@ -882,7 +882,14 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	}
 	/* capture_len is a .rodata constant: with capture off this is the old path. */
 	capture = capture_len && capture_wanted(sk, pid_tgid >> 32);
-	if (early || capture)
+	/*
+	 * Finding the caller's buffer (its registers, the walk from its fd to
+	 * the socket) costs more than the rest of this program: done only when
+	 * something reads the buffer, a capture or an early operation long
+	 * enough to hold a record header (a 1-byte echo is early for its first
+	 * 4096 round trips).
+	 */
+	if (capture || (early && ret >= TLS_RECORD_HEADER_LEN))
 		kind = current_call_data(sk, dir, &data);
 	if (early)
 		op_flags = early_flags(at_start, ret, kind, data);
