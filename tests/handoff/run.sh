@@ -20,6 +20,8 @@ set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
+# The client imports tests/evloop/client.py: no __pycache__ written into the tree.
+export PYTHONDONTWRITEBYTECODE=1
 
 HO_SRC=tests/handoff
 HO_NET=10.203.0
