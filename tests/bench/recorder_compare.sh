@@ -4,7 +4,8 @@
 # with the recorder off and under each build in turn, in rounds whose order
 # rotates, so that a busy spell of the machine hits every build alike.  For
 # each build: throughput on/off (median, min, max over rounds), on over the
-# first build's on in the same round, records lost and gaps, and the BPF
+# first build's on in the same round, records lost and gaps, the recorder's
+# own CPU (median, % of one core), and the BPF
 # programs' mean cost per run (kernel.bpf_stats_enabled, runs of their own
 # after the rounds, builds interleaved).  docs/bench.md says how to build
 # older commits for it.
@@ -50,11 +51,14 @@ bench_scratch "recorder comparison" "$ECHOBENCH" "$VPRSTAT"
 
 echo_run() { "$ECHOBENCH" -t "$THREADS" -w "$WARMUP_S" -d "$RUN_S"; }
 
-# run_build I: echobench under build I; prints its round trips/s, lost and gaps.
+# run_build I: echobench under build I; prints its round trips/s, lost,
+# gaps and the recorder's own CPU (% of one core) during the run.
 run_build() {
-	local i=$1 line st
+	local i=$1 line st c0 c1 t0 t1
 	REC_BIN=${bins[$i]} start_recorder "$dir/b$i.vpr" "${rec_args[@]}" || return 1
+	c0=$(cpu_ticks "$rec_pid") t0=$(date +%s.%N)
 	line=$(echo_run)
+	c1=$(cpu_ticks "$rec_pid") t1=$(date +%s.%N)
 	if ! stop_recorder || [ -z "$line" ]; then
 		echo "recorder comparison: build ${names[$i]} failed:" >&2
 		cat "$dir/b$i.vpr.err" >&2
@@ -62,7 +66,8 @@ run_build() {
 	fi
 	st=$("$VPRSTAT" --pid "$(kv pid "$line")" "$dir/b$i.vpr" 2>/dev/null) || st="lost=? seq_gap_bytes=?"
 	rm -f "$dir/b$i.vpr"
-	echo "$(kv rt_per_s "$line") $(kv lost "$st") $(kv seq_gap_bytes "$st")"
+	echo "$(kv rt_per_s "$line") $(kv lost "$st") $(kv seq_gap_bytes "$st")" \
+		"$(calc "($c1 - $c0) * 100 / $(getconf CLK_TCK) / ($t1 - $t0)")"
 }
 
 n=${#names[@]}
@@ -71,8 +76,8 @@ echo "$(date -u '+%Y-%m-%d %H:%M'), $(nproc) CPUs, kernel $(uname -r), $ROUNDS r
 	"recorder options: ${rec_args[*]:-none}"
 for i in $(seq 0 $((n - 1))); do echo "  ${names[$i]}: ${bins[$i]}"; done
 echo
-printf '%-5s %-12s %10s %7s %9s %6s %6s\n' round run "rt/s" on/off "/${names[0]}" lost gaps
-declare -A ratio vs_first lost gaps
+printf '%-5s %-12s %10s %7s %9s %6s %6s %8s\n' round run "rt/s" on/off "/${names[0]}" lost gaps "rec CPU%"
+declare -A ratio vs_first lost gaps rcpu
 for r in $(seq "$ROUNDS"); do
 	# Slot 0 is "off", slot i+1 build i; each round starts one slot later.
 	declare -A rt=()
@@ -82,17 +87,19 @@ for r in $(seq "$ROUNDS"); do
 			rt[off]=$(kv rt_per_s "$(echo_run)") || exit 1
 			[ -n "${rt[off]}" ] || { echo "recorder comparison: echobench failed" >&2; exit 1; }
 		else
-			read -r rt[$((slot - 1))] l g <<<"$(run_build $((slot - 1)))"
-			[ -n "${rt[$((slot - 1))]:-}" ] || exit 1
-			lost[$((slot - 1))]="${lost[$((slot - 1))]:-} $l" gaps[$((slot - 1))]="${gaps[$((slot - 1))]:-} $g"
+			i=$((slot - 1))
+			read -r rt[$i] l g c <<<"$(run_build $i)"
+			[ -n "${rt[$i]:-}" ] || exit 1
+			lost[$i]="${lost[$i]:-} $l" gaps[$i]="${gaps[$i]:-} $g" rcpu[$i]="${rcpu[$i]:-} $c"
 		fi
 	done
 	printf '%-5s %-12s %10.0f\n' "$r" off "${rt[off]}"
 	for i in $(seq 0 $((n - 1))); do
 		q=$(calc "${rt[$i]} / ${rt[off]}") f=$(calc "${rt[$i]} / ${rt[0]}")
 		ratio[$i]="${ratio[$i]:-} $q" vs_first[$i]="${vs_first[$i]:-} $f"
-		printf '%-5s %-12s %10.0f %7.3f %9.3f %6s %6s\n' "$r" "${names[$i]}" "${rt[$i]}" "$q" "$f" \
-			"$(echo ${lost[$i]} | awk '{ print $NF }')" "$(echo ${gaps[$i]} | awk '{ print $NF }')"
+		printf '%-5s %-12s %10.0f %7.3f %9.3f %6s %6s %8.1f\n' "$r" "${names[$i]}" "${rt[$i]}" "$q" "$f" \
+			"$(echo ${lost[$i]} | awk '{ print $NF }')" "$(echo ${gaps[$i]} | awk '{ print $NF }')" \
+			"$(echo ${rcpu[$i]} | awk '{ print $NF }')"
 	done
 	unset rt
 done
@@ -122,8 +129,8 @@ fi
 
 echo
 echo "summary ($ROUNDS rounds; medians, with min and max)"
-printf '  %-12s %-22s %-22s %9s %16s %16s\n' build "on/off" "on/${names[0]}" "lost,gaps" \
-	"send ns/run" "recv ns/run"
+printf '  %-12s %-22s %-22s %9s %9s %16s %16s\n' build "on/off" "on/${names[0]}" "lost,gaps" \
+	"rec CPU%" "send ns/run" "recv ns/run"
 for i in $(seq 0 $((n - 1))); do
 	read -r qm qn qx <<<"$(stats ${ratio[$i]})"
 	read -r fm fn fx <<<"$(stats ${vs_first[$i]})"
@@ -134,8 +141,8 @@ for i in $(seq 0 $((n - 1))); do
 		sn=$(stats ${send_ns[$i]} | awk '{ printf "%.0f (%.0f-%.0f)", $1, $2, $3 }')
 		rn=$(stats ${recv_ns[$i]} | awk '{ printf "%.0f (%.0f-%.0f)", $1, $2, $3 }')
 	fi
-	printf '  %-12s %-22s %-22s %9s %16s %16s\n' "${names[$i]}" "$qm ($qn-$qx)" "$fm ($fn-$fx)" \
-		"$sl,$sg" "$sn" "$rn"
+	printf '  %-12s %-22s %-22s %9s %9.1f %16s %16s\n' "${names[$i]}" "$qm ($qn-$qx)" "$fm ($fn-$fx)" \
+		"$sl,$sg" "$(stats ${rcpu[$i]} | awk '{ print $1 }')" "$sn" "$rn"
 done
 [ -n "${send_ns[0]:-}" ] &&
 	echo "  (ns/run: median of $STATS_ROUNDS flat-out runs of $STATS_S s each, bpf_stats' own ~60 ns included)"
