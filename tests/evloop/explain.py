@@ -14,12 +14,9 @@ found.json and META (tests/handoff: --meta handoff.json --host front).
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
 
-OP = re.compile(r"^sock_op ts=(\d+) tid=(\d+) .*cookie=(\S+) (send|recv) bytes=(\d+)")
-CONN = re.compile(r"^conn .*cookie=(\S+) (\S+) -> (\S+) .*->ESTABLISHED origin=\S+ role=(\w+)")
+import gwops
 
 
 def main():
@@ -49,40 +46,20 @@ def main():
             found_parent[cid] = "%s (%s%s)" % (rid, link.get("basis", "?"),
                                                ", exact" if link.get("exact") else "")
 
-    dump = subprocess.run([args.analyze, "dump", os.path.join(d, args.host + ".vpr")],
-                          capture_output=True, text=True, check=True).stdout.splitlines()
-    conns = {}   # cookie -> ("client", addr) or ("backend", local port)
-    state = {}   # cookie -> [direction of the current message, messages read, messages sent]
-    events = []  # (ts, tid, text, request id the message serves)
-    for line in dump:
-        m = CONN.match(line)
-        if m:
-            cookie, local, remote, role = m.groups()
-            conns[cookie] = ("client", remote) if role == "accepted" else \
-                ("backend", int(local.rsplit(":", 1)[1]))
-            continue
-        m = OP.match(line)
-        if not m or m.group(3) not in conns:
-            continue
-        ts, tid, cookie, op, nbytes = m.groups()
-        st = state.setdefault(cookie, [None, 0, 0])
-        if st[0] != op:  # a new message starts
-            st[0] = op
-            st[1 if op == "recv" else 2] += 1
-        kind, who = conns[cookie]
+    events = []  # (ts, tid, text, request id the message serves, call id of a call sent)
+    for ts, tid, op, nbytes, kind, who, k, _ in gwops.operations(
+            args.analyze, os.path.join(d, args.host + ".vpr")):
         if kind == "client":
-            k = st[1] - 1
             rid = request_of.get((who, k))
             what = "%s %s client %s request %d" % (op, nbytes.rjust(5), who,
                                                     k) + (" (its reply)" if op == "send" else "")
-            events.append((int(ts), tid, what, rid, None))
+            events.append((ts, tid, what, rid, None))
         else:
-            k = st[2] - 1
             cid = (who, k)
             rid = call_owner.get(cid)
             what = "%s %s back end %d call %d%s" % (op, nbytes.rjust(5), who, k,
                                                     " (its reply)" if op == "recv" else "")
-            events.append((int(ts), tid, what, rid, cid if op == "send" else None))
+            events.append((ts, tid, what, rid, cid if op == "send" else None))
 
     mine = [i for i, e in enumerate(events) if e[3] == args.id and "client" in e[2]]
     if not mine:
