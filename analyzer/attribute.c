@@ -789,8 +789,15 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */
 	if (c->list_next && c->up_state == VP_UP_UNDECIDED && !t->reads_requests)
 		ref_set(a, &t->awaits_back, c);
-	/* BorderPatrol: a reply carries the cause of the call it answers. */
-	set_cur(a, t, c->up_state == VP_UP_LINKED ? c->up : NULL);
+	/*
+	 * BorderPatrol: a reply carries the cause of the call it answers.  Not
+	 * to a worker whose call its id linked: the id tells whose the call
+	 * was, not that the worker serves that request; a pool worker takes
+	 * anyone's task next.
+	 */
+	set_cur(a, t, c->up_state == VP_UP_LINKED &&
+			      (t->reads_requests || c->link.basis != VP_BASIS_PROPAGATED_ID) ?
+			      c->up : NULL);
 	if (t->cur)
 		inflight_input(a, t, t->cur);
 	vp_judge__update(&xchg_proc(a, c)->judge, a->paths);

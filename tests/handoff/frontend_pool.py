@@ -49,17 +49,25 @@ def backend_call(mine, call):
     return [reply["port"], reply["ord"]]
 
 
+def run_plan(pool, call, stages):
+    """The plan's calls on the pool, stage after stage: a stage of one call
+    through submit().result(), a wider one through executor.map; returns
+    what call returned for each, in the plan's order."""
+    calls = []
+    for stage in stages:
+        if len(stage) == 1:
+            calls.append(pool.submit(call, stage[0]).result())
+        else:
+            calls += pool.map(call, stage)
+    return calls
+
+
 def serve_client(pool, mine, conn):
     reader = conn.makefile("rb")
     try:
         for line in reader:
             req = json.loads(line)
-            calls = []
-            for stage in req["stages"]:
-                if len(stage) == 1:
-                    calls.append(pool.submit(backend_call, mine, stage[0]).result())
-                else:
-                    calls += pool.map(lambda c: backend_call(mine, c), stage)
+            calls = run_plan(pool, lambda c: backend_call(mine, c), req["stages"])
             conn.sendall(json.dumps({"id": req["id"], "calls": calls}).encode() + b"\n")
     except (OSError, ValueError, KeyError) as e:
         print("frontend_pool.py: %s: %s" % (type(e).__name__, e), file=sys.stderr, flush=True)
@@ -68,19 +76,25 @@ def serve_client(pool, mine, conn):
         conn.close()
 
 
+def pool_start(initializer, initargs):
+    """A ThreadPoolExecutor of WORKERS threads, all started (and so their
+    connections opened) before the first request: each submit starts one
+    more thread until there are WORKERS, and a barrier keeps the early ones
+    busy until the last has started."""
+    pool = concurrent.futures.ThreadPoolExecutor(WORKERS, initializer=initializer,
+                                                 initargs=initargs)
+    started = threading.Barrier(WORKERS)
+    for f in [pool.submit(started.wait) for _ in range(WORKERS)]:
+        f.result()
+    return pool
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: frontend_pool.py LISTEN_IP:PORT BACKEND_IP:PORT")
     listen, backend = split_addr(sys.argv[1]), split_addr(sys.argv[2])
     mine = Worker()
-    pool = concurrent.futures.ThreadPoolExecutor(WORKERS, initializer=worker_init,
-                                                 initargs=(backend, mine))
-    # Start all workers (and so open their connections) before the first
-    # request: each submit starts one more thread until there are WORKERS,
-    # and a barrier keeps the early ones busy until the last has started.
-    started = threading.Barrier(WORKERS)
-    for f in [pool.submit(started.wait) for _ in range(WORKERS)]:
-        f.result()
+    pool = pool_start(worker_init, (backend, mine))
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(listen)

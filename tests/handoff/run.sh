@@ -8,11 +8,15 @@
 # TAP lines and the figures.  Exit status: 0 when the gates pass, 1 when
 # not, 2 when the run itself failed.  Needs root.
 #
-#   tests/handoff/run.sh --app python|java|go [--requests N] [--sessions S]
-#                        [--seed X] [--keep DIR]
+#   tests/handoff/run.sh --app python|java|go|python-http|java-http
+#                        [--requests N] [--sessions S] [--seed X] [--keep DIR]
 # python: frontend_pool.py (ThreadPoolExecutor) -> tests/evloop/backend.py
 # java:   HandoffFront.java (HttpServer, CompletableFuture) -> backend.py
 # go:     goapp.go front (net/http, http.Client) -> goapp.go back (net/http)
+# python-http, java-http: the same hand-offs over HTTP/1.1, forwarding the
+#         client's traceparent trace id on every call (frontend_http_pool.py,
+#         HandoffFront.java --http) -> tests/evloop/backend_http.py,
+#         recorded with --capture so the analyzer reads the ids
 # The Java and Go programs are compiled into the scratch dir first, offline.
 # --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl and
 # every log are copied to DIR.
@@ -32,19 +36,19 @@ HO_BACKEND=$HO_NET.2:7100
 source tests/evloop/workload.sh
 # Hand-offs are followed through scheduler wake-ups (opt-in in vpath-record).
 wl_record_opts=(--wakeups)
-wl_options app 3,19 "$@"
+wl_options app 3,22 "$@"
 app=$wl_kind wl_front_host=front
 # Here a back-end call found as a root marked exact fails the run too.
 wl_score_opts=(--gate-roots)
 case $app in
-python | java | go) ;;
-*) echo "run.sh: --app python|java|go" >&2; exit 2 ;;
+python | java | go | python-http | java-http) ;;
+*) echo "run.sh: --app python|java|go|python-http|java-http" >&2; exit 2 ;;
 esac
 
 # What this run needs that is not installed: the Debian package's name.
 ho_missing() {
 	case $app in
-	java) command -v javac >/dev/null && command -v java >/dev/null || echo openjdk-17-jdk-headless ;;
+	java | java-http) command -v javac >/dev/null && command -v java >/dev/null || echo openjdk-17-jdk-headless ;;
 	go) command -v go >/dev/null || echo golang-go ;;
 	esac
 }
@@ -64,6 +68,13 @@ ho_build() {
 		front_cmd=(java -cp "$build" HandoffFront "$HO_FRONT" "$HO_BACKEND")
 		back_cmd=(python3 tests/evloop/backend.py --listen "$HO_BACKEND")
 		;;
+	python-http)
+		front_cmd=(python3 "$HO_SRC/frontend_http_pool.py" "$HO_FRONT" "$HO_BACKEND")
+		;;
+	java-http)
+		javac -d "$build" "$HO_SRC/HandoffFront.java" >"$E2E_DIR/build.log" 2>&1 || return 1
+		front_cmd=(java -cp "$build" HandoffFront "$HO_FRONT" "$HO_BACKEND" --http)
+		;;
 	go)
 		GOCACHE=$build/cache GOPATH=$build/gopath GOPROXY=off GOFLAGS= GO111MODULE=off \
 			go build -o "$build/goapp" "$HO_SRC/goapp.go" >"$E2E_DIR/build.log" 2>&1 ||
@@ -74,6 +85,17 @@ ho_build() {
 		# started after the recorders: their goroutines are followed from exec
 		wl_record_opts+=(--go-binary "$build/goapp")
 		back_cmd=("$build/goapp" back "$HO_BACKEND")
+		;;
+	esac
+	case $app in
+	*-http)
+		back_cmd=(python3 tests/evloop/backend_http.py --listen "$HO_BACKEND")
+		# The first bytes of each message on the front end's and the back
+		# end's ports: the ids.
+		wl_record_opts+=(--capture 256 --capture-port "${HO_FRONT##*:}"
+			--capture-port "${HO_BACKEND##*:}")
+		# The forwarded ids decide the hand-offs (README.md): a gate here
+		wl_score_opts+=(--min-accuracy 99)
 		;;
 	esac
 }
@@ -92,8 +114,11 @@ if ! ho_build; then
 	tail -5 "$E2E_DIR/build.log" | sed 's/^/#   /' >&2
 	exit 2
 fi
-http=
-[ "$app" = python ] || http=--http
+http=(--http)
+case $app in
+python) http=() ;;
+*-http) http+=(--traceparent) ;;
+esac
 e2e_log "handoff $app: seed $seed, $requests requests on $sessions sessions"
-wl_run handoff.json "$HO_SRC/client.py" $http --target "$HO_FRONT" \
+wl_run handoff.json "$HO_SRC/client.py" "${http[@]}" --target "$HO_FRONT" \
 	-- "${back_cmd[@]}" -- "${front_cmd[@]}"

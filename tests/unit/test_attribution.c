@@ -1087,6 +1087,39 @@ static void test_worker_call_claimed_by_id(void **state)
 	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_by_id, 2);
 }
 
+/*
+ * A pool worker (311) takes request 1's call, then, its reply read, request
+ * 2's, while request 1 is still open, each carrying its request's id: the
+ * first reply does not make the worker request 1's (the thread rule would
+ * link the next call there, exact, against its id), so the id claims both.
+ */
+static void test_worker_next_task_claimed_by_id(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+	const struct vp_proc *p;
+
+	send_traced(k.l1, 'a', '1', 901, US(100), 310);
+	send_traced(k.l2, 'b', '1', 902, US(101), 320);
+	send_traced(k.d1, 'a', '2', 311, US(110), 401);
+	synth_rep(k.d1, 70, 401, US(116), 311);
+	send_traced(k.d1, 'b', '2', 311, US(130), 401);
+	synth_rep(k.d1, 70, 401, US(136), 311);
+	synth_rep(k.l2, 500, 320, US(150), 902);
+	synth_rep(k.l1, 500, 310, US(151), 901);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/310(web/311>db/401) | lg/902>web/320(web/311>db/401)");
+	call = w->c.reqs[1]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
+	assert_true(call->link.exact);
+	assert_true(w->c.reqs[0]->exact);
+	assert_true(w->c.reqs[1]->exact);
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->calls_by_id, 2);
+	assert_int_equal(p->id_disagree, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1122,6 +1155,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_unknown_id_decides_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_id_against_the_thread_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_next_task_claimed_by_id, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
