@@ -449,7 +449,7 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	struct vpr_payload p;
 	struct vp_sock *s;
 	struct vp_xchg *x;
-	bool had_id;
+	bool had_id, had_mixed;
 
 	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
 		return;
@@ -461,11 +461,14 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 		p.h.tid = s->last_unit;
 	x = s->x;
 	had_id = x && x->prop;
+	had_mixed = x && x->id_mixed;
 	if (vp_exchanges__payload(s, &p))
 		abort(); /* out of memory: no sensible partial result */
 	/* A call's id arrives right after the operation that sent it: attribution looks again. */
 	if (x && !had_id && x->prop && x->side == VP_CLIENT)
 		vp_attr__propagated(&hs->attr, x);
+	if (x && !had_mixed && x->id_mixed && x->side == VP_CLIENT)
+		vp_attr__id_mixed(&hs->attr, x);
 	steps(a, hs, h, s);
 }
 

@@ -884,6 +884,17 @@ void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
 	p->calls_by_id++;
 }
 
+void vp_attr__id_mixed(struct vp_attr *a, struct vp_xchg *c)
+{
+	struct vp_proc *p = xchg_proc(a, c);
+
+	taint_open(p);
+	if (c->link.basis == VP_BASIS_PROPAGATED_ID && c->link.exact) {
+		c->link.exact = false;
+		p->calls_exact--;
+	}
+}
+
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c)
 {
 	if (c->judged)

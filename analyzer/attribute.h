@@ -199,6 +199,12 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
  * disagreement.  None or several: the other rules decide, as without ids.
  */
 void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c);
+/*
+ * A later operation of call c's request carried another id (two requests
+ * pipelined in one message): its id link is no longer exact, and every
+ * request open in its process may be missing the call hidden in it.
+ */
+void vp_attr__id_mixed(struct vp_attr *a, struct vp_xchg *c);
 /* Client exchange c finished (next request, close, end of input). */
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
 /* Links to p's calls that are exact, judged ones included. */

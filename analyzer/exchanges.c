@@ -412,6 +412,18 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 
 	if (x->has_rep)
 		return 0;
+	/*
+	 * Another id further into the request: requests of two parents went out
+	 * on one connection before a reply (pipelined; cut apart or not, the
+	 * requests' order alone then pairs them with their parents), so the
+	 * first id does not name the whole message's parent.
+	 */
+	if (x->prop && !x->id_mixed && !first_op_of(&x->req, p)) {
+		struct vp_propid id;
+
+		if (vp_propid__read(p->data, p->len, &id) && !vp_propid__equal(&id, x->prop))
+			x->id_mixed = true;
+	}
 	if (pipe_waits(s)) {
 		struct vp_pipe_req *last = &s->pipe->q[s->pipe->n - 1];
 

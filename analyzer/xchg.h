@@ -85,6 +85,7 @@ struct vp_xchg {
 	struct vp_wit_req *wit_req; /* the request's first bytes, until its reply's come */
 	struct vp_propid *prop; /* the id its request carries (proto/propid.h); NULL: none seen */
 	bool id_known; /* its request's captured bytes say for sure whether it carries one */
+	bool id_mixed; /* a later operation of its request carries another id: two requests' bytes */
 	struct vp_xchg **held; /* pending client: open requests that might claim it, each held */
 	uint16_t nheld;
 	bool sent_among_open; /* client: requests of its process were open when it was sent */

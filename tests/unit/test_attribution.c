@@ -1120,6 +1120,35 @@ static void test_worker_next_task_claimed_by_id(void **state)
 	assert_int_equal(p->id_disagree, 0);
 }
 
+/*
+ * worker_next_task's calls pipelined: the worker sends request 2's call on
+ * the connection before request 1's reply came, so both are one message,
+ * linked by the first id.  Request 2's call is hidden in it: neither
+ * request may be exact (the second operation's id says so).
+ */
+static void test_pipelined_ids_decide_nothing(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_proc *p;
+
+	send_traced(k.l1, 'a', '1', 901, US(100), 310);
+	send_traced(k.l2, 'b', '1', 902, US(101), 320);
+	send_traced(k.d1, 'a', '2', 311, US(110), 401);
+	send_traced(k.d1, 'b', '2', 311, US(130), 401);
+	synth_rep(k.d1, 70, 401, US(136), 311);
+	synth_rep(k.d1, 70, 401, US(140), 311);
+	synth_rep(k.l2, 500, 320, US(150), 902);
+	synth_rep(k.l1, 500, 310, US(151), 901);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/310(web/311>db/401) | lg/902>web/320");
+	assert_false(w->c.reqs[0]->root->calls[0]->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+	assert_false(w->c.reqs[1]->exact);
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->id_disagree, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1156,6 +1185,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_id_against_the_thread_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_next_task_claimed_by_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pipelined_ids_decide_nothing, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
