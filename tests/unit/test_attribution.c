@@ -1088,27 +1088,39 @@ static void test_worker_call_claimed_by_id(void **state)
 }
 
 /*
- * A pool worker (311) takes request 1's call, then, its reply read, request
- * 2's, while request 1 is still open, each carrying its request's id: the
- * first reply does not make the worker request 1's (the thread rule would
- * link the next call there, exact, against its id), so the id claims both.
+ * A pool worker (311) sends request 1's call, then request 2's, each
+ * carrying its request's id, while both requests are open; pipelined: the
+ * second goes out before the first's reply came.
  */
-static void test_worker_next_task_claimed_by_id(void **state)
+static void worker_two_tasks(struct world *w, bool pipelined)
 {
-	struct world *w = *state;
 	struct links k = open_links(w);
-	const struct vp_call *call;
-	const struct vp_proc *p;
 
 	send_traced(k.l1, 'a', '1', 901, US(100), 310);
 	send_traced(k.l2, 'b', '1', 902, US(101), 320);
 	send_traced(k.d1, 'a', '2', 311, US(110), 401);
-	synth_rep(k.d1, 70, 401, US(116), 311);
+	if (!pipelined)
+		synth_rep(k.d1, 70, 401, US(116), 311);
 	send_traced(k.d1, 'b', '2', 311, US(130), 401);
 	synth_rep(k.d1, 70, 401, US(136), 311);
+	if (pipelined)
+		synth_rep(k.d1, 70, 401, US(140), 311);
 	synth_rep(k.l2, 500, 320, US(150), 902);
 	synth_rep(k.l1, 500, 310, US(151), 901);
 	close_links(&k, US(400));
+}
+
+/*
+ * The worker's first reply does not make it request 1's (the thread rule
+ * would link the next call there, exact, against its id): the ids claim both.
+ */
+static void test_worker_next_task_claimed_by_id(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+	const struct vp_proc *p;
+
+	worker_two_tasks(w, false);
 	assert_string_equal(analyze(w), "lg/901>web/310(web/311>db/401) | lg/902>web/320(web/311>db/401)");
 	call = w->c.reqs[1]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
@@ -1121,32 +1133,20 @@ static void test_worker_next_task_claimed_by_id(void **state)
 }
 
 /*
- * worker_next_task's calls pipelined: the worker sends request 2's call on
- * the connection before request 1's reply came, so both are one message,
- * linked by the first id.  Request 2's call is hidden in it: neither
- * request may be exact (the second operation's id says so).
+ * Pipelined, both calls are one message linked by the first id; request
+ * 2's call is hidden in it: neither request may be exact (the second
+ * operation's id says so).
  */
 static void test_pipelined_ids_decide_nothing(void **state)
 {
 	struct world *w = *state;
-	struct links k = open_links(w);
-	const struct vp_proc *p;
 
-	send_traced(k.l1, 'a', '1', 901, US(100), 310);
-	send_traced(k.l2, 'b', '1', 902, US(101), 320);
-	send_traced(k.d1, 'a', '2', 311, US(110), 401);
-	send_traced(k.d1, 'b', '2', 311, US(130), 401);
-	synth_rep(k.d1, 70, 401, US(136), 311);
-	synth_rep(k.d1, 70, 401, US(140), 311);
-	synth_rep(k.l2, 500, 320, US(150), 902);
-	synth_rep(k.l1, 500, 310, US(151), 901);
-	close_links(&k, US(400));
+	worker_two_tasks(w, true);
 	assert_string_equal(analyze(w), "lg/901>web/310(web/311>db/401) | lg/902>web/320");
 	assert_false(w->c.reqs[0]->root->calls[0]->link.exact);
 	assert_false(w->c.reqs[0]->exact);
 	assert_false(w->c.reqs[1]->exact);
-	p = collected_proc(&w->c, "web", 300);
-	assert_int_equal(p->id_disagree, 0);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->id_disagree, 0);
 }
 
 int main(void)
