@@ -243,7 +243,8 @@ static bool pgsql(const uint8_t *p, size_t n, struct vp_propid *out)
 	if (n < 6 || (p[0] != 'Q' && p[0] != 'P'))
 		return false;
 	len = (size_t)p[1] << 24 | (size_t)p[2] << 16 | (size_t)p[3] << 8 | p[4];
-	if (len < 5 || len > (1u << 30))
+	/* Under 16 MiB: its second byte is 0, which no HTTP request's is (binary_message). */
+	if (len < 5 || len >= (1u << 24))
 		return false;
 	if (n > len + 1)
 		n = len + 1;
@@ -262,8 +263,11 @@ static bool mysql(const uint8_t *p, size_t n, struct vp_propid *out)
 {
 	size_t len;
 
-	/* COM_QUERY, COM_STMT_PREPARE: the statement's text follows the command byte. */
-	if (n < 6 || (p[4] != 0x03 && p[4] != 0x16))
+	/*
+	 * COM_QUERY, COM_STMT_PREPARE: the statement's text follows the command
+	 * byte.  A command begins its packet sequence: sequence id 0.
+	 */
+	if (n < 6 || p[3] != 0 || (p[4] != 0x03 && p[4] != 0x16))
 		return false;
 	len = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16;
 	if (len < 2)
@@ -273,12 +277,24 @@ static bool mysql(const uint8_t *p, size_t n, struct vp_propid *out)
 	return sql_text(p + 5, n - 5, out);
 }
 
+/*
+ * A PostgreSQL or MySQL message, not an HTTP request: a 0 in its second
+ * byte (PostgreSQL's length under 16 MiB) or its fourth (MySQL's sequence
+ * id), where a request line has printable text.  Read from the first four
+ * bytes, so any longer capture of the message is read as the same
+ * protocol (bytes that are both would give one id whole and another cut).
+ */
+static bool binary_message(const uint8_t *p, size_t n)
+{
+	return (n > 1 && p[1] == 0) || (n > 3 && p[3] == 0);
+}
+
 bool vp_propid__read(const uint8_t *p, size_t len, struct vp_propid *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!p || !len)
 		return false;
-	if (http(p, len, out) || pgsql(p, len, out) || mysql(p, len, out))
+	if (binary_message(p, len) ? pgsql(p, len, out) || mysql(p, len, out) : http(p, len, out))
 		return true;
 	memset(out, 0, sizeof(*out));
 	return false;
@@ -288,7 +304,7 @@ bool vp_propid__decided(const uint8_t *p, size_t len, uint64_t total)
 {
 	if (len >= total)
 		return true;
-	if (!p || !http_request_line(p, len))
+	if (!p || binary_message(p, len) || !http_request_line(p, len))
 		return false;
 	for (size_t i = 0; i + 1 < len; i++) {
 		if (p[i] != '\n')
