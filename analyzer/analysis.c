@@ -443,6 +443,14 @@ static void on_conn(struct host_state *hs, const struct vpr_conn *c)
 	vp_socktab__closed(&hs->socks, s, c->h.ts_ns);
 }
 
+/* A send refused on a reset connection: what its thread was sending for a request never left. */
+static void on_send_failed(struct host_state *hs, const struct vpr_send_failed *f)
+{
+	struct vp_gor_unit *u = vp_gor__of_thread(&hs->gor, f->h.tid);
+
+	vp_attr__send_failed(&hs->attr, u ? u->id : f->h.tid);
+}
+
 /* A payload record: its whole bytes from the read stage, to the exchange of its operation. */
 static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_hdr *rec)
 {
@@ -587,6 +595,9 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 	}
 	case VPR_GOROUTINE:
 		on_goroutine(hs, (const struct vpr_goroutine *)rec);
+		break;
+	case VPR_SEND_FAILED:
+		on_send_failed(hs, (const struct vpr_send_failed *)rec);
 		break;
 	default: /* clock, addresses and drops are used by the read stage */
 		break;

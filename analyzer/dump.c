@@ -156,6 +156,12 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	case VPR_PAYLOAD:
 		dump_payload(out, (const struct vpr_payload *)h);
 		break;
+	case VPR_SEND_FAILED: {
+		const struct vpr_send_failed *sf = (const void *)h;
+
+		fprintf(out, " pid=%u cookie=%#" PRIx64 " err=%d", sf->pid, (uint64_t)sf->cookie, sf->err);
+		break;
+	}
 	default:
 		fprintf(out, " size=%u (unknown type %u, skipped)", h->size, h->type);
 	}

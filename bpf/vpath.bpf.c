@@ -27,6 +27,8 @@
 #define AF_INET6 10
 #define SOCK_STREAM 1
 #define MSG_PEEK 2
+#define EPIPE 32 /* errno values (uapi asm-generic/errno*.h): vmlinux.h has no macros */
+#define ECONNRESET 104
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
 #define PF_IO_WORKER 0x00000010
@@ -839,6 +841,31 @@ static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 
 #endif
 }
 
+/*
+ * A send the kernel refused on a reset or shut connection: the request the
+ * thread serves lost what it was sending (the analyzer marks it incomplete).
+ */
+static __always_inline void record_send_failed(struct sock *sk, int err)
+{
+	struct vpr_send_failed *r;
+	struct flight f;
+	__u64 pid_tgid;
+
+	if (!sk || !sk_is_tcp(sk))
+		return;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (!current_wanted(pid_tgid) || !sk_wanted(sk))
+		return;
+	r = reserve(sizeof(*r), &f);
+	if (!r)
+		return;
+	fill_hdr(&r->h, VPR_SEND_FAILED, sizeof(*r), (__u32)pid_tgid, f.ts);
+	r->cookie = sk_cookie(sk);
+	r->pid = pid_tgid >> 32;
+	r->err = err;
+	submit(r, &f);
+}
+
 static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 dir)
 {
 	struct tcp_sock *tp;
@@ -908,6 +935,11 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(sock_send_length, struct sock *sk, int ret, int flags)
 {
+	if (ret < 0) {
+		if (ret == -EPIPE || ret == -ECONNRESET)
+			record_send_failed(sk, ret);
+		return 0;
+	}
 	return record_op(sk, ret, flags, VPR_DIR_SEND);
 }
 

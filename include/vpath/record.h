@@ -33,6 +33,7 @@ enum vpr_type {
 	VPR_PAYLOAD = 7, /* first bytes of an operation's data (opt-in: --capture) */
 	VPR_WAKEUP = 8,	 /* one thread woke another (scheduler wake-up) */
 	VPR_GOROUTINE = 9, /* Go runtime: a goroutine on a thread, created, made ready */
+	VPR_SEND_FAILED = 10, /* a send refused: the connection was reset or shut */
 	VPR_TYPE_MAX,
 };
 
@@ -216,6 +217,20 @@ struct vpr_goroutine {
 };
 
 /*
+ * A send on a TCP connection that the kernel refused because the
+ * connection was reset or shut down (EPIPE, ECONNRESET): what the thread
+ * meant to send never left, so no operation stands for it.  Rare by nature
+ * (a peer killed, a connection torn down under a request); every other
+ * failure (EAGAIN on a full buffer, EINTR) is not recorded.
+ */
+struct vpr_send_failed {
+	struct vpr_hdr h; /* h.tid: the thread whose send failed */
+	__u64 cookie;
+	__u32 pid;
+	__s32 err; /* the negative errno the send returned */
+};
+
+/*
  * Any one record of fixed size: room for the largest, for code that holds
  * records of every type.  A vpr_payload is not among them (up to 296 bytes).
  */
@@ -229,6 +244,7 @@ union vpr_any {
 	struct vpr_addr addr;
 	struct vpr_wakeup wakeup;
 	struct vpr_goroutine go;
+	struct vpr_send_failed send_failed;
 };
 
 #ifndef __VMLINUX_H__
@@ -242,6 +258,7 @@ _Static_assert(sizeof(struct vpr_addr) == 48, "vpr_addr layout");
 _Static_assert(__builtin_offsetof(struct vpr_payload, data) == VPR_PAYLOAD_HDR_SIZE, "vpr_payload layout");
 _Static_assert(sizeof(struct vpr_wakeup) == 32, "vpr_wakeup layout");
 _Static_assert(sizeof(struct vpr_goroutine) == 40, "vpr_goroutine layout");
+_Static_assert(sizeof(struct vpr_send_failed) == 32, "vpr_send_failed layout");
 #endif
 
 /*

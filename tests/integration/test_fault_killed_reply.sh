@@ -9,7 +9,11 @@
 # the ones before it complete.  Then the same chain with every request
 # answered and the back end stopped (SIGTERM) while its kept-alive
 # connection is open: its last reply was whole and the front end went on
-# with it, so every request is complete.
+# with it, so every request is complete.  Last, the back end resets its
+# connection after a whole reply: the front end's next call is refused by
+# the kernel (EPIPE or ECONNRESET, nothing on the wire) and it closes the
+# client's connection after its reply's first part; only the recorded
+# refused send (VPR_SEND_FAILED) tells that this request was cut.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/tools/record_helpers.sh
@@ -20,7 +24,9 @@ CHAIN=tests/tools/killed_chain.py
 d=$(scratch_dir)
 
 # run NAME COUNT SIGNAL: COUNT requests; SIGNAL kills the back end while the
-# last one is in flight (KILL) or after all were answered (TERM).
+# last one is in flight (KILL) or after all were answered (TERM); RST: the
+# back end resets its connection before the last, which is cut, and is
+# stopped (TERM) at the end.
 run() {
 	local name=$1 count=$2 sig=$3 fp bp back front client last
 	fp=$(free_port)
@@ -37,6 +43,7 @@ run() {
 	wait_file "$d/$name.fready" || return 1
 	last=c
 	[ "$sig" = TERM ] && last=w
+	[ "$sig" = RST ] && last=r
 	"$PY" "$CHAIN" client "$fp" "$count" "$last" >"$d/$name.client" &
 	client=$!
 	on_exit "kill -KILL $client 2>/dev/null"
@@ -48,6 +55,7 @@ run() {
 		sleep 0.05
 	done
 	sleep 0.3
+	[ "$sig" = RST ] && sig=TERM
 	{
 		kill "-$sig" "$back"
 		wait "$back"
@@ -82,3 +90,12 @@ check "fault killed reply: every request answered before the stop" \
 flags=$(complete_flags "$d/stopped.json")
 check "fault killed reply: stopped after its last whole reply, nothing is incomplete ($flags)" \
 	test "$flags" = "true true true"
+
+run reset 3 RST
+check "fault killed reply: the request after the reset was cut ($(tr '\n' ' ' <"$d/reset.client"))" \
+	test "$(tr '\n' ' ' <"$d/reset.client")" = "answered answered cut "
+check "fault killed reply: the refused send was recorded" \
+	sh -c "'$VPATH_ANALYZE' dump '$d/reset.vpr' | grep -q 'send_failed.* err=-\(32\|104\)'"
+flags=$(complete_flags "$d/reset.json")
+check "fault killed reply: a refused call cuts its request, those before it complete ($flags)" \
+	test "$flags" = "true true false"

@@ -331,6 +331,17 @@ void synth_wake(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t waker,
 	put(h, &w.h, VPR_WAKEUP, sizeof(w), ts, waker);
 }
 
+void synth_send_failed(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid,
+		       uint64_t cookie, int32_t err)
+{
+	struct vpr_send_failed f = {0};
+
+	f.cookie = cookie;
+	f.pid = pid;
+	f.err = err;
+	put(h, &f.h, VPR_SEND_FAILED, sizeof(f), ts, tid);
+}
+
 void synth_go(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t kind,
 	      uint64_t goid, uint64_t other)
 {

@@ -83,6 +83,9 @@ void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost)
 void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns);
 /* Thread waker of process pid made thread woken runnable (VPR_WAKEUP). */
 void synth_wake(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t waker, uint32_t woken);
+/* Thread tid's send on cookie was refused with err (-EPIPE, -ECONNRESET): VPR_SEND_FAILED. */
+void synth_send_failed(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid,
+		       uint64_t cookie, int32_t err);
 /* Go (VPR_GOROUTINE): RUN (thread tid runs goid), NEW or READY (goid created or readied other). */
 void synth_go(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t kind,
 	      uint64_t goid, uint64_t other);

@@ -4,15 +4,18 @@
 usage: killed_chain.py back PORT READY | front PORT BACK_PORT READY | client PORT COUNT LAST
 
 The back end answers each request: in one piece when its first byte is 'w'
-(whole), else with a first part and then nothing, holding the connection
+(whole); in one piece and then resetting the connection (SO_LINGER 0) when
+it is 'k'; else with a first part and then nothing, holding the connection
 open until it is killed.  The front end answers each request in two parts
 around one call on its kept-alive back-end connection: part 1, the call,
 part 2 once the call's reply is whole; when the back end's connection
-ends first, it closes the client's connection without part 2.  The client
-sends COUNT requests, 'w' ones and then LAST ('c': one the kill cuts), and
-says how each ended.
+ends first, or the call cannot be sent on it, it closes the client's
+connection without part 2.  The client sends COUNT requests, 'w' ones and
+then LAST ('c': one the kill cuts; 'r': a 'k' and then a 'w', whose call
+the reset connection refuses), and says how each ended.
 """
 import socket
+import struct
 import sys
 import time
 
@@ -37,6 +40,12 @@ def back(port, ready):
             return
         if req[:1] == b"w":
             conn.sendall(WHOLE)
+        elif req[:1] == b"k":
+            conn.sendall(WHOLE)
+            time.sleep(0.1)  # the front end has read the reply: the reset loses nothing
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+            time.sleep(3600)
         else:
             conn.sendall(PART)
             time.sleep(3600)
@@ -51,7 +60,11 @@ def front(port, back_port, ready):
         if not req:
             return
         conn.sendall(PART)
-        up.sendall(req)
+        try:
+            up.sendall(req)
+        except OSError:  # reset: EPIPE or ECONNRESET, nothing of the call left
+            conn.close()
+            return
         got = 0
         while got < len(WHOLE):
             b = up.recv(4096)
@@ -64,8 +77,14 @@ def front(port, back_port, ready):
 
 def client(port, count, last):
     c = socket.create_connection(("127.0.0.1", int(port)))
-    for i in range(int(count)):
-        c.sendall(b"w" if i + 1 < int(count) else last.encode())
+    n = int(count)
+    kinds = ["w"] * (n - 1) + [last]
+    if last == "r":
+        kinds[-2:] = ["k", "w"]
+    for i, kind in enumerate(kinds):
+        if i and kinds[i - 1] == "k":
+            time.sleep(0.3)  # the reset reaches the front end first
+        c.sendall(kind.encode())
         got = 0
         while got < 2 * len(PART):
             b = c.recv(4096)

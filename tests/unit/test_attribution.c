@@ -518,6 +518,37 @@ static void test_refused_connect_cuts_the_request(void **state)
 }
 
 /*
+ * The back end died after the last call, and the connection to it was reset
+ * while idle: web sends a first reply part, its call's send on that
+ * connection is refused (EPIPE), and it closes the client's connection.  No
+ * byte of the call left, and the reply part looks like a whole reply: only
+ * the refused send says that the request was cut.  A send refused on a
+ * thread that serves nothing (between requests) cuts nothing.
+ */
+static void test_refused_send_cuts_the_request(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l, *d;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_req(d, 10, 301, US(110), 401);
+	synth_rep(d, 30, 401, US(115), 301);
+	synth_rep(l, 100, 301, US(121), 901);
+	synth_link__close(d, US(150));
+	synth_send_failed(w->web, US(160), 300, 302, 21, -32);
+	synth_req(l, 100, 901, US(200), 301);
+	synth_rep(l, 50, 301, US(205), 901);
+	synth_send_failed(w->web, US(206), 300, 301, 21, -32);
+	synth_link__close_orderly(l, US(210));
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/901>web/301");
+	assert_true(w->c.reqs[0]->complete);
+	assert_false(w->c.reqs[1]->complete);
+}
+
+/*
  * A client's requests are its own sends: the server's message starts are
  * positions in the other stream and must not cut them.  Here the reply
  * stream's numbers run over the request stream's (initial sequence numbers
@@ -1164,6 +1195,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_threads_carrying_several_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_send_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_requests_are_not_cut_by_the_reply_stream, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_killed_back_end_cuts_the_request, setup, teardown),
