@@ -488,6 +488,20 @@ static void test_event_loop_connect_and_reply_parts(void **state)
 	synth_link__free(d2);
 }
 
+/* lg's first request to web (thread 301), whose call to db (*d, still open) went through. */
+static struct synth_link *request_with_a_call(struct world *w, struct synth_link **d)
+{
+	struct synth_link *l;
+
+	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
+	*d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	synth_req(l, 100, 901, US(100), 301);
+	synth_req(*d, 10, 301, US(110), 401);
+	synth_rep(*d, 30, 401, US(115), 301);
+	synth_rep(l, 100, 301, US(121), 901);
+	return l;
+}
+
 /*
  * A back end is gone: web sends a first reply part, connects to db for the
  * call, is refused, and closes the client's connection.  Nothing of the
@@ -497,14 +511,8 @@ static void test_event_loop_connect_and_reply_parts(void **state)
 static void test_refused_connect_cuts_the_request(void **state)
 {
 	struct world *w = *state;
-	struct synth_link *l, *d;
+	struct synth_link *d, *l = request_with_a_call(w, &d);
 
-	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	synth_req(l, 100, 901, US(100), 301);
-	synth_req(d, 10, 301, US(110), 401);
-	synth_rep(d, 30, 401, US(115), 301);
-	synth_rep(l, 100, 301, US(121), 901);
 	synth_req(l, 100, 901, US(200), 301);
 	synth_rep(l, 50, 301, US(205), 901);
 	synth_connecting(w->web, US(206), 22, 300, 301, "10.0.0.1:50002", "10.0.0.2:5432");
@@ -528,14 +536,8 @@ static void test_refused_connect_cuts_the_request(void **state)
 static void test_refused_send_cuts_the_request(void **state)
 {
 	struct world *w = *state;
-	struct synth_link *l, *d;
+	struct synth_link *d, *l = request_with_a_call(w, &d);
 
-	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	synth_req(l, 100, 901, US(100), 301);
-	synth_req(d, 10, 301, US(110), 401);
-	synth_rep(d, 30, 401, US(115), 301);
-	synth_rep(l, 100, 301, US(121), 901);
 	synth_link__close(d, US(150));
 	synth_send_failed(w->web, US(160), 300, 302, 21, -32);
 	synth_req(l, 100, 901, US(200), 301);
