@@ -386,6 +386,14 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		s->pid = op->pid;
 	if (s->role == VPR_ROLE_UNKNOWN)
 		vp_socktab__infer_role(&hs->socks, s, op->dir);
+	/*
+	 * Bytes a client end sent after its connection closed: the peer's host
+	 * reset it in answer to them before the send returned (a peer gone).
+	 * Nobody read them, so they are no exchange, and the request the
+	 * sender serves lost its call.
+	 */
+	if (s->closed_ts && op->dir == VPR_DIR_SEND && op->bytes && s->role == VPR_ROLE_CONNECTED)
+		vp_attr__send_failed(&hs->attr, op->h.tid);
 	/* A read after replying: the tail of that request, or the next one?  The sender knows. */
 	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple && vp_exchanges__sender_cuts(s) &&
 	    op->dir == VPR_DIR_RECV)

@@ -551,6 +551,30 @@ static void test_refused_send_cuts_the_request(void **state)
 }
 
 /*
+ * The same, but the call's bytes did leave: the back end's host reset the
+ * connection in answer to them, before the send returned, so the
+ * operation is stamped after the connection's close.  Nobody read the
+ * call: the request is incomplete (before, the bytes were dropped as no
+ * exchange and the request looked whole, with no call).
+ */
+static void test_send_into_a_reset_cuts_the_request(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *d, *l = request_with_a_call(w, &d);
+	uint32_t call_end = d->seq[SYNTH_C2S] + 10;
+
+	synth_req(l, 100, 901, US(200), 301);
+	synth_rep(l, 50, 301, US(205), 901);
+	synth_link__close(d, US(206));
+	synth_op(w->web, US(207), 300, 301, 21, VPR_DIR_SEND, 10, call_end);
+	synth_link__close_orderly(l, US(210));
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/901>web/301");
+	assert_true(w->c.reqs[0]->complete);
+	assert_false(w->c.reqs[1]->complete);
+}
+
+/*
  * A client's requests are its own sends: the server's message starts are
  * positions in the other stream and must not cut them.  Here the reply
  * stream's numbers run over the request stream's (initial sequence numbers
@@ -1198,6 +1222,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_send_cuts_the_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_into_a_reset_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_requests_are_not_cut_by_the_reply_stream, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_killed_back_end_cuts_the_request, setup, teardown),
