@@ -278,6 +278,9 @@ static int64_t give_up_at(struct vp_analysis *a, const struct vp_xchg *x)
 
 static void finished(struct host_state *hs, struct vp_xchg *x)
 {
+	/* A send refused while serving it, and no reply bytes after: cut there. */
+	if (x->refused_ts && !(x->has_rep && x->rep.last_ts > x->refused_ts))
+		x->incomplete = true;
 	if (x->side == VP_SERVER)
 		vp_attr__server_done(&hs->attr, x);
 	else
@@ -390,10 +393,12 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	 * Bytes a client end sent after its connection closed: the peer's host
 	 * reset it in answer to them before the send returned (a peer gone).
 	 * Nobody read them, so they are no exchange, and the request the
-	 * sender serves lost its call.
+	 * sender serves lost its call; on TLS, a message this small is the
+	 * close_notify of a goodbye.
 	 */
-	if (s->closed_ts && op->dir == VPR_DIR_SEND && op->bytes && s->role == VPR_ROLE_CONNECTED)
-		vp_attr__send_failed(&hs->attr, op->h.tid);
+	if (s->closed_ts && op->dir == VPR_DIR_SEND && op->bytes && s->role == VPR_ROLE_CONNECTED &&
+	    !(s->tls && op->bytes <= VP_TLS_ALERT_MAX))
+		vp_attr__send_failed(&hs->attr, op->h.tid, op->h.ts_ns);
 	/* A read after replying: the tail of that request, or the next one?  The sender knows. */
 	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple && vp_exchanges__sender_cuts(s) &&
 	    op->dir == VPR_DIR_RECV)
@@ -456,7 +461,7 @@ static void on_send_failed(struct host_state *hs, const struct vpr_send_failed *
 {
 	struct vp_gor_unit *u = vp_gor__of_thread(&hs->gor, f->h.tid);
 
-	vp_attr__send_failed(&hs->attr, u ? u->id : f->h.tid);
+	vp_attr__send_failed(&hs->attr, u ? u->id : f->h.tid, f->h.ts_ns);
 }
 
 /* A payload record: its whole bytes from the read stage, to the exchange of its operation. */

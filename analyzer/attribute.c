@@ -480,13 +480,13 @@ void vp_attr__connect_failed(struct vp_attr *a, struct vp_sock *s)
 		s->open_cause->incomplete = true;
 }
 
-void vp_attr__send_failed(struct vp_attr *a, uint32_t unit)
+void vp_attr__send_failed(struct vp_attr *a, uint32_t unit, uint64_t ts)
 {
 	struct vp_thread *t = u64map__get(&a->threads, unit);
 	struct vp_xchg *cause = t ? cause_of(t) : NULL;
 
-	if (cause)
-		cause->incomplete = true;
+	if (cause && ts > cause->refused_ts)
+		cause->refused_ts = ts;
 }
 
 void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)

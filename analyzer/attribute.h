@@ -185,10 +185,12 @@ void vp_attr__connect(struct vp_attr *a, struct vp_sock *s, uint32_t tid);
  */
 void vp_attr__connect_failed(struct vp_attr *a, struct vp_sock *s);
 /*
- * Unit's send was refused (the connection reset or shut): the request it
- * serves lost a call or part of its reply, and is incomplete.
+ * Unit's send was refused at ts (the connection reset or shut): the request
+ * it serves lost a call or part of its reply, unless it replies after that
+ * (it went on: a retry, or a goodbye that found the peer gone); analysis.c
+ * judges when the request is finished.
  */
-void vp_attr__send_failed(struct vp_attr *a, uint32_t unit);
+void vp_attr__send_failed(struct vp_attr *a, uint32_t unit, uint64_t ts);
 /* s goes away: drop what it remembers. */
 void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s);
 void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);

@@ -71,6 +71,7 @@ struct vp_xchg {
 	bool pipe_head;	   /* requests after its own were cut off its message (pipeline.h) */
 	bool pipe_tail;	   /* cut off the message of the request before it (pipeline.h) */
 	bool killed;	   /* server: its process died of a signal with this reply begun (paths.c) */
+	uint64_t refused_ts; /* server: a send of the thread serving it was refused then (latest) */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
 	uint32_t conn_index; /* 0-based ordinal among this end's exchanges */

@@ -551,6 +551,27 @@ static void test_refused_send_cuts_the_request(void **state)
 }
 
 /*
+ * A refused send that the request goes on from (a retry on a new
+ * connection, or a goodbye that found its peer gone) cuts nothing: the
+ * reply part sent after it says the request went on.
+ */
+static void test_reply_after_a_refused_send_is_whole(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *d, *l = request_with_a_call(w, &d);
+
+	synth_link__close(d, US(150));
+	synth_req(l, 100, 901, US(200), 301);
+	synth_send_failed(w->web, US(206), 300, 301, 21, -32);
+	synth_rep(l, 50, 301, US(208), 901);
+	synth_link__close_orderly(l, US(210));
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/901>web/301");
+	assert_true(w->c.reqs[0]->complete);
+	assert_true(w->c.reqs[1]->complete);
+}
+
+/*
  * The same, but the call's bytes did leave: the back end's host reset the
  * connection in answer to them, before the send returned, so the
  * operation is stamped after the connection's close.  Nobody read the
@@ -1222,6 +1243,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_send_cuts_the_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reply_after_a_refused_send_is_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_into_a_reset_cuts_the_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_requests_are_not_cut_by_the_reply_stream, setup,
 						teardown),
