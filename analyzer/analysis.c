@@ -488,6 +488,8 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	/* A call's id arrives right after the operation that sent it: attribution looks again. */
 	if (x && !had_id && x->prop && x->side == VP_CLIENT)
 		vp_attr__propagated(&hs->attr, x);
+	if (x && !had_id && x->prop && x->side == VP_SERVER && vp_attr__request_id(&hs->attr, x))
+		abort(); /* out of memory: an id not counted could decide wrongly */
 	if (x && !had_mixed && x->id_mixed && x->side == VP_CLIENT)
 		vp_attr__id_mixed(&hs->attr, x);
 	steps(a, hs, h, s);

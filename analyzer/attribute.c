@@ -852,6 +852,9 @@ void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
 	p->calls_with_id++;
 	if (c->up_state == VP_UP_ROOT || !(m = named_by_id(p, c)))
 		return;
+	/* The trace came through this process before: c may be a late call of that request. */
+	if (vp_idseen__count(&p->ids, c->prop) > 1)
+		return;
 	/* Waiting for its thread's reply to claim it (a worker's): the id claims it first. */
 	if (c->up_state == VP_UP_UNDECIDED) {
 		if (!c->tlist_next)
@@ -891,6 +894,11 @@ void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
 	c->link = vp_link_make(VP_BASIS_PROPAGATED_ID, 1);
 	p->calls_exact++;
 	p->calls_by_id++;
+}
+
+int vp_attr__request_id(struct vp_attr *a, struct vp_xchg *x)
+{
+	return vp_idseen__add(&xchg_proc(a, x)->ids, x->prop);
 }
 
 void vp_attr__id_mixed(struct vp_attr *a, struct vp_xchg *c)
@@ -973,6 +981,7 @@ void vp_attr__free(struct vp_attr *a)
 	pos = 0;
 	while (u64map__next(&a->procs, &pos, NULL, &v)) {
 		vp_judge__free(&((struct vp_proc *)v)->judge);
+		vp_idseen__free(&((struct vp_proc *)v)->ids);
 		free(v);
 	}
 	u64map__free(&a->threads);

@@ -26,6 +26,7 @@
 #define VPATH_ATTRIBUTE_H
 
 #include "hashmap.h"
+#include "idseen.h"
 #include "judge.h"
 #include "sockets.h"
 #include "paths.h"
@@ -97,6 +98,7 @@ struct vp_proc {
 	 * the one the id names (left inferred).
 	 */
 	uint64_t calls_with_id, calls_by_id, id_disagree;
+	struct vp_idseen ids; /* the ids of its latest requests: one named twice decides nothing */
 	/*
 	 * A thread that reads requests replied to one another thread read: the
 	 * threads carry more than one request each in turn (an M:N runtime such
@@ -203,9 +205,13 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
  * was sent are its candidates: when exactly one carries the same id, the
  * call is that request's, exact (basis propagated-id), unless an exact rule
  * already linked it elsewhere: then it is left inferred and counted as a
- * disagreement.  None or several: the other rules decide, as without ids.
+ * disagreement.  None or several, or the id was carried by more than one
+ * of the process's latest requests (idseen.h): the other rules decide, as
+ * without ids.
  */
 void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c);
+/* Server exchange x's request carries an id (x->prop): counted for its process.  -ENOMEM. */
+int vp_attr__request_id(struct vp_attr *a, struct vp_xchg *x);
 /*
  * A later operation of call c's request carried another id (two requests
  * pipelined in one message): its id link is no longer exact, and every

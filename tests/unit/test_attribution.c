@@ -1106,6 +1106,44 @@ static void test_event_loop_shared_id_decides_nothing(void **state)
 }
 
 /*
+ * A trace through the event loop twice: request 1 carries trace a and is
+ * finished (its connection's next request, 3, came); request 2 carries a
+ * again, and while both 2 and 3 are open a call carrying a goes out (the
+ * window leaves both).  It may be
+ * request 2's, or a late call of request 1 (sent after its reply): the id
+ * cannot tell them apart, so it decides nothing and the link stays the
+ * window's inferred choice.  Before, request 2 was the one open request
+ * with the id, and the link was marked exact.  (Ids are counted per
+ * process: a trace's hop through another process, such as db's request
+ * carrying a in test_event_loop_id_decides, does not count.)
+ */
+static void test_trace_seen_twice_decides_nothing(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+	const struct vp_proc *p;
+
+	send_traced(k.l1, 'a', '1', 901, US(100), 300);
+	synth_rep(k.l1, 100, 300, US(110), 901);
+	send_traced(k.l1, 'c', '1', 901, US(150), 300);
+	send_traced(k.l2, 'a', '2', 902, US(200), 300);
+	send_traced(k.d1, 'a', '2', 300, US(210), 401);
+	synth_rep(k.d1, 30, 401, US(216), 300);
+	synth_rep(k.l2, 50, 300, US(225), 902);
+	synth_rep(k.l1, 100, 300, US(230), 901);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	call = w->c.reqs[2]->root->calls[0];
+	assert_int_not_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
+	assert_false(call->link.exact);
+	assert_false(w->c.reqs[2]->exact);
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->calls_with_id, 1);
+	assert_int_equal(p->calls_by_id, 0);
+}
+
+/*
  * A thread per connection: the thread rule links thread 301's call to the
  * request it serves, exact; the call carries the id of the request thread
  * 302 serves.  Two kinds of evidence disagree: the link is left inferred,
@@ -1264,6 +1302,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_loop_shared_id_decides_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_unknown_id_decides_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_id_against_the_thread_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_seen_twice_decides_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_next_task_claimed_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_ids_decide_nothing, setup, teardown),

@@ -8,10 +8,12 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "idseen.h"
 #include "proto/propid.h"
 
 #define TID "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -146,6 +148,49 @@ static void test_equal(void **state)
 	assert_false(vp_propid__equal(&b, &b));
 }
 
+static struct vp_propid request_id(unsigned n)
+{
+	struct vp_propid id = {.kind = VP_PROPID_REQUEST_ID};
+
+	id.len = (uint8_t)snprintf(id.id, sizeof(id.id), "req-%u", n);
+	return id;
+}
+
+/* A process's latest ids: counted while among the latest VP_IDSEEN_MAX, then forgotten. */
+static void test_idseen(void **state)
+{
+	struct vp_idseen s = {0};
+	struct vp_propid a = request_id(0), b = request_id(1), c;
+
+	(void)state;
+	assert_int_equal(vp_idseen__count(&s, &a), 0);
+	assert_int_equal(vp_idseen__add(&s, &a), 0);
+	assert_int_equal(vp_idseen__add(&s, &b), 0);
+	assert_int_equal(vp_idseen__add(&s, &a), 0);
+	assert_int_equal(vp_idseen__count(&s, &a), 2);
+	assert_int_equal(vp_idseen__count(&s, &b), 1);
+	/* The same value as another kind is another id. */
+	b.kind = VP_PROPID_AMZN;
+	assert_int_equal(vp_idseen__count(&s, &b), 0);
+	/* Up to VP_IDSEEN_MAX: the first a is the oldest, forgotten by the next; then b. */
+	for (unsigned i = 3; i < VP_IDSEEN_MAX; i++) {
+		struct vp_propid x = request_id(i + 1000000);
+
+		assert_int_equal(vp_idseen__add(&s, &x), 0);
+	}
+	assert_int_equal(vp_idseen__count(&s, &a), 2);
+	b = request_id(7);
+	assert_int_equal(vp_idseen__add(&s, &b), 0);
+	assert_int_equal(vp_idseen__count(&s, &a), 1);
+	b = request_id(1);
+	assert_int_equal(vp_idseen__count(&s, &b), 1);
+	c = request_id(8);
+	assert_int_equal(vp_idseen__add(&s, &c), 0);
+	assert_int_equal(vp_idseen__count(&s, &b), 0);
+	assert_int_equal(vp_idseen__count(&s, &a), 1);
+	vp_idseen__free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_sql),
 		cmocka_unit_test(test_decided),
 		cmocka_unit_test(test_equal),
+		cmocka_unit_test(test_idseen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

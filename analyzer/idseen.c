@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 5b: the ids of a process's latest requests (idseen.h). */
+#include "idseen.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* FNV-1a over the kind and the value: never 0 (u64map's keys may be anything). */
+static uint64_t id_hash(const struct vp_propid *id)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = (h ^ id->kind) * 0x100000001b3ull;
+	for (uint8_t i = 0; i < id->len; i++)
+		h = (h ^ (uint8_t)id->id[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uintptr_t count_of(const struct vp_idseen *s, uint64_t h)
+{
+	return (uintptr_t)u64map__get(&s->count, h);
+}
+
+static void forget_oldest(struct vp_idseen *s)
+{
+	uint64_t h = s->ring[s->head];
+	uintptr_t c = count_of(s, h);
+
+	if (c > 1)
+		u64map__put(&s->count, h, (void *)(c - 1)); /* failing, it keeps a higher count: safe */
+	else
+		u64map__del(&s->count, h);
+	s->head = (s->head + 1) % VP_IDSEEN_MAX;
+	s->n--;
+}
+
+int vp_idseen__add(struct vp_idseen *s, const struct vp_propid *id)
+{
+	uint64_t h = id_hash(id);
+
+	if (!s->ring && !(s->ring = malloc(VP_IDSEEN_MAX * sizeof(*s->ring))))
+		return -ENOMEM;
+	if (s->n == VP_IDSEEN_MAX)
+		forget_oldest(s);
+	if (u64map__put(&s->count, h, (void *)(count_of(s, h) + 1)))
+		return -ENOMEM;
+	s->ring[(s->head + s->n) % VP_IDSEEN_MAX] = h;
+	s->n++;
+	return 0;
+}
+
+uint32_t vp_idseen__count(const struct vp_idseen *s, const struct vp_propid *id)
+{
+	return s->ring ? (uint32_t)count_of(s, id_hash(id)) : 0;
+}
+
+void vp_idseen__free(struct vp_idseen *s)
+{
+	free(s->ring);
+	u64map__free(&s->count);
+	*s = (struct vp_idseen){0};
+}
