@@ -10,34 +10,25 @@ client port of its connection and its 0-based ordinal there.
 import argparse
 import http.server
 import json
-import socket
 import sys
 import time
 
+from httpjson import JsonHandler
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive
 
+class Handler(JsonHandler):
     def setup(self):
         super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.ordinal = 0  # one handler per connection
 
     def do_POST(self):
         call = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         if call.get("w"):
             time.sleep(call["w"] / 1e6)
-        body = json.dumps({"port": self.client_address[1], "ord": self.ordinal,
-                           "pad": "r" * int(call.get("r", 0))}).encode()
+        reply = {"port": self.client_address[1], "ord": self.ordinal,
+                 "pad": "r" * int(call.get("r", 0))}
         self.ordinal += 1
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, fmt, *args):
-        pass
+        self.send_json(reply)
 
 
 def main():

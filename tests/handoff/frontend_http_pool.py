@@ -25,6 +25,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "evloop"))
 from frontend_pool import pool_start, run_plan, split_addr  # noqa: E402
 from gateway_http_asyncio import TRACEPARENT, parse_plan  # noqa: E402
+from httpjson import JsonHandler  # noqa: E402
 
 
 class Worker(threading.local):
@@ -54,13 +55,8 @@ def backend_call(mine, trace_id, call):
     return [reply["port"], reply["ord"]]
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive
+class Handler(JsonHandler):
     pool = mine = None
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -74,15 +70,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             print("frontend_http_pool.py: %s: %s" % (type(e).__name__, e), file=sys.stderr, flush=True)
             self.send_error(502)
             return
-        out = json.dumps({"id": int(self.headers["X-Request-Id"]), "calls": calls}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, fmt, *args):
-        pass
+        self.send_json({"id": int(self.headers["X-Request-Id"]), "calls": calls})
 
 
 def main():
