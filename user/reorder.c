@@ -13,14 +13,22 @@
 
 #include "reorder.h"
 
+/* How full a queue was lately (shrink_idle). */
+struct calm {
+	size_t high;	 /* the most it held at once since the last look */
+	unsigned rounds; /* hand-outs since then */
+};
+
 struct op_queue {
 	struct vpr_sock_op *ops;
 	size_t head, len, cap;
+	struct calm calm;
 };
 
 struct lone_queue {
 	union vpr_any *recs;
 	size_t head, len, cap;
+	struct calm calm;
 };
 
 /* A payload handed out behind its operation stays, marked, until its turn in the merge. */
@@ -29,6 +37,7 @@ struct lone_queue {
 struct payload_queue {
 	struct vpr_payload *recs;
 	size_t head, len, cap;
+	struct calm calm;
 };
 
 struct reorder {
@@ -72,10 +81,14 @@ void reorder__free(struct reorder *ro)
 }
 
 /* Room for n more elements of size each behind len; handed-out ones are dropped first. */
-static int reserve_tail(void **buf, size_t *head, size_t *len, size_t *cap, size_t n, size_t size)
+static int reserve_tail(void **buf, size_t *head, size_t *len, size_t *cap, size_t n, size_t size,
+			struct calm *calm)
 {
 	size_t need;
 	void *grown;
+
+	if (*len - *head + n > calm->high)
+		calm->high = *len - *head + n;
 
 	if (*head && *len + n > *cap) {
 		memmove(*buf, (char *)*buf + *head * size, (*len - *head) * size);
@@ -101,18 +114,31 @@ static int reserve_tail(void **buf, size_t *head, size_t *len, size_t *cap, size
  * A queue grown by a backlog (the recorder starved of CPU for a while) gives
  * its memory back once the backlog is gone, so that a burst does not leave
  * the recorder's RSS at its high-water mark for the rest of a long run.
- * Shrinking only below an eighth of the capacity, to a quarter at most,
- * keeps a queue from shrinking and growing again on every poll.
+ * Only after REORDER_CALM_ROUNDS hand-outs (a quarter second or more at
+ * full load, 6.4 s at most at the idle poll) in which it never held more
+ * than an eighth of its capacity, and to twice the most it held: a queue
+ * whose every poll fills it beyond
+ * REORDER_KEEP keeps its size.  Shrinking at the first small hand-out made
+ * such a queue shrink and grow on every poll, and each growth touched fresh
+ * pages (the buffers are mmapped, recorder.c): thousands of page faults a
+ * second, the recorder's CPU doubled on the echo worst case.
  */
-#define REORDER_KEEP 16384 /* entries a queue may keep whatever it holds */
 
-static void shrink_idle(void **buf, size_t *head, size_t *len, size_t *cap, size_t size)
+static void shrink_idle(void **buf, size_t *head, size_t *len, size_t *cap, size_t size,
+			struct calm *calm)
 {
-	size_t held = *len - *head, want = held * 2;
+	size_t held = *len - *head, want;
 	void *smaller;
 
-	if (*cap <= REORDER_KEEP || held > *cap / 8)
+	if (++calm->rounds < REORDER_CALM_ROUNDS)
 		return;
+	want = calm->high * 2;
+	calm->high = 0;
+	calm->rounds = 0;
+	if (*cap <= REORDER_KEEP || want > *cap / 4)
+		return;
+	if (want < held * 2)
+		want = held * 2;
 	if (want < REORDER_KEEP)
 		want = REORDER_KEEP;
 	memmove(*buf, (char *)*buf + *head * size, held * size);
@@ -134,7 +160,7 @@ int reorder__add(struct reorder *ro, const void *rec)
 
 	if (h->size < sizeof(*h) || h->size > sizeof(union vpr_any))
 		return -EINVAL;
-	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs));
+	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs), &q->calm);
 	if (err)
 		return err;
 	/* After every held record stamped at the same time or earlier. */
@@ -156,7 +182,7 @@ int reorder__add_payload(struct reorder *ro, const struct vpr_payload *p)
 	if (p->h.type != VPR_PAYLOAD || p->len > VPR_PAYLOAD_MAX ||
 	    p->h.size != VPR_PAYLOAD_SIZE(p->len))
 		return -EINVAL;
-	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs));
+	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs), &q->calm);
 	if (err)
 		return err;
 	for (at = q->len; at > q->head && q->recs[at - 1].h.ts_ns > p->h.ts_ns; at--)
@@ -176,7 +202,7 @@ int reorder__add_ops(struct reorder *ro, unsigned cpu, const struct vpr_sock_op 
 	if (cpu >= ro->ncpus)
 		return -EINVAL;
 	q = &ro->cpus[cpu];
-	err = reserve_tail((void **)&q->ops, &q->head, &q->len, &q->cap, n, sizeof(*q->ops));
+	err = reserve_tail((void **)&q->ops, &q->head, &q->len, &q->cap, n, sizeof(*q->ops), &q->calm);
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
@@ -325,16 +351,16 @@ int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *c
 
 		if (q->head == q->len)
 			q->head = q->len = 0;
-		shrink_idle((void **)&q->ops, &q->head, &q->len, &q->cap, sizeof(*q->ops));
+		shrink_idle((void **)&q->ops, &q->head, &q->len, &q->cap, sizeof(*q->ops), &q->calm);
 	}
 	if (ro->lone.head == ro->lone.len)
 		ro->lone.head = ro->lone.len = 0;
 	shrink_idle((void **)&ro->lone.recs, &ro->lone.head, &ro->lone.len, &ro->lone.cap,
-		    sizeof(*ro->lone.recs));
+		    sizeof(*ro->lone.recs), &ro->lone.calm);
 	if (ro->payloads.head == ro->payloads.len)
 		ro->payloads.head = ro->payloads.len = 0;
 	shrink_idle((void **)&ro->payloads.recs, &ro->payloads.head, &ro->payloads.len,
-		    &ro->payloads.cap, sizeof(*ro->payloads.recs));
+		    &ro->payloads.cap, sizeof(*ro->payloads.recs), &ro->payloads.calm);
 	return err;
 }
 

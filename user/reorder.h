@@ -16,6 +16,14 @@
 
 struct reorder;
 
+/*
+ * A queue grown beyond REORDER_KEEP entries gives memory back at the end of
+ * a window of REORDER_CALM_ROUNDS hand-outs that all used under an eighth
+ * of it: at most two windows after a backlog is handed out.
+ */
+#define REORDER_KEEP 16384
+#define REORDER_CALM_ROUNDS 64
+
 /* Takes one record, in timestamp order.  -errno stops the hand-out. */
 typedef int (*reorder_emit_fn)(void *ctx, const void *rec);
 

@@ -338,17 +338,48 @@ static void test_backlog_memory_is_given_back(void **state)
 	}
 	peak = reorder__reserved_bytes(ro);
 	assert_true(peak >= BACKLOG * sizeof(struct vpr_sock_op));
-	/* The backlog goes out, a trickle keeps coming. */
-	for (int round = 0; round < 4; round++) {
-		assert_int_equal(reorder__emit(ro, ts - 1, count_only, &out), 0);
+	/* The backlog goes out, a trickle keeps coming; its latest are held back, as the recorder does. */
+	for (int round = 0; round < 2 * REORDER_CALM_ROUNDS; round++) {
+		assert_int_equal(reorder__emit(ro, ts - 4, count_only, &out), 0);
 		for (size_t i = 0; i < 8; i++)
 			batch[i] = op(ts++, 1);
 		assert_int_equal(reorder__add_ops(ro, 0, batch, 8), 0);
 	}
 	assert_int_equal(reorder__emit(ro, UINT64_MAX, count_only, &out), 0);
-	assert_int_equal(out, BACKLOG + 1000 + 32);
+	assert_int_equal(out, BACKLOG + 1000 + 8 * 2 * REORDER_CALM_ROUNDS);
 	assert_true(reorder__reserved_bytes(ro) <= peak / 8);
 	assert_true(reorder__reserved_bytes(ro) >= idle);
+	reorder__free(ro);
+}
+
+/*
+ * A steady load that fills a CPU's queue beyond REORDER_KEEP at every poll
+ * keeps the queue's size: shrinking after each hand-out made it grow again
+ * at the next poll, touching fresh pages every time (reorder.c).  The
+ * latest operations are held back at each hand-out, as the recorder does,
+ * so the queue never empties.
+ */
+static void test_steady_load_keeps_its_queue(void **state)
+{
+	enum { PER_POLL = 3 * REORDER_KEEP };
+	static struct vpr_sock_op batch[PER_POLL];
+	struct reorder *ro = reorder__new(1);
+	uint64_t ts = 1;
+	size_t out = 0, reserved = 0;
+
+	(void)state;
+	assert_non_null(ro);
+	for (int poll = 0; poll < 2 * REORDER_CALM_ROUNDS; poll++) {
+		for (size_t i = 0; i < PER_POLL; i++)
+			batch[i] = op(ts++, 1);
+		assert_int_equal(reorder__add_ops(ro, 0, batch, PER_POLL), 0);
+		assert_int_equal(reorder__emit(ro, ts - 100, count_only, &out), 0);
+		/* Grown once for what is held back, never shrunk. */
+		assert_true(reorder__reserved_bytes(ro) >= reserved);
+		reserved = reorder__reserved_bytes(ro);
+	}
+	assert_true(reserved >= PER_POLL * sizeof(struct vpr_sock_op));
+	assert_int_equal(out, (size_t)PER_POLL * 2 * REORDER_CALM_ROUNDS - 99);
 	reorder__free(ro);
 }
 
@@ -356,6 +387,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merges_cpus_and_lone_records),
+		cmocka_unit_test(test_steady_load_keeps_its_queue),
 		cmocka_unit_test(test_ties_are_deterministic),
 		cmocka_unit_test(test_payload_follows_its_operation),
 		cmocka_unit_test(test_late_operation_of_a_cpu),
