@@ -209,6 +209,25 @@ static void link_sockets(struct vp_analysis *a, const struct vp_xchg *c, const s
 	}
 }
 
+/*
+ * The client sent c while a reply was on its way (xchg.h): the connection
+ * carries several exchanges at once, from now on at both ends, and this
+ * call's own ends may each hold parts of several.  The join runs while no
+ * host is analyzed, so it may change their attribution.
+ */
+static void overlapped(struct vp_analysis *a, struct vp_xchg *c, struct vp_xchg *s)
+{
+	struct vp_sock *cs = c->sock ? c->sock : u64map__get(&a->hs[c->host].socks.by_cookie, c->cookie);
+	struct vp_sock *ss = s->sock ? s->sock : u64map__get(&a->hs[s->host].socks.by_cookie, s->cookie);
+
+	if (cs)
+		cs->muxed = true;
+	if (ss)
+		ss->muxed = true;
+	vp_attr__muxed(&a->hs[c->host].attr, c);
+	s->muxed = s->tainted = true;
+}
+
 /* Stream positions paired the two ends of a call: link them and learn the clocks. */
 static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
 {
@@ -232,8 +251,12 @@ static void pair(struct vp_analysis *a, struct vp_xchg *x, struct vp_xchg *y)
 		s->remote = c->local;
 		s->have_tuple = true;
 	}
+	/* Before the link, which may complete the tree. */
+	if (vp_xchg__overlaps(c, s))
+		overlapped(a, c, s);
 	vp_paths__link_peer(&a->paths, c, s);
 	link_sockets(a, c, s);
+
 	vp_clocks__sample(&a->clocks, c->host, c->req.first_ts, s->host, s->req.first_ts);
 	if (c->has_rep && s->has_rep)
 		vp_clocks__sample(&a->clocks, s->host, s->rep.first_ts, c->host, c->rep.first_ts);
@@ -415,6 +438,8 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	case VP_OP_REQ_MORE:
 		if (x->side == VP_SERVER)
 			vp_attr__server_request(&hs->attr, x, op, false);
+		else
+			vp_attr__client_request_more(&hs->attr, x, op);
 		break;
 	case VP_OP_REP_FIRST:
 	case VP_OP_REP_MORE:

@@ -323,7 +323,8 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 			list_del(s);
 			list_add_tail(before, s);
 		}
-		s->tainted = p->mixed;
+		/* On a multiplexed connection a request may be several merged. */
+		s->tainted = p->mixed || s->muxed;
 		take_comm(s, t, p);
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
@@ -369,7 +370,7 @@ static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, s
 		return;
 	}
 	c->link = vp_link_make(why, candidates);
-	if (p->mixed)
+	if (p->mixed || c->muxed)
 		c->link.exact = false;
 	/* Which of the requests read at once a call served is the server's order, not evidence. */
 	if (vp_xchg__pipelined(s)) {
@@ -746,6 +747,10 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	struct vp_xchg *opened_for = c->sock && c->conn_index == 0 ? c->sock->open_cause : NULL;
 
 	take_comm(c, t, p);
+	c->sent_for = cause_of(t) ? t->cur->id : 0;
+	/* On a connection known to carry several at once: any open request's call may be in it. */
+	if (c->muxed)
+		taint_open(p);
 	t->call_io = true;
 	ref_set(a, &t->lineage, NULL);
 	p->calls++;
@@ -782,6 +787,39 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 		c->woke_n = t->woke_n;
 	}
 	woke_clear(a, t);
+}
+
+/* c's link, exact when made, is found not to be: counted apart (vp_proc__calls_exact). */
+static void unmake_exact(struct vp_proc *p, struct vp_xchg *c)
+{
+	if (c->up_state == VP_UP_UNDECIDED || !c->link.exact)
+		return;
+	c->link.exact = false;
+	p->calls_unmade++;
+}
+
+void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c)
+{
+	struct vp_proc *p = xchg_proc(a, c);
+
+	if (c->muxed)
+		return;
+	/* A judgment or a pending call still to decide sees the flag (judge.c, link_call). */
+	c->muxed = true;
+	unmake_exact(p, c);
+	taint_open(p);
+}
+
+void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
+{
+	struct vp_thread *t;
+
+	if (c->muxed)
+		return;
+	t = thread_get(a, op->h.tid, op->pid);
+	if (op->h.tid == c->req.first_tid && (cause_of(t) ? t->cur->id : 0) == c->sent_for)
+		return;
+	vp_attr__muxed(a, c);
 }
 
 void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op,
@@ -850,7 +888,8 @@ void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
 	int r;
 
 	p->calls_with_id++;
-	if (c->up_state == VP_UP_ROOT || !(m = named_by_id(p, c)))
+	/* Its id is the first request's of a message that may hold several. */
+	if (c->muxed || c->up_state == VP_UP_ROOT || !(m = named_by_id(p, c)))
 		return;
 	/* The trace came through this process before: c may be a late call of that request. */
 	if (vp_idseen__count(&p->ids, c->prop) > 1)

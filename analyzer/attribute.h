@@ -92,6 +92,7 @@ struct vp_proc {
 	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
 	uint64_t calls_by_wakeup; /* linked by the wake-up rule */
 	uint64_t calls_exact; /* links to its calls (roots included) exact when made */
+	uint64_t calls_unmade; /* of those, found later to be on a multiplexed connection */
 	/*
 	 * Propagated ids (vp_attr__propagated): calls that carried one, calls
 	 * it linked, and calls an exact rule linked to another request than
@@ -218,12 +219,28 @@ int vp_attr__request_id(struct vp_attr *a, struct vp_xchg *x);
  * request open in its process may be missing the call hidden in it.
  */
 void vp_attr__id_mixed(struct vp_attr *a, struct vp_xchg *c);
+/*
+ * A later operation of call c's request (the same message: its thread read
+ * nothing back on the connection in between).  When it was sent by another
+ * thread, or while its thread served another request than when the call
+ * began, the message carries bytes of several requests' calls (HTTP/2
+ * streams written one after another, a pipeline): vp_attr__muxed.
+ */
+void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
+/*
+ * Call c is on a connection that carries several exchanges at once (its
+ * message may hold several requests' calls, its reply another's): its
+ * link is not exact, and every request open in its process now may be
+ * missing a call hidden in it.  For the join (the two ends overlapped,
+ * vp_xchg__overlaps) and for attribution's own findings.
+ */
+void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c);
 /* Client exchange c finished (next request, close, end of input). */
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
 /* Links to p's calls that are exact, judged ones included. */
 static inline uint64_t vp_proc__calls_exact(const struct vp_proc *p)
 {
-	return p->calls_exact + p->judge.exact;
+	return p->calls_exact + p->judge.exact - p->calls_unmade;
 }
 /* End of input: every pending call is a root. */
 void vp_attr__flush(struct vp_attr *a);

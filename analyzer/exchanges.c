@@ -123,6 +123,14 @@ static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op,
 	x->local = s->local;
 	x->remote = s->remote;
 	x->have_tuple = s->have_tuple;
+	x->muxed = s->muxed;
+	if (x->side == VP_CLIENT) {
+		x->other_known = s->recv_any;
+		x->other_end = s->recv_end;
+	} else {
+		x->other_known = s->sent_any;
+		x->other_end = s->sent_end;
+	}
 	/* Itself until done; a client also waits for its peer (see xchg.h). */
 	x->wait = x->side == VP_CLIENT ? 2 : 1;
 	vp_msg__start(&x->req, op);
@@ -264,6 +272,8 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 	}
 	if (op->h.ts_ns > s->last_ts)
 		s->last_ts = op->h.ts_ns;
+	if (op->flags & VPR_OP_H2_PREFACE)
+		s->muxed = true;
 	if (in_setup(s, op)) {
 		s->dir = (int8_t)op->dir;
 		res->kind = VP_OP_SETUP;
@@ -363,10 +373,26 @@ static void note_handshake(struct vp_sock *s, struct vp_xchg *x, const struct vp
 		s->nexch--;
 }
 
+/* Where op leaves its direction's stream at this end (after the exchange it began noted before). */
+static void stream_moved(struct vp_sock *s, const struct vpr_sock_op *op)
+{
+	if (!op->bytes)
+		return;
+	if (op->dir == VPR_DIR_SEND) {
+		s->sent_end = op->seq_end;
+		s->sent_any = true;
+	} else {
+		s->recv_end = op->seq_end;
+		s->recv_any = true;
+	}
+}
+
 int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		     struct vp_xpool *pool, struct vp_op_result *res)
 {
 	int ret = exchange_op(s, op, host, pool, res);
+
+	stream_moved(s, op);
 
 	if (!ret && res->x && (res->kind == VP_OP_REQ_FIRST || res->kind == VP_OP_REQ_MORE ||
 			       res->kind == VP_OP_REP_FIRST))
@@ -620,6 +646,8 @@ int vp_exchanges__step(struct vp_sock *s, int host, struct vp_xpool *pool, struc
 	y->req = pp->q[0].req;
 	y->wit_req = pp->q[0].wit;
 	y->pipe_tail = true;
+	/* Begun after the operations that carried it: its marks would be late. */
+	y->other_known = false;
 	st->req_op = pp->q[0].op;
 	memmove(pp->q, pp->q + 1, (size_t)(pp->n - 1) * sizeof(pp->q[0]));
 	pp->n--;

@@ -50,7 +50,7 @@ static void decide(struct vp_judge *j, struct vp_hpaths *p, struct vp_judgment *
 	/* The first choice unless it cannot be, else the latest request to arrive that fits. */
 	if (g->fit[0] == VP_FIT_NO && latest > 0)
 		pick = (unsigned)latest;
-	if (nfit == 1 && !j->never_exact) {
+	if (nfit == 1 && !j->never_exact && !c->muxed) {
 		c->link = vp_link_make(VP_BASIS_WINDOW, 1);
 		if (vp_xchg__pipelined(g->cand[pick])) /* see attribute.c link_call */
 			c->link.exact = false;

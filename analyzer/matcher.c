@@ -15,7 +15,14 @@ static bool compatible(const struct vp_matcher *m, const struct vp_xchg *x, cons
 	/* Loopback connections never leave their host. */
 	if (x->have_tuple && vp_endpoint__is_loopback(&x->remote) && x->host != y->host)
 		return false;
-	if (x->has_rep && y->has_rep && x->rep.seq_start != y->rep.seq_start)
+	/*
+	 * Replies that begin apart: another exchange, unless the client sent this
+	 * request while a reply was still coming (xchg.h), which moves where the
+	 * client's reply begins by what it had not read yet.  The join then
+	 * marks the connection (analysis.c).
+	 */
+	if (x->has_rep && y->has_rep && x->rep.seq_start != y->rep.seq_start &&
+	    !(x->side == VP_CLIENT ? vp_xchg__overlaps(x, y) : vp_xchg__overlaps(y, x)))
 		return false;
 	return true;
 }

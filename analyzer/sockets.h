@@ -50,6 +50,16 @@ struct vp_sock {
 	bool tls;	   /* it began with a TLS handshake (VPR_OP_TLS_HS) */
 	bool in_setup;	   /* the handshake is under way: no exchange yet */
 	bool setup_replied; /* the handshake's reply direction has spoken */
+	/*
+	 * Several exchanges are in flight on it at once (HTTP/2, a pipeline):
+	 * its messages are not one exchange each, so no link through it is
+	 * exact (attribute.h, vp_attr__muxed).  Set from the HTTP/2 preface,
+	 * or once an exchange on it is seen to overlap another.
+	 */
+	bool muxed;
+	/* Where each direction's stream stood after this end's last operation (the *_any: one seen). */
+	uint32_t sent_end, recv_end;
+	bool sent_any, recv_any;
 	uint64_t setup_first_ts; /* when the handshake began: setup time of the first call */
 	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
 	struct vp_pipe *pipe; /* pipelined requests waiting their turn (pipeline.h), NULL: none */

@@ -71,6 +71,16 @@ struct vp_xchg {
 	bool pipe_head;	   /* requests after its own were cut off its message (pipeline.h) */
 	bool pipe_tail;	   /* cut off the message of the request before it (pipeline.h) */
 	bool killed;	   /* server: its process died of a signal with this reply begun (paths.c) */
+	bool muxed;	   /* on a connection carrying several exchanges at once (sockets.h): never exact */
+	/*
+	 * The other direction's stream at this end when its request began: what
+	 * a client had read, what a server had sent (other_known: any).  A
+	 * server that had sent more than its client had read when the client
+	 * sent the request was still answering an earlier one (vp_xchg__overlaps).
+	 */
+	bool other_known;
+	uint32_t other_end;
+	uint64_t sent_for; /* client: id of its sender's cause when it began (0: none), attribute.c */
 	uint64_t refused_ts; /* server: a send of the thread serving it was refused then (latest) */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
@@ -142,6 +152,21 @@ static inline uint32_t vp_xchg__actor(const struct vp_xchg *x)
 static inline bool vp_xchg__pipelined(const struct vp_xchg *x)
 {
 	return x->pipe_head || x->pipe_tail;
+}
+
+/*
+ * The two ends of a call show that the client sent its request while a reply
+ * to an earlier one was still on its way: the server had sent bytes before
+ * reading this request that the client had not read when it sent it.  A
+ * synchronous protocol never does that (its client reads the whole reply
+ * first); a multiplexed or pipelined one does, and so does a server that
+ * speaks unasked (Redis pub/sub): either way the connection's messages are
+ * not one exchange each.  Stream positions only, so no clock is involved.
+ */
+static inline bool vp_xchg__overlaps(const struct vp_xchg *client, const struct vp_xchg *server)
+{
+	return client->other_known && server->other_known &&
+	       (int32_t)(server->other_end - client->other_end) > 0;
 }
 
 /* Last activity of the exchange, host clock. */

@@ -80,6 +80,12 @@ struct vpr_sock_op {
  * within the first 4 KiB of their stream.  The bytes are not stored.
  */
 #define VPR_OP_TLS_HS 0x04
+/*
+ * The first bytes are HTTP/2's client connection preface ("PRI *
+ * HTTP/2.0\r\n\r\nSM\r\n\r\n", RFC 9113 3.4): the connection carries several
+ * requests at once.  Looked at as VPR_OP_TLS_HS is; the bytes are not stored.
+ */
+#define VPR_OP_H2_PREFACE 0x08
 
 enum vpr_conn_origin {
 	VPR_CONN_STATE = 0,	   /* inet_sock_set_state */

@@ -1265,6 +1265,102 @@ static void test_pipelined_ids_decide_nothing(void **state)
 	assert_int_equal(collected_proc(&w->c, "web", 300)->id_disagree, 0);
 }
 
+/*
+ * An event loop reads request 1 and sends a call on d1, then reads request 2
+ * and sends more on d1 before reading anything back: one message holds both
+ * requests' calls (HTTP/2 streams written one after the other).  Linking it
+ * to request 1 by the thread rule was exact and wrong; neither request is
+ * exact now, whichever gets the call.
+ */
+static void test_two_requests_calls_in_one_message(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	synth_req(k.l1, 100, 901, US(100), 300);
+	synth_req(k.d1, 40, 300, US(110), 401);
+	synth_req(k.l2, 100, 902, US(120), 300);
+	synth_req(k.d1, 40, 300, US(130), 401); /* request 2's call, same message */
+	synth_rep(k.d1, 90, 401, US(140), 300);
+	synth_rep(k.l1, 100, 300, US(150), 901);
+	synth_rep(k.l2, 100, 300, US(151), 902);
+
+	assert_string_equal(analyze(w), "lg/901>web/300(web/300>db/401) | lg/902>web/300");
+	assert_int_equal(w->c.reqs[0]->root->calls[0]->request_bytes, 80);
+	assert_false(w->c.reqs[0]->root->calls[0]->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+	assert_false(w->c.reqs[1]->exact);
+	free_links(&k);
+}
+
+/*
+ * One thread serves one request, but the back end sends the second part of
+ * a reply before it reads the next call, and the thread sends that call
+ * before it reads the second part: a reply was still coming when the call
+ * went out (a multiplexed or pipelined connection; the two ends' stream
+ * positions show it).  Its messages are no longer one exchange each.
+ */
+static void test_call_sent_while_a_reply_was_coming(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	synth_req(k.l1, 100, 901, US(100), 301);
+	synth_req(k.d1, 10, 301, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(120), 301);
+	synth_xfer_half(k.d1, SYNTH_S2C, false, 30, 401, US(121), false); /* sent ... */
+	synth_req(k.d1, 10, 301, US(130), 401);
+	synth_xfer_half(k.d1, SYNTH_S2C, true, 30, 301, US(136), true); /* ... read after the call */
+	synth_rep(k.d1, 30, 401, US(140), 301);
+	synth_rep(k.l1, 100, 301, US(150), 901);
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401,web/301>db/401)");
+	assert_true(w->c.reqs[0]->root->calls[0]->link.exact); /* the first went out alone */
+	assert_false(w->c.reqs[0]->root->calls[1]->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+	free_links(&k);
+}
+
+/*
+ * A connection that begins with HTTP/2's preface carries several requests
+ * at once: nothing on it is exact, at either end, even a call sent by a
+ * thread that serves one request, or a request from a client not recorded.
+ */
+static void test_http2_preface_is_never_exact(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	k.d1->op_flags = VPR_OP_STREAM_START | VPR_OP_H2_PREFACE;
+	synth_req(k.l1, 100, 901, US(100), 301);
+	synth_req(k.d1, 24 + 40, 301, US(110), 401);
+	k.d1->op_flags = 0;
+	synth_rep(k.d1, 90, 401, US(120), 301);
+	synth_rep(k.l1, 100, 301, US(150), 901);
+	close_links(&k, US(200));
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401)");
+	assert_false(w->c.reqs[0]->root->calls[0]->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+}
+
+static void test_http2_preface_from_a_client_not_recorded(void **state)
+{
+	struct world *w = *state;
+	struct synth_link *l = synth_link__open(NULL, 1, 0, w->web, 11, 300, "10.9.9.9:40001",
+						"10.0.0.1:80", 0);
+
+	l->op_flags = VPR_OP_STREAM_START | VPR_OP_H2_PREFACE;
+	synth_req(l, 24 + 80, 0, US(100), 301);
+	l->op_flags = 0;
+	synth_rep(l, 90, 301, US(120), 0);
+	synth_link__close(l, US(200));
+
+	analyze(w);
+	assert_int_equal(w->c.n, 1);
+	assert_false(w->c.reqs[0]->exact);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1306,6 +1402,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_next_task_claimed_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_ids_decide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_requests_calls_in_one_message, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_call_sent_while_a_reply_was_coming, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http2_preface_is_never_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
