@@ -196,6 +196,9 @@ def compare(args):
 
     n_found = n_right = 0
     exact_known = exact_marked = exact_right = 0
+    # wrong paths marked exact with more or fewer calls than the truth:
+    # wrong however the calls are named
+    exact_miscounted = 0
     failures = []
     for t in truth:
         req = found.by_key.get(t["key"])
@@ -212,6 +215,7 @@ def compare(args):
             if req["exact"]:
                 exact_marked += 1
                 exact_right += right
+                exact_miscounted += len(ids) != len(t["calls"]) or odd
         if not right:
             extra = [list(c) + [owner[c]["id"] if c in owner else None]
                      for c in ids if c not in t["calls"]]
@@ -305,8 +309,9 @@ def compare(args):
     print("# %s marked exact %s of the found requests (%d/%d)%s"
           % (label, pct(exact_marked, n_found) if exact_known else "unknown", exact_marked,
              n_found, "" if exact_known else " [no requests[].exact]"))
-    print("# %s exact-marked accuracy %s (%d/%d)"
-          % (label, pct(exact_right, exact_marked), exact_right, exact_marked))
+    print("# %s exact-marked accuracy %s (%d/%d); wrong with a wrong number of calls %d"
+          % (label, pct(exact_right, exact_marked), exact_right, exact_marked,
+             exact_miscounted))
     print("# %s links (gateway -> back end): %d true; right %d (%s), under another request %d, "
           "orphaned %d, missing %d; found calls not in the truth %d; calls to other servers %d, "
           "calls below back-end calls %d"
