@@ -21,6 +21,7 @@ PKGS=(
 	nodejs                                    # tests/evloop: the Node.js event-loop gateway
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 	openjdk-17-jdk-headless golang-go         # tests/handoff: the Java and Go front ends (compiled offline)
+	golang-golang-x-net-dev                   # tests/h2: Go's HTTP/2 (x/net/http2, h2c), compiled offline
 	clickhouse-server clickhouse-client       # tests/clickhouse: the cross-host join in SQL, two shards
 )
 missing=()

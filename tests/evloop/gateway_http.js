@@ -12,6 +12,8 @@
 // with --no-forward each call starts a trace of its own instead (a service
 // whose tracing does not read the incoming header).  The reply lists the
 // true (back-end client port, ordinal) of every call, in plan order.
+// tests/h2/gateway_h2.js runs the same server with its calls sent as
+// HTTP/2 streams instead (main's makeCall).
 //
 //   node gateway_http.js LISTEN_IP:PORT BACKEND_IP:PORT [--no-forward]
 'use strict';
@@ -48,35 +50,50 @@ function traceIdOf(header) {
 	return m ? m[1] : null;
 }
 
-function backendCall(agent, backend, traceId, call) {
-	return new Promise((resolve, reject) => {
-		const body = JSON.stringify({ w: call.w, r: call.r, pad: 'q'.repeat(call.q) });
+// What a call sends: its headers (a new parent id under the request's
+// trace) and its JSON body.
+function callMessage(traceId, call) {
+	const body = JSON.stringify({ w: call.w, r: call.r, pad: 'q'.repeat(call.q) });
+	const headers = {
+		traceparent: '00-' + (traceId || hex(16)) + '-' + hex(8) + '-01',
+		'content-type': 'application/json',
+		'content-length': Buffer.byteLength(body),
+	};
+	return { headers, body };
+}
+
+// Reads a reply body {"port", "ord", ...} from RES (a stream of chunks):
+// resolves with the call's true [client port, ordinal]; from an HTTP/2
+// back end (tests/h2) {"port", "stream", ...}: [client port, stream id].
+function readReply(res, resolve, reject) {
+	let data = '';
+	res.setEncoding('utf8');
+	res.on('data', (chunk) => { data += chunk; });
+	res.on('end', () => {
+		try {
+			const reply = JSON.parse(data);
+			resolve([reply.port, 'stream' in reply ? reply.stream : reply.ord]);
+		} catch (e) {
+			reject(new Error('back-end reply: ' + e.message));
+		}
+	});
+}
+
+// Calls over HTTP/1.1 through a keep-alive agent of 3 sockets.
+function http1Calls(backend) {
+	const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+	return (traceId, call) => new Promise((resolve, reject) => {
+		const { headers, body } = callMessage(traceId, call);
 		const req = http.request({
 			host: backend.host, port: backend.port, method: 'POST', path: '/call', agent,
-			headers: {
-				traceparent: '00-' + (traceId || hex(16)) + '-' + hex(8) + '-01',
-				'content-type': 'application/json',
-				'content-length': Buffer.byteLength(body),
-			},
-		}, (res) => {
-			let data = '';
-			res.setEncoding('utf8');
-			res.on('data', (chunk) => { data += chunk; });
-			res.on('end', () => {
-				try {
-					const reply = JSON.parse(data);
-					resolve([reply.port, reply.ord]);
-				} catch (e) {
-					reject(new Error('back-end reply: ' + e.message));
-				}
-			});
-		});
+			headers,
+		}, (res) => readReply(res, resolve, reject));
 		req.on('error', reject);
 		req.end(body);
 	});
 }
 
-async function serveRequest(agent, backend, forward, req, body) {
+async function serveRequest(backendCall, forward, req, body) {
 	const plan = parsePlan(body.split('\n', 1)[0]);
 	const traceId = forward ? traceIdOf(req.headers.traceparent) : null;
 	const calls = [];
@@ -85,26 +102,31 @@ async function serveRequest(agent, backend, forward, req, body) {
 			if (call.d) {
 				await sleep(1);
 			}
-			return backendCall(agent, backend, traceId, call);
+			return backendCall(traceId, call);
 		}));
 		calls.push(...done);
 	}
 	return { id: Number(req.headers['x-request-id']), calls };
 }
 
-function main() {
-	const [listen, backendAddr, opt] = process.argv.slice(2);
-	if (!listen || !backendAddr || (opt && opt !== '--no-forward')) {
-		fail('usage: node gateway_http.js LISTEN_IP:PORT BACKEND_IP:PORT [--no-forward]');
+// MAKECALL(backend {host, port}, the options after the two addresses)
+// returns the function that makes one back-end call.
+function main(makeCall, usage) {
+	const [listen, backendAddr, ...opts] = process.argv.slice(2);
+	const forward = opts[0] !== '--no-forward';
+	if (!forward) {
+		opts.shift();
 	}
-	const backend = splitAddr(backendAddr);
-	const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+	if (!listen || !backendAddr) {
+		fail(usage);
+	}
+	const backendCall = makeCall(splitAddr(backendAddr), opts);
 	const server = http.createServer((req, res) => {
 		let body = '';
 		req.setEncoding('utf8');
 		req.on('data', (chunk) => { body += chunk; });
 		req.on('end', () => {
-			serveRequest(agent, backend, opt !== '--no-forward', req, body).then((reply) => {
+			serveRequest(backendCall, forward, req, body).then((reply) => {
 				const out = JSON.stringify(reply);
 				res.writeHead(200, {
 					'content-type': 'application/json',
@@ -120,9 +142,18 @@ function main() {
 	server.requestTimeout = 0;
 	const at = splitAddr(listen);
 	server.listen(at.port, at.host, () => {
-		process.stderr.write('gateway_http.js: listening on ' + listen + '\n');
+		process.stderr.write('gateway: listening on ' + listen + '\n');
 	});
 	process.on('SIGTERM', () => process.exit(0));
 }
 
-main();
+module.exports = { main, callMessage, readReply, fail };
+
+if (require.main === module) {
+	main((backend, opts) => {
+		if (opts.length) {
+			fail('unknown option ' + opts[0]);
+		}
+		return http1Calls(backend);
+	}, 'usage: node gateway_http.js LISTEN_IP:PORT BACKEND_IP:PORT [--no-forward]');
+}

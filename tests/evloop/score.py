@@ -2,14 +2,19 @@
 """Scores `vpath-analyze paths --json` against the truth of an event-loop
 workload run (run.sh): DIR holds truth.jsonl (client.py), found.json and
 evloop.json ({"gateway": kind, "gateway_addr", "backend_addr"}, optional
-"workload" to name it in the labels; --meta names another such file, as
-tests/handoff does).
+"workload" to name it in the labels, optional "calls_by": "stream" when the
+truth names back-end calls by HTTP/2 stream id; --meta names another such
+file, as tests/handoff and tests/h2 do).
 
 A true request is found when a path enters the gateway on its (client
 ip:port, ordinal on that connection); its path is right when the calls under
 the gateway are exactly its true calls, each identified by the back end's
 view (client port of the back-end connection, ordinal there = conn_index),
-and the back-end calls make no calls of their own.  Figures: completeness,
+and the back-end calls make no calls of their own.  With "calls_by": "stream"
+(tests/h2) the truth names a call (client port, stream id) and the ordinal
+compared with conn_index is the rank of its stream id among the truth's
+stream ids on that connection: the exchange ordinal when each stream is
+found as one exchange, in the order the streams were opened.  Figures: completeness,
 overall accuracy, share of requests marked exact (requests[].exact),
 accuracy of those, and per link (gateway -> back-end call): right, wrong,
 orphaned (found as a root), missing, and how many links marked exact
@@ -51,7 +56,7 @@ def load_json(path):
         raise Unscorable("%s: %s" % (path, e))
 
 
-def load_truth(path):
+def load_truth(path, by_stream=False):
     truth = []
     try:
         with open(path) as f:
@@ -66,7 +71,43 @@ def load_truth(path):
         raise Unscorable("%s: %s" % (path, e))
     if not truth:
         raise Unscorable("%s: no request" % path)
+    if by_stream:
+        streams_to_ordinals(truth)
     return truth
+
+
+def streams_to_ordinals(truth):
+    """(port, stream id) -> (port, rank of the stream id on that port's
+    connection).  Every stream of the connection is a call in the truth (the
+    gateways open no other), and a client opens its streams in increasing
+    id order (RFC 9113 5.1.1), so the rank is the stream's ordinal among
+    those opened; the ids themselves start at 1 (Node.js) or 3 (x/net with
+    AllowHTTP) and step by 2."""
+    ids = collections.defaultdict(set)
+    for t in truth:
+        for port, sid in t["calls"]:
+            ids[port].add(sid)
+    rank = {(port, sid): (port, k)
+            for port, sids in ids.items() for k, sid in enumerate(sorted(sids))}
+    for t in truth:
+        t["streams"] = t["calls"]
+        t["calls"] = [rank[c] for c in t["calls"]]
+
+
+def load_run(args):
+    """The run's description and its truth."""
+    meta = load_json(os.path.join(args.dir, args.meta))
+    by_stream = meta.get("calls_by") == "stream"
+    return meta, load_truth(os.path.join(args.dir, "truth.jsonl"), by_stream)
+
+
+def what_compared(meta):
+    if meta.get("calls_by") == "stream":
+        return ("a back-end call is (client port, rank of its HTTP/2 stream id among the "
+                "truth's streams on that connection) against (client.addr port, conn_index): "
+                "right only if each stream is found as one exchange, in stream order")
+    return ("a back-end call is (client port, the back end's ordinal of the call on that "
+            "connection) against (client.addr port, conn_index)")
 
 
 def port_of(addr):
@@ -141,8 +182,7 @@ def pct(n, d):
 
 
 def compare(args):
-    meta = load_json(os.path.join(args.dir, args.meta))
-    truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
+    meta, truth = load_run(args)
     doc = load_json(args.found or os.path.join(args.dir, "found.json"))
     found = Found(doc, meta["gateway_addr"], meta["backend_addr"])
     label = args.label or "%s %s:" % (meta.get("workload", "evloop"), meta["gateway"])
@@ -156,6 +196,9 @@ def compare(args):
 
     n_found = n_right = 0
     exact_known = exact_marked = exact_right = 0
+    # wrong paths marked exact with more or fewer calls than the truth:
+    # wrong however the calls are named
+    exact_miscounted = 0
     failures = []
     for t in truth:
         req = found.by_key.get(t["key"])
@@ -172,12 +215,14 @@ def compare(args):
             if req["exact"]:
                 exact_marked += 1
                 exact_right += right
+                exact_miscounted += len(ids) != len(t["calls"]) or odd
         if not right:
             extra = [list(c) + [owner[c]["id"] if c in owner else None]
                      for c in ids if c not in t["calls"]]
             failures.append({"id": t["id"], "client": t["key"][0], "conn_index": t["key"][1],
                              "why": "wrong calls", "exact": req.get("exact"),
-                             "true": t["calls"], "found": ids,
+                             "true": t["calls"], "true streams": t.get("streams"),
+                             "found": ids,
                              "missing": [c for c in t["calls"] if c not in ids],
                              "extra (port, ordinal, true request)": extra,
                              "start_ns": req["root"].get("start_ns")})
@@ -258,13 +303,15 @@ def compare(args):
         print("%s - %s %s" % ("ok" if ok else "not ok", label, text))
 
     n_calls = len(owner)
+    print("# %s compared: %s" % (label, what_compared(meta)))
     print("# %s overall accuracy %s (%d/%d paths right; goal >= 95%%)"
           % (label, pct(n_right, n_found), n_right, n_found))
     print("# %s marked exact %s of the found requests (%d/%d)%s"
           % (label, pct(exact_marked, n_found) if exact_known else "unknown", exact_marked,
              n_found, "" if exact_known else " [no requests[].exact]"))
-    print("# %s exact-marked accuracy %s (%d/%d)"
-          % (label, pct(exact_right, exact_marked), exact_right, exact_marked))
+    print("# %s exact-marked accuracy %s (%d/%d); wrong with a wrong number of calls %d"
+          % (label, pct(exact_right, exact_marked), exact_right, exact_marked,
+             exact_miscounted))
     print("# %s links (gateway -> back end): %d true; right %d (%s), under another request %d, "
           "orphaned %d, missing %d; found calls not in the truth %d; calls to other servers %d, "
           "calls below back-end calls %d"
@@ -292,8 +339,7 @@ def call_object(gateway_ip, backend, port, ordinal):
 
 
 def fake_found(args):
-    meta = load_json(os.path.join(args.dir, args.meta))
-    truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
+    meta, truth = load_run(args)
     gw_ip = meta["gateway_addr"].rsplit(":", 1)[0]
     requests = []
     for t in truth:
@@ -312,8 +358,7 @@ def claim_exact(req):
 
 
 def break_found(args):
-    meta = load_json(os.path.join(args.dir, args.meta))
-    truth = load_truth(os.path.join(args.dir, "truth.jsonl"))
+    meta, truth = load_run(args)
     doc = load_json(args.found or os.path.join(args.dir, "found.json"))
     found = Found(doc, meta["gateway_addr"], meta["backend_addr"])
     rng = random.Random(1)

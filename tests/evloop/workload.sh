@@ -7,6 +7,8 @@
 #   wl_options KIND_OPTION HELP_LINES "$@"  sets wl_kind, requests, sessions,
 #       seed, keep from --KIND_OPTION X --requests N --sessions S --seed X
 #       --keep DIR; -h prints lines HELP_LINES (sed range) of $0
+#   wl_prepare MISSING_FN BUILD_FN META WORKLOAD CLIENT_IP FRONT BACKEND [JSON]
+#       the hosts and META, then BUILD_FN; exits 2 when the run cannot be
 #   wl_run META CLIENT_ARGS -- BACK_CMD... -- FRONT_CMD...
 #       with the hosts made (client, a front end's host named by
 #       $wl_front_host, backend) and $E2E_DIR/META written
@@ -42,6 +44,31 @@ wl_server_start() { # name host command...
 	E2E_SERVER_PIDS+=($!)
 	# 20 s: a JVM in a busy machine's namespace
 	_e2e_wait_line "$E2E_DIR/$name.log" "listening on" "$!" 20 "$name"
+}
+
+# Once what the run needs is installed (MISSING_FN prints what is missing,
+# as e2e_servers_unavailable wants): the hosts client, $wl_front_host and
+# backend at CLIENT_IP and the addresses FRONT and BACKEND, the run kept in
+# $keep at exit, $E2E_DIR/META (score.py's description of the run: WORKLOAD,
+# $wl_kind, the two addresses, and JSON's members if given), then BUILD_FN
+# (which compiles into $E2E_DIR/build, logging to $E2E_DIR/build.log).
+# Exits 2 when any of it fails.
+wl_prepare() { # missing_fn build_fn meta workload client_ip front backend [json_members]
+	local why
+	why=$(e2e_servers_unavailable "$1")
+	if [ -n "$why" ]; then
+		echo "run.sh: $why" >&2
+		exit 2
+	fi
+	e2e_hosts_setup client:$5 "$wl_front_host:${6%:*}" backend:${7%:*} || exit 2
+	on_exit 'e2e_keep_results "$keep"'
+	printf '{"workload": "%s", "gateway": "%s", "gateway_addr": "%s", "backend_addr": "%s"%s}\n' \
+		"$4" "$wl_kind" "$6" "$7" "${8:+, $8}" >"$E2E_DIR/$3"
+	if ! "$2"; then
+		e2e_log "building the $wl_kind front end failed:"
+		tail -5 "$E2E_DIR/build.log" | sed 's/^/#   /' >&2
+		exit 2
+	fi
 }
 
 # Exit status: score.py's (0 gates pass, 1 a gate failed), 2 the run failed.

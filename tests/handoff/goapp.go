@@ -169,14 +169,18 @@ type backConn struct {
 
 func serveBack(w http.ResponseWriter, r *http.Request) {
 	bc := r.Context().Value(connKey{}).(*backConn)
-	ordinal := atomic.AddInt64(&bc.calls, 1) - 1
+	answerCall(w, r, bc.port, atomic.AddInt64(&bc.calls, 1)-1)
+}
+
+// answerCall does a call's work and names it in the reply's headers.
+func answerCall(w http.ResponseWriter, r *http.Request, port int, ordinal int64) {
 	io.Copy(io.Discard, r.Body)
 	workUs, _ := strconv.Atoi(r.Header.Get("X-Work-Us"))
 	reply, _ := strconv.Atoi(r.Header.Get("X-Reply-Bytes"))
 	if workUs > 0 {
 		time.Sleep(time.Duration(workUs) * time.Microsecond)
 	}
-	w.Header().Set("X-Conn-Port", strconv.Itoa(bc.port))
+	w.Header().Set("X-Conn-Port", strconv.Itoa(port))
 	w.Header().Set("X-Conn-Ord", strconv.FormatInt(ordinal, 10))
 	w.Write([]byte(strings.Repeat("r", reply)))
 }
@@ -191,9 +195,20 @@ func listen(addr, what string) net.Listener {
 	return ln
 }
 
+// More modes, from files built with this one (tests/h2/goh2.go: HTTP/2
+// over golang.org/x/net), so that this file alone needs nothing but the
+// standard library: mode -> run(the arguments after it).
+var extraModes = map[string]func(args []string) error{}
+
 func main() {
 	var err error
+	var run func([]string) error
+	if len(os.Args) > 1 {
+		run = extraModes[os.Args[1]]
+	}
 	switch {
+	case run != nil:
+		err = run(os.Args[2:])
 	case len(os.Args) == 4 && os.Args[1] == "front":
 		transport := &http.Transport{
 			// every connection stays open for the whole run, so a

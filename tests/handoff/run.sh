@@ -100,20 +100,7 @@ ho_build() {
 	esac
 }
 
-why=$(e2e_servers_unavailable ho_missing)
-if [ -n "$why" ]; then
-	echo "run.sh: $why" >&2
-	exit 2
-fi
-e2e_hosts_setup client:$HO_CLIENT_IP front:${HO_FRONT%:*} backend:${HO_BACKEND%:*} || exit 2
-on_exit 'e2e_keep_results "$keep"'
-printf '{"workload": "handoff", "gateway": "%s", "gateway_addr": "%s", "backend_addr": "%s"}\n' \
-	"$app" "$HO_FRONT" "$HO_BACKEND" >"$E2E_DIR/handoff.json"
-if ! ho_build; then
-	e2e_log "building the $app front end failed:"
-	tail -5 "$E2E_DIR/build.log" | sed 's/^/#   /' >&2
-	exit 2
-fi
+wl_prepare ho_missing ho_build handoff.json handoff $HO_CLIENT_IP $HO_FRONT $HO_BACKEND
 http=(--http)
 case $app in
 python) http=() ;;

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# One run of an HTTP/2 workload (README.md here, issue 23): client.py
+# (SESSIONS keep-alive HTTP/1.1 connections) -> a front end whose back-end
+# calls are streams of ONE HTTP/2 connection -> an HTTP/2 back end, each on
+# its own network-namespace host with its own vpath-record; then
+# vpath-analyze on all recordings and tests/evloop/score.py against the
+# truth of the client and the back end (calls named by HTTP/2 stream id).
+# Prints TAP lines and the figures.  Exit status: 0 when the gates pass, 1
+# when not, 2 when the run itself failed.  Needs root.
+#
+#   tests/h2/run.sh --variant node-h2|node-h2-tls|go-h2 [--requests N]
+#                   [--sessions S] [--seed X] [--keep DIR]
+# node-h2:     gateway_h2.js (one event loop, one shared http2.connect()
+#              session, h2c with prior knowledge) -> backend_h2.js
+# node-h2-tls: the same over TLS with ALPN h2, a self-signed certificate
+#              made with openssl in the scratch dir
+# go-h2:       goapp front-h2 (net/http, x/net/http2 Transport, h2c) ->
+#              goapp back-h2 (h2c.NewHandler), compiled offline
+# --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl,
+# analyze.cmd (the vpath-analyze command line) and every log go to DIR.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+# The client imports tests/evloop/client.py: no __pycache__ written into the tree.
+export PYTHONDONTWRITEBYTECODE=1
+
+H2_SRC=tests/h2
+H2_NET=10.204.0
+H2_CLIENT_IP=$H2_NET.10
+H2_FRONT=$H2_NET.1:7000
+H2_BACKEND=$H2_NET.2:7100
+
+source tests/evloop/workload.sh
+wl_options variant 3,21 "$@"
+variant=$wl_kind wl_front_host=front
+# A back-end call found as a root marked exact fails the run too.
+wl_score_opts=(--gate-roots)
+# The ids on the front end's port (HTTP/1.1 traceparent from the client)
+# and the back end's (HPACK: unreadable to the analyzer today), as
+# tests/evloop's HTTP variants record them.
+wl_record_opts=(--capture 256 --capture-port "${H2_FRONT##*:}" --capture-port "${H2_BACKEND##*:}")
+case $variant in
+node-h2 | node-h2-tls | go-h2) ;;
+*) echo "run.sh: --variant node-h2|node-h2-tls|go-h2" >&2; exit 2 ;;
+esac
+
+# What this run needs that is not installed: the Debian package's name.
+h2_missing() {
+	case $variant in
+	node-*) command -v node >/dev/null || echo nodejs ;;
+	go-h2)
+		command -v go >/dev/null || echo golang-go
+		[ -d /usr/share/gocode/src/golang.org/x/net/http2/h2c ] || echo golang-golang-x-net-dev
+		;;
+	esac
+	[ "$variant" != node-h2-tls ] || command -v openssl >/dev/null || echo openssl
+}
+
+# Makes what the variant needs in $E2E_DIR/build (certificate, Go
+# binary), offline; sets front_cmd and back_cmd.
+h2_build() {
+	local build=$E2E_DIR/build
+	mkdir -p "$build" || return 1
+	case $variant in
+	node-h2)
+		front_cmd=(node "$H2_SRC/gateway_h2.js" "$H2_FRONT" "$H2_BACKEND")
+		back_cmd=(node "$H2_SRC/backend_h2.js" --listen "$H2_BACKEND")
+		;;
+	node-h2-tls)
+		# The back end's address is in the certificate: Node checks it.
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+			-subj /CN=vpath-h2-backend -addext "subjectAltName=IP:${H2_BACKEND%:*}" \
+			-keyout "$build/key.pem" -out "$build/cert.pem" >"$E2E_DIR/build.log" 2>&1 ||
+			return 1
+		front_cmd=(node "$H2_SRC/gateway_h2.js" "$H2_FRONT" "$H2_BACKEND" --tls "$build/cert.pem")
+		back_cmd=(node "$H2_SRC/backend_h2.js" --listen "$H2_BACKEND"
+			--tls "$build/key.pem" "$build/cert.pem")
+		;;
+	go-h2)
+		# go build wants the files it is named in one directory.
+		cp tests/handoff/goapp.go "$H2_SRC/goh2.go" "$build/" &&
+			(cd "$build" && GOCACHE=$build/cache GOPATH=/usr/share/gocode GOPROXY=off \
+				GOFLAGS= GO111MODULE=off go build -o goapp goapp.go goh2.go) \
+			>"$E2E_DIR/build.log" 2>&1 || return 1
+		front_cmd=("$build/goapp" front-h2 "$H2_FRONT" "$H2_BACKEND")
+		back_cmd=("$build/goapp" back-h2 "$H2_BACKEND")
+		# started after the recorders: the front's goroutines are followed
+		# from exec, as tests/handoff's go front's are
+		wl_record_opts+=(--go-binary "$build/goapp")
+		;;
+	esac
+}
+
+wl_prepare h2_missing h2_build h2.json h2 $H2_CLIENT_IP $H2_FRONT $H2_BACKEND '"calls_by": "stream"'
+# What e2e_analyze runs, for whoever analyzes a kept run again.
+printf '# vpath-analyze built from commit %s\n%s paths --json DIR/*.vpr >DIR/found.json\n' \
+	"$(git rev-parse --short HEAD 2>/dev/null)" "$(realpath "$VPATH_ANALYZE")" >"$E2E_DIR/analyze.cmd"
+e2e_log "h2 $variant: seed $seed, $requests requests on $sessions sessions"
+wl_run h2.json tests/handoff/client.py --http --traceparent --target "$H2_FRONT" \
+	-- "${back_cmd[@]}" -- "${front_cmd[@]}"

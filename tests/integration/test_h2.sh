@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# HTTP/2 workloads (tests/h2/README.md, issue 23): front ends whose
+# back-end calls are streams of one shared HTTP/2 connection: node-h2 (a
+# Node.js gateway, one event loop, http2.connect() h2c session), node-h2-tls
+# (the same over TLS, ALPN h2) and go-h2 (Go net/http -> x/net/http2
+# Transport, h2c -> an h2c server), 16 client sessions each, recorded on
+# three network-namespace hosts and scored against the truth of the client
+# and the back end, calls named by HTTP/2 stream id.  Gates: every request
+# found, every path and link marked exact right, no back-end call found as
+# a root marked exact; paths right and marked exact are printed, not gated
+# (the analyzer does not cut HTTP/2 frames yet).  Then the scorer must
+# accept a perfect analysis and fail each broken one.
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+source tests/evloop/workload.sh
+# A back-end call found as a root marked exact fails the run too.
+wl_score_opts=(--gate-roots)
+
+e2e_require "HTTP/2 workloads"
+node_missing() { command -v node >/dev/null || echo nodejs; }
+go_missing() {
+	command -v go >/dev/null || echo golang-go
+	[ -d /usr/share/gocode/src/golang.org/x/net/http2/h2c ] || echo golang-golang-x-net-dev
+}
+node_why=$(e2e_servers_unavailable node_missing)
+go_why=$(e2e_servers_unavailable go_missing)
+seed=${VPATH_SEED:-11}
+# 16 sessions x 30 requests: a run takes well under a minute
+requests=${H2_REQUESTS:-480}
+echo "# seed $seed (set VPATH_SEED to change it), $requests requests per variant"
+for variant in node-h2 node-h2-tls go-h2; do
+	case $variant in node-*) why=$node_why ;; *) why=$go_why ;; esac
+	if [ -n "$why" ]; then
+		skip "h2 $variant" "$why"
+		continue
+	fi
+	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
+		--requests "$requests" --seed "$seed"
+done
+exit 0
