@@ -80,6 +80,14 @@ struct vpr_sock_op {
  * within the first 4 KiB of their stream.  The bytes are not stored.
  */
 #define VPR_OP_TLS_HS 0x04
+/*
+ * The operation begins its stream and its first bytes are the HTTP/2
+ * client connection preface "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" (RFC 9113
+ * 3.4): all 24 when the operation has them, else at least the 16 of its
+ * request line.  The client's first send and the server's first receive
+ * carry it.  The bytes are not stored.
+ */
+#define VPR_OP_H2_PREFACE 0x08
 
 enum vpr_conn_origin {
 	VPR_CONN_STATE = 0,	   /* inet_sock_set_state */
