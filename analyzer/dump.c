@@ -79,10 +79,11 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 		const struct vpr_sock_op *op = (const void *)h;
 		uint32_t start = op->seq_end - op->bytes;
 
-		fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u range=[%u,%u)%s%s%s", op->pid,
+		fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u range=[%u,%u)%s%s%s%s", op->pid,
 			(uint64_t)op->cookie, op->dir == VPR_DIR_SEND ? "send" : "recv", op->bytes,
 			start, op->seq_end, op->flags & VPR_OP_STREAM_START ? " stream_start" : "",
 			op->flags & VPR_OP_TLS_HS ? " tls_hs" : "",
+			op->flags & VPR_OP_H2_PREFACE ? " h2_preface" : "",
 			op->flags & VPR_OP_FALLBACK ? " fallback" : "");
 		break;
 	}

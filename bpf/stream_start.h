@@ -2,7 +2,8 @@
 /*
  * Which socket operations begin their connection's byte stream, and whether
  * such an operation's first bytes are a TLS handshake record header
- * (VPR_OP_STREAM_START, VPR_OP_TLS_HS in include/vpath/record.h).
+ * or the HTTP/2 client preface (VPR_OP_STREAM_START, VPR_OP_TLS_HS,
+ * VPR_OP_H2_PREFACE in include/vpath/record.h).
  *
  * "Begins the stream" is decided from counters TCP keeps anyway, so every
  * other operation pays two loads and a compare.  Only an operation that
@@ -16,6 +17,7 @@
 #define VPATH_STREAM_START_H
 
 #include "vpath/record.h"
+#include "h2.h"
 
 /* Keeps the compiler from reordering the loads around it (see below). */
 #define LOAD_ORDER() asm volatile("" ::: "memory")
@@ -120,17 +122,28 @@ static __always_inline bool user_data_first(__u32 kind, __u64 arg, __u64 *buf, _
 }
 
 /*
- * The first bytes of the data at arg, when the first buffer holds a whole
- * record header.  After a receive they are what it returned; after a send,
- * what it sent (the buffer is the caller's and unchanged).
+ * The first bytes of the data at arg, as many as want, the operation's
+ * bytes and its first buffer allow; 0 when that is fewer than a TLS record
+ * header or they cannot be read.  After a receive they are what it
+ * returned; after a send, what it sent (the buffer is the caller's and
+ * unchanged).  head has room for H2_PREFACE_LEN bytes.
  */
-static __always_inline bool user_data_head(__u32 kind, __u64 arg, __u8 *head)
+static __always_inline __u32 user_data_head(__u32 kind, __u64 arg, __u32 bytes, __u32 want,
+					    __u8 *head)
 {
 	__u64 buf, room;
+	__u32 n = bytes < want ? bytes : want;
 
-	if (!user_data_first(kind, arg, &buf, &room) || room < TLS_RECORD_HEADER_LEN)
-		return false;
-	return bpf_probe_read_user(head, TLS_RECORD_HEADER_LEN, (const void *)buf) == 0;
+	if (!user_data_first(kind, arg, &buf, &room))
+		return 0;
+	if (n > room)
+		n = room;
+	/* Bounded again where the verifier sees it. */
+	n &= 31;
+	if (n < TLS_RECORD_HEADER_LEN || n > H2_PREFACE_LEN)
+		return 0;
+	barrier_var(n);
+	return bpf_probe_read_user(head, n, (const void *)buf) ? 0 : n;
 }
 
 /*
@@ -141,15 +154,33 @@ static __always_inline bool user_data_head(__u32 kind, __u64 arg, __u8 *head)
  */
 #define EARLY_BYTES 4096
 
-/* The flags of an operation of `bytes` bytes that begins early in its stream. */
-static __always_inline __u8 early_flags(bool at_start, __u32 bytes, __u32 kind, __u64 arg)
-{
-	__u8 head[TLS_RECORD_HEADER_LEN];
-	__u8 flags = at_start ? VPR_OP_STREAM_START : 0;
+/*
+ * Not an operation flag: a stream's first send begins with what may be an
+ * HTTP/2 server's SETTINGS (h2_server_settings()).  Above the 8 bits of
+ * vpr_sock_op.flags, so it never reaches a record.
+ */
+#define EARLY_H2_SETTINGS 0x100
 
-	if (bytes >= TLS_RECORD_HEADER_LEN && user_data_head(kind, arg, head) &&
-	    tls_handshake_header(head))
+/*
+ * The flags of an operation of `bytes` bytes that begins early in its
+ * stream.  A stream's first operation reads up to 24 bytes (the HTTP/2
+ * preface), the others 5 (a TLS record header): still one read each.
+ */
+static __always_inline __u32 early_flags(bool at_start, __u8 dir, __u32 bytes, __u32 kind,
+					 __u64 arg)
+{
+	__u8 head[H2_PREFACE_LEN] = {};
+	__u32 flags = at_start ? VPR_OP_STREAM_START : 0, n = 0;
+
+	if (bytes >= TLS_RECORD_HEADER_LEN)
+		n = user_data_head(kind, arg, bytes,
+				   at_start ? H2_PREFACE_LEN : TLS_RECORD_HEADER_LEN, head);
+	if (n && tls_handshake_header(head))
 		flags |= VPR_OP_TLS_HS;
+	if (at_start && h2_preface_match(head, n))
+		flags |= VPR_OP_H2_PREFACE;
+	else if (at_start && dir == VPR_DIR_SEND && h2_server_settings(head, n))
+		flags |= EARLY_H2_SETTINGS;
 	return flags;
 }
 

@@ -873,7 +873,8 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	__u64 pid_tgid, data = 0, cookie, ts;
 	__u32 seq_end, ref, kind = USER_DATA_NONE;
 	bool at_start, early, capture;
-	__u8 op_flags = 0;
+	__u32 early_bits = 0;
+	__u8 op_flags;
 
 	if (ret <= 0 || (dir == VPR_DIR_RECV && (flags & MSG_PEEK)) || !sk)
 		return 0;
@@ -919,7 +920,8 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	if (capture || (early && ret >= TLS_RECORD_HEADER_LEN))
 		kind = current_call_data(sk, dir, &data);
 	if (early)
-		op_flags = early_flags(at_start, ret, kind, data);
+		early_bits = early_flags(at_start, dir, ret, kind, data);
+	op_flags = (__u8)early_bits;
 	go_note_running(pid_tgid);
 	cookie = sk_cookie(sk);
 	/* The payload, stamped like its operation, is in flight with it. */
@@ -1265,7 +1267,8 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	flight_begin(&f);
 	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir,
 		     VPR_OP_FALLBACK |
-			     (early ? early_flags(at_start, ret, call.data_kind, call.data) : 0));
+			     (early ? (__u8)early_flags(at_start, dir, ret, call.data_kind, call.data)
+				    : 0));
 	if (capture_len && ts && capture_wanted(sk, pid_tgid >> 32))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind, call.data);
 	flight_end(&f);

@@ -81,9 +81,11 @@ struct vpr_sock_op {
  */
 #define VPR_OP_TLS_HS 0x04
 /*
- * The first bytes are HTTP/2's client connection preface ("PRI *
- * HTTP/2.0\r\n\r\nSM\r\n\r\n", RFC 9113 3.4): the connection carries several
- * requests at once.  Looked at as VPR_OP_TLS_HS is; the bytes are not stored.
+ * The operation begins its stream and its first bytes are the HTTP/2
+ * client connection preface "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" (RFC 9113
+ * 3.4): all 24 when the operation has them, else at least the 16 of its
+ * request line.  The client's first send and the server's first receive
+ * carry it.  The bytes are not stored.
  */
 #define VPR_OP_H2_PREFACE 0x08
 

@@ -13,29 +13,12 @@ recorder looks), never past 4 KiB.  Prints TAP lines prefixed with NAME.
 import re
 import sys
 
+from dumplines import Tap, read_dump
+
 dump_path, expect_path, name = sys.argv[1:4]
-failures = 0
-
-
-def report(ok, what, detail=""):
-    global failures
-    if not ok:
-        failures += 1
-    print(("ok" if ok else "not ok") + f" - {name}: {what}" + ("" if ok or not detail else f" ({detail})"))
-
-
-ops, conns = [], []
-for line in open(dump_path):
-    kind = line.split(" ", 1)[0]
-    d = dict(re.findall(r"(\w+)=(\S+)", line))
-    if kind == "sock_op":
-        words = line.split()
-        ops.append(dict(ts=int(d["ts"]), cookie=d["cookie"], dir="send" if " send " in line else "recv", bytes=int(d["bytes"]),
-                        start="stream_start" in words, tls="tls_hs" in words))
-    elif kind == "conn":
-        m = re.search(r":(\d+) -> \S+:(\d+)", line)
-        conns.append(dict(cookie=d["cookie"], role=d["role"], sport=int(m.group(1)),
-                          dport=int(m.group(2))))
+tap = Tap(name)
+report = tap.report
+ops, conns, _ = read_dump(dump_path)
 
 expected = [dict(re.findall(r"(\w+)=(\S+)", l)) for l in open(expect_path) if l.startswith("conn ")]
 report(len(expected) > 0, "the exchange reported its connections")
@@ -81,4 +64,4 @@ for e in expected:
                    f"marked at {sorted(seen)}")
 stray = [o for o in ops if id(o) not in checked and (o["start"] or o["tls"])]
 report(not stray, "no other operation marked", f"{len(stray)} marked")
-sys.exit(1 if failures else 0)
+sys.exit(1 if tap.failures else 0)
