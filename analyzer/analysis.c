@@ -67,6 +67,7 @@ struct vp_analysis {
 	struct vp_owners owners;   /* which host owns an address */
 	struct vp_workers workers;
 	uint64_t window_ns;
+	bool no_frames; /* opts.no_frames */
 	int64_t horizon;
 	int64_t until; /* end of the quantum the hosts are analyzing (common timeline) */
 	int64_t look_until; /* how far the look-ahead reads (common timeline) */
@@ -92,6 +93,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		goto cleanup;
 	a->nhosts = vp_input__nhosts(a->in);
 	a->window_ns = opts->window_ns ? opts->window_ns : DEFAULT_WINDOW_NS;
+	a->no_frames = opts->no_frames;
 	a->hs = calloc(a->nhosts, sizeof(*a->hs));
 	wall = calloc(a->nhosts, sizeof(*wall));
 	starts = calloc(a->nhosts, sizeof(*starts));
@@ -213,7 +215,9 @@ static void link_sockets(struct vp_analysis *a, const struct vp_xchg *c, const s
  * The client sent c while a reply was on its way (xchg.h): the connection
  * carries several exchanges at once, from now on at both ends, and this
  * call's own ends may each hold parts of several.  The join runs while no
- * host is analyzed, so it may change their attribution.
+ * host is analyzed, so it may change their attribution.  Everything on it
+ * still to be emitted is marked too (paths.h): the earlier exchanges' cuts
+ * were no better, the one whose reply was still coming first of all.
  */
 static void overlapped(struct vp_analysis *a, struct vp_xchg *c, struct vp_xchg *s)
 {
@@ -226,6 +230,9 @@ static void overlapped(struct vp_analysis *a, struct vp_xchg *c, struct vp_xchg 
 		ss->muxed = true;
 	vp_attr__muxed(&a->hs[c->host].attr, c);
 	s->muxed = s->tainted = true;
+	/* Its earlier calls, built and waiting to be emitted, were on it too. */
+	vp_paths__muxed(&a->paths, c->host, c->cookie);
+	vp_paths__muxed(&a->paths, s->host, s->cookie);
 }
 
 /* Stream positions paired the two ends of a call: link them and learn the clocks. */
@@ -408,6 +415,11 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	if (!s)
 		abort();
 	op = goroutine_op(hs, s, op, &gop);
+	if (a->no_frames && (op->flags & VPR_OP_H2_PREFACE)) {
+		gop = *op;
+		gop.flags &= (uint8_t)~VPR_OP_H2_PREFACE;
+		op = &gop;
+	}
 	if (!s->pid)
 		s->pid = op->pid;
 	if (s->role == VPR_ROLE_UNKNOWN)

@@ -30,6 +30,12 @@ struct vp_analysis_opts {
 	vp_request_fn on_request;
 	void *ctx;
 	const char *pairs; /* a pairs file (pairs.h): which ends pair, decided outside; NULL: here */
+	/*
+	 * Ignore what the recorder read of HTTP/2 (the preface mark): only the
+	 * byte-stream rules find multiplexed connections (docs/analyzer.md).
+	 * For tests of those rules, and to compare.
+	 */
+	bool no_frames;
 	/* Optional: each exchange as its tree is emitted (paths.h, vp_xchg_fn); `local` keeps them. */
 	vp_xchg_fn on_xchg;
 	void *xchg_ctx;

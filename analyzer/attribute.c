@@ -353,8 +353,12 @@ static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
 {
 	p->calls_root++;
-	/* Requests were open when it was sent: any of them may have handed it on. */
-	if (c->sent_among_open || p->mixed)
+	/*
+	 * Requests were open when it was sent: any of them may have handed it
+	 * on.  On a multiplexed connection, requests that came later may have
+	 * added their calls to its message.
+	 */
+	if (c->sent_among_open || p->mixed || c->muxed)
 		why = VP_BASIS_UNCLAIMED;
 	release_held(a, c, true);
 	c->link = vp_link_make(why, 0);
@@ -795,6 +799,9 @@ static void unmake_exact(struct vp_proc *p, struct vp_xchg *c)
 	if (c->up_state == VP_UP_UNDECIDED || !c->link.exact)
 		return;
 	c->link.exact = false;
+	/* A root: requests that came after it was sent may have added calls to it. */
+	if (c->up_state == VP_UP_ROOT)
+		c->link = vp_link_make(VP_BASIS_UNCLAIMED, 0);
 	p->calls_unmade++;
 }
 
@@ -802,8 +809,6 @@ void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c)
 {
 	struct vp_proc *p = xchg_proc(a, c);
 
-	if (c->muxed)
-		return;
 	/* A judgment or a pending call still to decide sees the flag (judge.c, link_call). */
 	c->muxed = true;
 	unmake_exact(p, c);
@@ -812,11 +817,8 @@ void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c)
 
 void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
 {
-	struct vp_thread *t;
+	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
-	if (c->muxed)
-		return;
-	t = thread_get(a, op->h.tid, op->pid);
 	if (op->h.tid == c->req.first_tid && (cause_of(t) ? t->cur->id : 0) == c->sent_for)
 		return;
 	vp_attr__muxed(a, c);

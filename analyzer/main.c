@@ -71,6 +71,8 @@ static const char usage[] =
 	"                        one per host); the output is the same for every N\n"
 	"      --pairs FILE      which client end pairs with which server end, as decided\n"
 	"                        outside (ClickHouse: docs/clickhouse.md), instead of here\n"
+	"      --no-frames       ignore what the recorder read of HTTP/2 (its preface): only\n"
+	"                        the byte-stream rules find multiplexed connections\n"
 	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output);\n"
 	"                        local: the local file to write (required)\n"
 	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
@@ -275,7 +277,8 @@ static int parse_span(const char *s, uint64_t *ns)
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER, OPT_ENDPOINT, OPT_NESTING, OPT_CONVOLUTION,
-	       OPT_QUANTUM, OPT_MAX_LAG, OPT_THREADS, OPT_PAIRS };
+	       OPT_QUANTUM, OPT_MAX_LAG, OPT_THREADS, OPT_PAIRS,
+	       OPT_NO_FRAMES };
 	static const struct option longs[] = {
 		{"json", no_argument, NULL, 'j'},	   {"csv", no_argument, NULL, OPT_CSV},
 		{"slowest", required_argument, NULL, 'n'}, {"request", required_argument, NULL, 'r'},
@@ -288,6 +291,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		{"quantum", required_argument, NULL, OPT_QUANTUM}, {"max-lag", required_argument, NULL, OPT_MAX_LAG},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"pairs", required_argument, NULL, OPT_PAIRS},
+		{"no-frames", no_argument, NULL, OPT_NO_FRAMES},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -346,6 +350,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		}
 		case OPT_PAIRS:
 			c->opts.pairs = optarg;
+			break;
+		case OPT_NO_FRAMES:
+			c->opts.no_frames = true;
 			break;
 		case 'v':
 			c->verbose = true;

@@ -209,6 +209,7 @@ static void fill_end(const struct vp_paths *p, struct vp_call_end *e, const stru
 		memcpy(e->proc, x->proc->comm, VPR_COMM_LEN);
 	e->proc[VPR_COMM_LEN] = 0;
 	e->addr = x->local;
+	e->cookie = x->cookie;
 }
 
 static void fill_external(struct vp_call_end *e, const struct vp_xchg *other)
@@ -455,7 +456,33 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
  * and mark calls that loss or truncation touched.  Returns whether the
  * whole tree is complete.
  */
-static bool finish_call(struct vp_paths *p, struct vp_call *call)
+void vp_paths__muxed(struct vp_paths *p, int host, uint64_t cookie)
+{
+	if (u64map__put(&p->muxed, vp_paths_end_key(host, cookie), p))
+		abort(); /* out of memory: no sensible partial result */
+}
+
+static bool end_muxed(const struct vp_paths *p, const struct vp_call_end *e)
+{
+	return e->recorded && p->muxed.len && u64map__get(&p->muxed, vp_paths_end_key(e->host, e->cookie));
+}
+
+/*
+ * A call on a connection found multiplexed after its link was made: not
+ * exact, a root included (calls of requests may have been in its message).
+ */
+static bool unmake_muxed(const struct vp_paths *p, struct vp_call *call)
+{
+	if (!end_muxed(p, &call->client) && !end_muxed(p, &call->server))
+		return false;
+	if (call->link.basis == VP_BASIS_ROOT)
+		call->link = vp_link_make(VP_BASIS_UNCLAIMED, 0);
+	call->link.exact = false;
+	return true;
+}
+
+/* Onto the common timeline, loss marks, and (*exact) the findings that came after the build. */
+static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 {
 	int main = call->client.recorded ? call->client.host : call->server.host;
 	bool all = true;
@@ -476,8 +503,10 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call)
 	if (call->server.recorded &&
 	    !end_complete(p, call->server.host, call->srv_first, call->srv_last))
 		call->complete = false;
+	if (unmake_muxed(p, call))
+		*exact = false;
 	for (size_t i = 0; i < call->ncalls; i++)
-		all &= finish_call(p, call->calls[i]);
+		all &= finish_call(p, call->calls[i], exact);
 	return all && call->complete;
 }
 
@@ -499,7 +528,7 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 			return;
 		p->rhead = (p->rhead + 1) % p->rcap;
 		p->rlen--;
-		r->complete = finish_call(p, r->root);
+		r->complete = finish_call(p, r->root, &r->exact);
 		/*
 		 * Records lost near a request may have held what decided its
 		 * links otherwise (found by tests/bench/baseline.sh: with 2.4% of
@@ -526,6 +555,7 @@ void vp_paths__free(struct vp_paths *p)
 		vp_xpool__free(&p->pools[h]);
 	free(p->pools);
 	p->pools = NULL;
+	u64map__free(&p->muxed);
 }
 
 void vp_request__free(struct vp_request *r)

@@ -10,6 +10,7 @@
 #ifndef VPATH_PATHS_H
 #define VPATH_PATHS_H
 
+#include "hashmap.h"
 #include "input.h"
 #include "outbox.h"
 #include "request.h"
@@ -34,7 +35,19 @@ struct vp_paths {
 	struct vp_xpool *pools;	  /* per host: where its exchanges come from and go back to */
 	vp_xchg_fn on_xchg;	  /* NULL: nobody looks */
 	void *xchg_ctx;
+	/*
+	 * Connection ends found multiplexed by the join (vp_paths__muxed), key
+	 * vp_paths_end_key: calls on them that wait to be emitted lose their
+	 * exact marks then, whenever the finding came.
+	 */
+	struct u64map muxed;
 };
+
+/* Which end of which host (cookies are per machine, and stay far below 2^48). */
+static inline uint64_t vp_paths_end_key(int host, uint64_t cookie)
+{
+	return cookie ^ ((uint64_t)(uint16_t)host << 48);
+}
 
 /*
  * One host's side of the paths, for its stages (attribution, judge): what
@@ -65,6 +78,12 @@ void vp_paths__publish(struct vp_xchg *x);
 bool vp_paths__is_ancestor(const struct vp_xchg *x, const struct vp_xchg *of);
 /* Client exchange c and server exchange s are the two ends of one call (the join). */
 void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *s);
+/*
+ * The join found the connection of the end (host, cookie) multiplexed
+ * (docs/analyzer.md): no call on it is exact, those built already and not
+ * yet emitted included.  Aborts on ENOMEM.
+ */
+void vp_paths__muxed(struct vp_paths *p, int host, uint64_t cookie);
 /* x's other end will not be found (the join). */
 void vp_paths__peer_gone(struct vp_paths *p, struct vp_xchg *x);
 

@@ -25,6 +25,7 @@ struct vp_call_end {
 	char comm[VPR_COMM_LEN + 1]; /* that thread's name */
 	char proc[VPR_COMM_LEN + 1]; /* its process's name (the main thread's) */
 	struct vp_endpoint addr;
+	uint64_t cookie; /* of its socket, when recorded */
 };
 
 struct vp_call {

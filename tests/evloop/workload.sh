@@ -129,6 +129,7 @@ wl_test_run() { # label meta run.sh options...
 	local label=$1 meta=$2 keep
 	shift 2
 	keep=$(scratch_dir)/run
+	wl_kept=$keep # for the caller's own checks of the run
 	"$@" --sessions 16 --keep "$keep"
 	if [ $? -eq 2 ]; then
 		not_ok "$label: the run itself failed (see the lines above)"

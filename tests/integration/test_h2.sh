@@ -30,6 +30,20 @@ seed=${VPATH_SEED:-11}
 # 16 sessions x 30 requests: a run takes well under a minute
 requests=${H2_REQUESTS:-480}
 echo "# seed $seed (set VPATH_SEED to change it), $requests requests per variant"
+# The same run analyzed again as if the recorder had not read its HTTP/2
+# preface: the byte-stream rules alone must keep every exact mark right
+# (issue 23: "with the frame reader switched off").
+h2_without_frames() { # label dir
+	local label="$1 --no-frames" dir=$2
+	if ! "$VPATH_ANALYZE" paths --json --no-frames "$dir"/*.vpr >"$dir/found-noframes.json" \
+		2>"$dir/noframes.log"; then
+		not_ok "$label: vpath-analyze failed"
+		return
+	fi
+	python3 tests/evloop/score.py compare --dir "$dir" --meta h2.json "${wl_score_opts[@]}" \
+		--found "$dir/found-noframes.json" | sed "s/^\(ok\|not ok\) - h2 [^:]*:/& (--no-frames)/"
+}
+
 for variant in node-h2 node-h2-tls go-h2; do
 	case $variant in node-*) why=$node_why ;; *) why=$go_why ;; esac
 	if [ -n "$why" ]; then
@@ -38,5 +52,6 @@ for variant in node-h2 node-h2-tls go-h2; do
 	fi
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
+	h2_without_frames "h2 $variant" "$wl_kept"
 done
 exit 0
