@@ -190,8 +190,10 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(OUTPUT)/vpath-record $(DESTDIR)$(PREFIX)/sbin/vpath-record
 	install -m 0755 $(OUTPUT)/vpath-analyze $(DESTDIR)$(PREFIX)/bin/vpath-analyze
-	install -d $(DESTDIR)$(PREFIX)/share/doc/vpath
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/vpath/
+	# the docs as in the tree, so that the README's links (docs/json.md) hold
+	install -d $(DESTDIR)$(PREFIX)/share/doc/vpath/docs
+	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/vpath/
+	install -m 0644 docs/*.md docs/*.png $(DESTDIR)$(PREFIX)/share/doc/vpath/docs/
 	# the ClickHouse join (docs/clickhouse.md): the tool finds its SQL beside itself
 	install -d $(DESTDIR)$(PREFIX)/share/vpath/clickhouse
 	install -m 0644 tools/clickhouse/*.sql $(DESTDIR)$(PREFIX)/share/vpath/clickhouse/

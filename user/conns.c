@@ -19,7 +19,7 @@
 #include <netinet/tcp.h>
 
 #include "conns.h"
-#include "host.h"
+#include "clock.h"
 #include "output.h"
 
 #define STATE_BIT(s) (1u << (s))

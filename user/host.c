@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Who is recording: the host's identity for the file header, and its addresses as VPR_ADDR records. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <ifaddrs.h>
@@ -9,26 +10,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <time.h>
 
+#include "clock.h"
 #include "host.h"
 #include "output.h"
-
-uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* First line of a small file, without the newline; empty if unreadable. */
 static void read_line(const char *path, char *buf, size_t len)

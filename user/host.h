@@ -15,8 +15,5 @@ void host_identity(struct vpr_file_header *hdr, const char *label, uint32_t netn
 int host_write_addresses(struct output *out, uint32_t netns, uint64_t ts);
 /* Inode of the current task's network namespace, 0 if unknown. */
 uint32_t current_netns(void);
-/* CLOCK_MONOTONIC / CLOCK_REALTIME in nanoseconds. */
-uint64_t mono_ns(void);
-uint64_t real_ns(void);
 
 #endif

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "output.h"
-#include "host.h"
+#include "clock.h"
 #include "recfile.h"
 
 struct output {

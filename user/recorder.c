@@ -32,6 +32,7 @@
 #include "recorder.h"
 #include "conns.h"
 #include "golang.h"
+#include "clock.h"
 #include "host.h"
 #include "netns.h"
 #include "output.h"

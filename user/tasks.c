@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "tasks.h"
-#include "host.h"
+#include "clock.h"
 #include "output.h"
 #include "parse.h"
 
