@@ -7,6 +7,8 @@ BPFTOOL ?= bpftool
 CC ?= cc
 PREFIX ?= /usr/local
 SANITIZE ?=
+# The package version: defined here only, from the VERSION file (--version, make deb).
+VERSION := $(shell cat VERSION)
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
@@ -83,6 +85,10 @@ $(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h analyzer
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# The two objects that print --version.
+$(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o: VERSION
+$(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o: CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 
 # The report page's script and style are linked in whole (.incbin).
 $(OUTPUT)/analyzer/out/report_assets.o: $(wildcard analyzer/out/report/*)
