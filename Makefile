@@ -209,6 +209,14 @@ install: all
 			> $(DESTDIR)$(PREFIX)/lib/systemd/system/vpath-record.service; \
 		install -m 0644 systemd/vpath-record.conf $(DESTDIR)/etc/default/vpath-record; \
 	fi
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/vpath-analyze.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/vpath-record.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	# bash-completion loads a command's completion from the file of its name
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 completion/vpath.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vpath-analyze
+	ln -sf vpath-analyze $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vpath-record
 
 format:
 	clang-format -i $(wildcard bpf/*.c bpf/*.h user/*.c user/*.h common/*.c common/*.h \
