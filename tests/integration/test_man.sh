@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The man pages (man/) and the programs' --help name the same long options
-# (and, for vpath-analyze, the same commands), so that neither can drift from
-# the other; `man --warnings` renders both without a warning.
+# (and, for vpath-analyze and vpath-clickhouse, the same commands), so that
+# neither can drift from the other; `man --warnings` renders each without a
+# warning.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 
-for bin in "$VPATH_RECORD" "$VPATH_ANALYZE"; do
+VPATH_CLICKHOUSE=tools/clickhouse/vpath-clickhouse
+for bin in "$VPATH_RECORD" "$VPATH_ANALYZE" "$VPATH_CLICKHOUSE"; do
 	if [ ! -x "$bin" ]; then
 		not_ok "man: build $bin first (make tests-build)"
 		exit 1
@@ -46,13 +48,17 @@ same() {
 	fi
 }
 
-# Either program's options may be named in the other's page (--ring).
-{ "$VPATH_RECORD" --help; "$VPATH_ANALYZE" --help; } | defined >"$d/all.opts"
+# Any program's options may be named in another's page (--ring, --pairs).
+{ "$VPATH_RECORD" --help; "$VPATH_ANALYZE" --help; "$VPATH_CLICKHOUSE" --help; } |
+	defined >"$d/all.opts"
 
-for page in man/vpath-record.8 man/vpath-analyze.1; do
+for page in man/vpath-record.8 man/vpath-analyze.1 man/vpath-clickhouse.1; do
 	name=$(basename "$page")
-	prog=$VPATH_RECORD
-	[ "${name%%.*}" = vpath-analyze ] && prog=$VPATH_ANALYZE
+	case $name in
+	vpath-record.*) prog=$VPATH_RECORD ;;
+	vpath-analyze.*) prog=$VPATH_ANALYZE ;;
+	*) prog=$VPATH_CLICKHOUSE ;;
+	esac
 	MANWIDTH=80 man --warnings -l "$page" >"$d/$name.txt" 2>"$d/$name.warn"
 	if [ $? -eq 0 ] && [ -s "$d/$name.txt" ] && ! grep -q . "$d/$name.warn"; then
 		ok "man: $name renders without warnings"
@@ -63,14 +69,20 @@ for page in man/vpath-record.8 man/vpath-analyze.1; do
 	section OPTIONS <"$d/$name.txt" | defined >"$d/page.opts"
 	same "man: $name documents the long options of --help and no other" \
 		"$d/help.opts" "$d/page.opts"
-	# Options named anywhere in the page (descriptions, examples) exist.
-	grep -oE '(^|[ (])--[a-z][a-z0-9-]*' "$d/$name.txt" | sed 's/^[ (]//' | sort -u |
-		grep -vxF -e --now >"$d/named.opts" # systemctl enable --now
+	# Options named anywhere in the page (descriptions, examples) exist;
+	# quoted text is another program's command line ('clickhouse-client ...').
+	sed "s/'[^']*'//g" "$d/$name.txt" | grep -oE '(^|[ (])--[a-z][a-z0-9-]*' |
+		sed 's/^[ (]//' | sort -u | grep -vxF -e --now >"$d/named.opts" # systemctl enable --now
 	unknown=$(comm -23 "$d/named.opts" "$d/all.opts" | tr '\n' ' ')
 	check "man: $name names no option the programs lack${unknown:+: $unknown}" test -z "$unknown"
-	version=$("$prog" --version)
-	check "man: $name documents --version ($version)" grep -q -- '--version' "$d/page.opts"
+	if [ "$prog" != "$VPATH_CLICKHOUSE" ]; then
+		version=$("$prog" --version)
+		check "man: $name documents --version ($version)" grep -q -- '--version' "$d/page.opts"
+	fi
+	if grep -q '^Commands:' <("$prog" --help); then
+		"$prog" --help | help_commands >"$d/help.cmds"
+		page_commands <"$d/$name.txt" >"$d/page.cmds"
+		same "man: $name documents the commands of --help and no other" \
+			"$d/help.cmds" "$d/page.cmds"
+	fi
 done
-"$VPATH_ANALYZE" --help | help_commands >"$d/help.cmds"
-page_commands <"$d/vpath-analyze.1.txt" >"$d/page.cmds"
-same "man: vpath-analyze.1 documents the commands of --help and no other" "$d/help.cmds" "$d/page.cmds"
