@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # vpath: `make` builds into $(OUTPUT); `make test` runs every test; `make bench`
-# prints the benchmark figures; `make install PREFIX=... DESTDIR=...`.
+# prints the benchmark figures; `make install PREFIX=... DESTDIR=...`; `make deb`
+# builds vpath_VERSION_ARCH.deb (scripts/mkdeb.sh).
 OUTPUT ?= .output
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -64,7 +65,7 @@ PROGS := $(OUTPUT)/vpath-record $(OUTPUT)/vpath-analyze $(OUTPUT)/vapp
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: deps all test unit-tests tests-build bench install clean format demo fuzz fuzz-build
+.PHONY: deps all test unit-tests tests-build bench install deb clean format demo fuzz fuzz-build
 
 all: $(PROGS)
 
@@ -210,13 +211,18 @@ install: all
 		install -m 0644 systemd/vpath-record.conf $(DESTDIR)/etc/default/vpath-record; \
 	fi
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0644 man/vpath-analyze.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/vpath-analyze.1 man/vpath-clickhouse.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/vpath-record.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	# bash-completion loads a command's completion from the file of its name
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 completion/vpath.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vpath-analyze
 	ln -sf vpath-analyze $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vpath-record
+
+# A Debian package from a staged `make install` (scripts/mkdeb.sh, debian/),
+# built in $(OUTPUT)/deb-build with the distribution's flags.
+deb:
+	$(Q)OUTPUT=$(OUTPUT) VERSION=$(VERSION) scripts/mkdeb.sh
 
 format:
 	clang-format -i $(wildcard bpf/*.c bpf/*.h user/*.c user/*.h common/*.c common/*.h \
