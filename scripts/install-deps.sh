@@ -22,6 +22,8 @@ PKGS=(
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 	openjdk-17-jdk-headless golang-go         # tests/handoff: the Java and Go front ends (compiled offline)
 	clickhouse-server clickhouse-client       # tests/clickhouse: the cross-host join in SQL, two shards
+	dpkg-dev lintian                          # make deb (dpkg-shlibdeps, dpkg-gencontrol), test_deb.sh
+	man-db bash-completion                    # test_man.sh (man --warnings), test_deb.sh (the loader)
 )
 missing=()
 for p in "${PKGS[@]}"; do

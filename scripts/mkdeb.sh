@@ -5,7 +5,7 @@
 # dpkg-shlibdeps computes Depends from the libraries the programs link,
 # dpkg-gencontrol writes the control file from debian/control and
 # debian/changelog, dpkg-deb builds the archive.  Everything is staged under
-# $OUTPUT/deb; the programs are built in $OUTPUT/deb-build with the flags
+# DEB_WORK ($OUTPUT/deb); the programs are built in $OUTPUT/deb-build with the flags
 # dpkg-buildflags gives (hardening=+all: stack protector, fortify, relro,
 # bind now); the package is written to the top of the tree (DEB_DIR).
 #
@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-.output}
 VERSION=${VERSION:-$(cat VERSION)}
 DEB_DIR=${DEB_DIR:-.}
+work=${DEB_WORK:-$OUTPUT/deb}
 
 die() { echo "mkdeb: $*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps dpkg-gencontrol dpkg-parsechangelog; do
@@ -31,8 +32,8 @@ changelog_version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 [ "$changelog_version" = "$VERSION" ] ||
 	die "VERSION says $VERSION but debian/changelog's latest entry is $changelog_version: add an entry (dch -v $VERSION)"
 arch=$(dpkg --print-architecture)
-stage=$OUTPUT/deb/root
-rm -rf "$OUTPUT/deb"
+stage=$work/root
+rm -rf "$work"
 mkdir -p "$stage/DEBIAN"
 
 # The tree as `make install` lays it out, then Debian's adjustments.
@@ -42,7 +43,7 @@ export DEB_BUILD_MAINT_OPTIONS=${DEB_BUILD_MAINT_OPTIONS:-hardening=+all}
 CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
 	LDFLAGS=$(dpkg-buildflags --get LDFLAGS) \
 	make -s --no-print-directory OUTPUT="$OUTPUT/deb-build" all >/dev/null
-make -s --no-print-directory install DESTDIR="$PWD/$stage" PREFIX=/usr \
+make -s --no-print-directory install DESTDIR="$(realpath "$stage")" PREFIX=/usr \
 	OUTPUT="$OUTPUT/deb-build" >/dev/null
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || true)
 unitdir=${unitdir:-/lib/systemd/system}
@@ -67,11 +68,11 @@ chmod -R u=rwX,go=rX "$stage"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' |
 	sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/conffiles" "$stage/DEBIAN/md5sums"
-dpkg-shlibdeps -T"$OUTPUT/deb/substvars" -e"$stage/usr/sbin/vpath-record" \
-	-e"$stage/usr/bin/vpath-analyze" 2>"$OUTPUT/deb/shlibdeps.log" ||
-	die "dpkg-shlibdeps failed: $(cat "$OUTPUT/deb/shlibdeps.log")"
-dpkg-gencontrol -pvpath -cdebian/control -ldebian/changelog -T"$OUTPUT/deb/substvars" \
-	-f"$OUTPUT/deb/files" -P"$stage" -DArchitecture="$arch"
+dpkg-shlibdeps -T"$work/substvars" -e"$stage/usr/sbin/vpath-record" \
+	-e"$stage/usr/bin/vpath-analyze" 2>"$work/shlibdeps.log" ||
+	die "dpkg-shlibdeps failed: $(cat "$work/shlibdeps.log")"
+dpkg-gencontrol -pvpath -cdebian/control -ldebian/changelog -T"$work/substvars" \
+	-f"$work/files" -P"$stage" -DArchitecture="$arch"
 
 deb=$DEB_DIR/vpath_${VERSION}_${arch}.deb
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
