@@ -14,8 +14,9 @@
 # gzip -9n, the copyright file in machine-readable format, /etc/default as a
 # conffile, every file owned by root, the unit where the distribution's
 # systemd looks (pkg-config systemdsystemunitdir: /lib/systemd/system on
-# Debian 12).  The unit is not enabled: no maintainer script enables or
-# starts it (`systemctl enable --now vpath-record` does, docs/recorder.md).
+# Debian 12).  The unit is not enabled: the maintainer scripts
+# (debian/postinst, prerm, postrm) are those dh_installsystemd --no-enable
+# --no-start writes; `systemctl enable --now vpath-record` starts it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-.output}
@@ -68,6 +69,7 @@ chmod -R u=rwX,go=rX "$stage"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' |
 	sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/conffiles" "$stage/DEBIAN/md5sums"
+install -m 0755 debian/postinst debian/prerm debian/postrm "$stage/DEBIAN/"
 dpkg-shlibdeps -T"$work/substvars" -e"$stage/usr/sbin/vpath-record" \
 	-e"$stage/usr/bin/vpath-analyze" 2>"$work/shlibdeps.log" ||
 	die "dpkg-shlibdeps failed: $(cat "$work/shlibdeps.log")"

@@ -34,9 +34,13 @@ check "deb: the description states the kernel needs" grep -q 'BTF' <<<"$(field D
 mkdir "$d/ctrl" "$d/root"
 dpkg-deb -e "$deb" "$d/ctrl"
 check "deb: /etc/default/vpath-record is a conffile" grep -qx /etc/default/vpath-record "$d/ctrl/conffiles"
-# No maintainer script: nothing enables or starts the unit on installation.
-scripts=$(cd "$d/ctrl" && ls | grep -vxE 'control|conffiles|md5sums' | tr '\n' ' ')
-check "deb: no maintainer script enables the unit${scripts:+: $scripts}" test -z "$scripts"
+# Installing neither starts the unit nor enables it (an upgrade keeps it
+# enabled if it was: deb-systemd-helper enable only after was-enabled).
+starts=$(grep -hE 'systemctl .*(enable|start)|deb-systemd-invoke (start|restart)' "$d/ctrl"/p* || true)
+check "deb: no maintainer script starts the unit${starts:+: $starts}" test -z "$starts"
+check "deb: postinst enables the unit only if it was enabled" \
+	test "$(grep -c 'deb-systemd-helper enable' "$d/ctrl/postinst")" -eq 1 -a \
+	"$(grep -B1 'deb-systemd-helper enable' "$d/ctrl/postinst" | grep -c was-enabled)" -eq 1
 check "deb: every file owned by root" test -z "$(dpkg-deb -c "$deb" | awk '$2 != "root/root"')"
 
 # Unpacked alone into a scratch root.
