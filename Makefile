@@ -217,7 +217,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 completion/vpath.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vpath-analyze
-	ln -sf vpath-analyze $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vpath-record
+	for c in vpath-record vpath-clickhouse; do \
+		ln -sf vpath-analyze $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c; \
+	done
 
 # A Debian package from a staged `make install` (scripts/mkdeb.sh, debian/),
 # built in $(OUTPUT)/deb-build with the distribution's flags.

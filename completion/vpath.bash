@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# bash completion for vpath-record and vpath-analyze.  Installed as
-# .../bash-completion/completions/vpath-analyze with vpath-record a link to
-# it: bash-completion loads it by either name, and it serves both.
+# bash completion for vpath-record, vpath-analyze and vpath-clickhouse.
+# Installed as .../bash-completion/completions/vpath-analyze with the other
+# two names links to it: bash-completion loads it by any of them.
 # Self-contained (plain compgen), so it works without bash-completion too.
 # The option lists are those of --help: tests/integration/test_completion.sh
 # fails when they differ.
@@ -13,6 +13,8 @@ _vpath_analyze_cmds='paths show table patterns dot dump local calls otlp sqlite 
 _vpath_analyze_opts='--json --csv --slowest --request --pattern --from --to --entry --window
 	--reorder --threads --pairs --output --endpoint --nesting --convolution --quantum --max-lag
 	--verbose --version --help'
+_vpath_clickhouse_cmds='schema load pair drop'
+_vpath_clickhouse_opts='--client --cluster --help'
 
 # _vpath_files GLOB: files matching GLOB and directories to descend into.
 _vpath_files()
@@ -128,5 +130,37 @@ _vpath_analyze()
 	esac
 }
 
+_vpath_clickhouse()
+{
+	local cur prev i cmd=
+
+	_vpath_init
+	# The command is the first word after the options (and their values).
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--client | --cluster) ((i++)) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]} && break ;;
+		esac
+	done
+	case $prev in
+	--client | --cluster)
+		COMPREPLY=()
+		return
+		;;
+	-o)
+		_vpath_files '*'
+		return
+		;;
+	esac
+	case $cmd in
+	'') _vpath_words "$_vpath_clickhouse_cmds $_vpath_clickhouse_opts" ;;
+	load) _vpath_files '*.vpl' ;;
+	pair) _vpath_words -o ;;
+	*) COMPREPLY=() ;;
+	esac
+}
+
 complete -F _vpath_record vpath-record
 complete -F _vpath_analyze vpath-analyze
+complete -F _vpath_clickhouse vpath-clickhouse

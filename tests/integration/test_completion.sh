@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # completion/vpath.bash: sourced into bash, it completes commands, options
-# and recordings (*.vpr, ring segments *.NNN, local files *.vpl), and its
-# option lists are those of --help.
+# and recordings (*.vpr, ring segments *.NNN, local files *.vpl) of the three
+# programs, and its option lists are those of --help.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 
@@ -52,6 +52,10 @@ expect "--ring --ringbuf-size" vpath-record --ri
 expect "notes.txt rec.000 sub web.vpl web.vpr" vpath-record -o ""
 expect "web.vpl web.vpr" vpath-record --output = web
 expect "root" vpath-record --group roo
+expect "drop" vpath-clickhouse --client "clickhouse-client --host ch1" d
+expect "sub web.vpl" vpath-clickhouse --cluster c1 load ""
+expect "-o" vpath-clickhouse pair ""
+expect "--client --cluster" vpath-clickhouse --cl
 
 # The option lists are --help's (as test_man.sh reads them).
 if [ ! -x "$VPATH_RECORD" ] || [ ! -x "$VPATH_ANALYZE" ]; then
@@ -61,14 +65,13 @@ fi
 defined() {
 	sed -nE 's/^ {2,7}(-[^ ,], )?--([a-z][a-z0-9-]*).*/--\2/p' | sort | tr '\n' ' '
 }
-for prog in vpath-record vpath-analyze; do
-	bin=$VPATH_RECORD
-	[ $prog = vpath-analyze ] && bin=$VPATH_ANALYZE
+for prog in vpath-record vpath-analyze vpath-clickhouse; do
+	case $prog in
+	vpath-record) bin=$VPATH_RECORD words=(--) ;;
+	vpath-analyze) bin=$VPATH_ANALYZE words=(paths --) ;;
+	*) bin=tools/clickhouse/vpath-clickhouse words=(--) ;;
+	esac
 	want=$("$bin" --help | defined | sed 's/ $//')
-	if [ $prog = vpath-record ]; then
-		got=$(complete_words $prog --)
-	else
-		got=$(complete_words $prog paths --)
-	fi
+	got=$(complete_words $prog "${words[@]}")
 	check "completion: $prog's options are those of --help" test "$got" = "$want"
 done

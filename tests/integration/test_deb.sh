@@ -50,7 +50,8 @@ for f in usr/sbin/vpath-record usr/bin/vpath-analyze usr/bin/vpath-clickhouse \
 	usr/share/man/man8/vpath-record.8.gz usr/share/man/man1/vpath-analyze.1.gz \
 	usr/share/man/man1/vpath-clickhouse.1.gz usr/share/doc/vpath/copyright \
 	usr/share/doc/vpath/changelog.gz usr/share/bash-completion/completions/vpath-analyze \
-	usr/share/bash-completion/completions/vpath-record etc/default/vpath-record; do
+	usr/share/bash-completion/completions/vpath-record \
+	usr/share/bash-completion/completions/vpath-clickhouse etc/default/vpath-record; do
 	check "deb: holds /$f" test -e "$r/$f"
 done
 unit=$(find "$r" -name vpath-record.service -path '*/systemd/system/*' | head -1)
@@ -78,16 +79,17 @@ if command -v man >/dev/null; then
 else
 	skip "deb: man -l renders the pages" "man not installed"
 fi
-# bash-completion's loader finds the completion of both commands by name.
+# bash-completion's loader finds the completion of each command by its name.
 if [ -f /usr/share/bash-completion/bash_completion ]; then
 	loaded=$(XDG_DATA_DIRS=$r/usr/share bash --norc --noprofile -c '
 		source /usr/share/bash-completion/bash_completion
-		__load_completion vpath-record && __load_completion vpath-analyze &&
-			complete -p vpath-record vpath-analyze' 2>&1)
-	check "deb: bash-completion loads both completions" \
-		test "$(grep -c '^complete -F _vpath_' <<<"$loaded")" -eq 2
+		for c in vpath-record vpath-analyze vpath-clickhouse; do
+			__load_completion $c && complete -p $c
+		done' 2>&1)
+	check "deb: bash-completion loads the three completions" \
+		test "$(grep -c '^complete -F _vpath_' <<<"$loaded")" -eq 3
 else
-	skip "deb: bash-completion loads both completions" "bash-completion not installed"
+	skip "deb: bash-completion loads the three completions" "bash-completion not installed"
 fi
 
 if command -v lintian >/dev/null; then
