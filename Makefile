@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # vpath: `make` builds into $(OUTPUT); `make test` runs every test; `make bench`
-# prints the benchmark figures; `make install PREFIX=... DESTDIR=...`.
+# prints the benchmark figures; `make install PREFIX=... DESTDIR=...`; `make deb`
+# builds vpath_VERSION_ARCH.deb (scripts/mkdeb.sh).
 OUTPUT ?= .output
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= cc
 PREFIX ?= /usr/local
 SANITIZE ?=
+# The package version: defined here only, from the VERSION file (--version, make deb).
+VERSION := $(shell cat VERSION)
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
@@ -62,7 +65,7 @@ PROGS := $(OUTPUT)/vpath-record $(OUTPUT)/vpath-analyze $(OUTPUT)/vapp
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: deps all test unit-tests tests-build bench install clean format demo fuzz fuzz-build
+.PHONY: deps all test unit-tests tests-build bench install deb clean format demo fuzz fuzz-build
 
 all: $(PROGS)
 
@@ -83,6 +86,10 @@ $(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h analyzer
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# The two objects that print --version.
+$(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o: VERSION
+$(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o: CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 
 # The report page's script and style are linked in whole (.incbin).
 $(OUTPUT)/analyzer/out/report_assets.o: $(wildcard analyzer/out/report/*)
@@ -205,6 +212,21 @@ install: all
 			> $(DESTDIR)$(PREFIX)/lib/systemd/system/vpath-record.service; \
 		install -m 0644 systemd/vpath-record.conf $(DESTDIR)/etc/default/vpath-record; \
 	fi
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/vpath-analyze.1 man/vpath-clickhouse.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/vpath-record.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	# bash-completion loads a command's completion from the file of its name
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 completion/vpath.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vpath-analyze
+	for c in vpath-record vpath-clickhouse; do \
+		ln -sf vpath-analyze $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c; \
+	done
+
+# A Debian package from a staged `make install` (scripts/mkdeb.sh, debian/),
+# built in $(OUTPUT)/deb-build with the distribution's flags.
+deb:
+	$(Q)OUTPUT=$(OUTPUT) VERSION=$(VERSION) scripts/mkdeb.sh
 
 format:
 	clang-format -i $(wildcard bpf/*.c bpf/*.h user/*.c user/*.h common/*.c common/*.h \

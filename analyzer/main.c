@@ -18,10 +18,17 @@
 #include "dump.h"
 #include "export.h"
 #include "local/local.h"
+#include "local/localfile.h"
 #include "local/localtsv.h"
 #include "output.h"
 #include "parse.h"
 #include "progress.h"
+#include "vpath/record.h"
+#include "vpath/version.h"
+
+/* --version: the package and the formats it reads (docs/format.md). */
+static const char version[] = "vpath-analyze " VPATH_VERSION " (recording format " VPATH_STR(
+	VPR_VERSION) ", local file format " VPATH_STR(VPL_VERSION) ")\n";
 
 static const char usage[] =
 	"Usage: vpath-analyze COMMAND [OPTIONS] FILE...\n"
@@ -81,6 +88,7 @@ static const char usage[] =
 	"      --quantum D       convolution: time quantum (default 100us)\n"
 	"      --max-lag D       convolution: longest delay looked for (default 50ms)\n"
 	"  -v, --verbose         statistics on standard error\n"
+	"  -V, --version         the package version and the file formats it reads\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Examples:\n"
@@ -286,6 +294,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		{"to", required_argument, NULL, OPT_TO},   {"entry", required_argument, NULL, 'e'},
 		{"window", required_argument, NULL, 'w'},  {"reorder", required_argument, NULL, OPT_REORDER},
 		{"verbose", no_argument, NULL, 'v'},	   {"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{"output", required_argument, NULL, 'o'},  {"endpoint", required_argument, NULL, OPT_ENDPOINT},
 		{"nesting", no_argument, NULL, OPT_NESTING}, {"convolution", no_argument, NULL, OPT_CONVOLUTION},
 		{"quantum", required_argument, NULL, OPT_QUANTUM}, {"max-lag", required_argument, NULL, OPT_MAX_LAG},
@@ -296,7 +305,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "jn:r:p:e:w:o:vh", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jn:r:p:e:w:o:vhV", longs, NULL)) != -1) {
 		int err = 0;
 
 		switch (opt) {
@@ -379,6 +388,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case 'V':
+			fputs(version, stdout);
 			exit(0);
 		default:
 			fprintf(stderr, "error: bad option (see vpath-analyze --help)\n");
@@ -615,6 +627,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		fputs(version, stdout);
+		return 0;
 	}
 	if (!strcmp(argv[1], "calls"))
 		return cmd_calls(argv + 2, argc - 2);

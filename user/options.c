@@ -8,6 +8,8 @@
 
 #include "options.h"
 #include "parse.h"
+#include "vpath/record.h"
+#include "vpath/version.h"
 
 enum {
 	OPT_CGROUP = 0x100,
@@ -29,7 +31,9 @@ enum {
 	OPT_TEST_STALL,
 };
 
-const char *argp_program_version = "vpath-record 0.1";
+/* argp prints it for --version (-V): the package and the format it writes. */
+const char *argp_program_version =
+	"vpath-record " VPATH_VERSION " (recording format " VPATH_STR(VPR_VERSION) ")";
 
 static const char doc[] =
 	"Record which thread sends and receives how many bytes on which TCP connection, "

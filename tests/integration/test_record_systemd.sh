@@ -17,7 +17,8 @@ check "record systemd: @SBINDIR@ substituted" grep -q "^ExecStart=/usr/sbin/vpat
 # verify wants the ExecStart binary to exist: point it at the DESTDIR copy.
 sed "s|=/usr/sbin/vpath-record|=$d/usr/sbin/vpath-record|" "$unit" >"$d/vpath-record.service"
 # It exits 0 on unknown or unparsable settings, so any message is a failure too.
-if systemd-analyze verify "$d/vpath-record.service" >"$d/verify.log" 2>&1 &&
+# Documentation=man:vpath-record(8): verify runs man, which finds the installed page.
+if MANPATH=$d/usr/share/man systemd-analyze verify "$d/vpath-record.service" >"$d/verify.log" 2>&1 &&
 	! grep -q . "$d/verify.log"; then
 	ok "record systemd: systemd-analyze verify"
 else
