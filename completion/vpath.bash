@@ -11,8 +11,8 @@ _vpath_record_opts='--duration --output --cgroup --go-binary --netns --port --pi
 	--ringbuf-size --verbose --help --usage --version'
 _vpath_analyze_cmds='paths show table patterns dot dump local calls otlp sqlite report baseline'
 _vpath_analyze_opts='--json --csv --slowest --request --pattern --from --to --entry --window
-	--reorder --threads --pairs --output --endpoint --nesting --convolution --quantum --max-lag
-	--verbose --version --help'
+	--reorder --threads --pairs --no-frames --output --endpoint --nesting --convolution --quantum
+	--max-lag --verbose --version --help'
 _vpath_clickhouse_cmds='schema load pair drop'
 _vpath_clickhouse_opts='--client --cluster --help'
 
