@@ -29,6 +29,41 @@ static const char *task_kind_name(unsigned k)
 	return k < 5 ? names[k] : "?";
 }
 
+static const char *h2_type_name(unsigned t)
+{
+	static const char *const names[] = {
+		"DATA", "HEADERS", "PRIORITY",	   "RST_STREAM",    "SETTINGS",
+		"PUSH_PROMISE", "PING", "GOAWAY", "WINDOW_UPDATE", "CONTINUATION",
+	};
+	return t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
+}
+
+static const char *h2_lost_name(unsigned why)
+{
+	static const char *const names[] = {
+		"?", "gap", "unreadable", "too_many", "implausible", "no_state",
+	};
+	return why < sizeof(names) / sizeof(names[0]) ? names[why] : "?";
+}
+
+/* A frame header as RFC 9113 names it; an unknown (extension) type by number. */
+static void dump_h2_frame(FILE *out, const struct vpr_h2_frame *f)
+{
+	const char *type = h2_type_name(f->type);
+
+	fprintf(out, " cookie=%#" PRIx64 " %s seq=%u", (uint64_t)f->cookie,
+		f->dir == VPR_DIR_SEND ? "send" : "recv", f->seq);
+	if (f->kind == VPR_H2_LOST) {
+		fprintf(out, " lost why=%s", h2_lost_name(f->type));
+		return;
+	}
+	if (type)
+		fprintf(out, " type=%s", type);
+	else
+		fprintf(out, " type=%#x", f->type);
+	fprintf(out, " flags=%#x stream=%u length=%u", f->flags, f->stream_id, f->length);
+}
+
 static void endpoint_of(struct vp_endpoint *e, uint8_t family, const uint8_t *addr, uint16_t port)
 {
 	memset(e, 0, sizeof(*e));
@@ -163,6 +198,9 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 		fprintf(out, " pid=%u cookie=%#" PRIx64 " err=%d", sf->pid, (uint64_t)sf->cookie, sf->err);
 		break;
 	}
+	case VPR_H2_FRAME:
+		dump_h2_frame(out, (const struct vpr_h2_frame *)h);
+		break;
 	default:
 		fprintf(out, " size=%u (unknown type %u, skipped)", h->size, h->type);
 	}

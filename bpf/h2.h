@@ -59,12 +59,12 @@ enum h2_frame_type {
 #define H2_PREFACE_W1 0x0a0d302e322f5054ull
 #define H2_PREFACE_W2 0x0a0d0a0d4d530a0dull
 
+/* One load where b is aligned (the BPF side's buffer is), byte loads elsewhere. */
 static __always_inline __u64 h2_le64(const __u8 *b)
 {
-	__u64 v = 0;
+	__u64 v;
 
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
+	__builtin_memcpy(&v, b, sizeof(v));
 	return v;
 }
 

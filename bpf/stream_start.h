@@ -98,17 +98,21 @@ enum user_data_kind {
  * (an iovec's length; ~0 for a plain buffer, whose length is the call's).
  * Only the first iovec is looked at: the rest would cost a read each.
  */
+/* A msghdr's data is its iovec array: USER_DATA_IOVEC and *arg that array (NONE: unreadable). */
+static __always_inline __u32 user_data_unwrap(__u32 kind, __u64 *arg)
+{
+	const struct user_msghdr *m = (const void *)*arg;
+
+	if (kind != USER_DATA_MSGHDR)
+		return kind;
+	return bpf_probe_read_user(arg, sizeof(*arg), &m->msg_iov) ? USER_DATA_NONE : USER_DATA_IOVEC;
+}
+
 static __always_inline bool user_data_first(__u32 kind, __u64 arg, __u64 *buf, __u64 *room)
 {
 	struct iovec iov;
 
-	if (kind == USER_DATA_MSGHDR) {
-		const struct user_msghdr *m = (const void *)arg;
-
-		if (bpf_probe_read_user(&arg, sizeof(arg), &m->msg_iov))
-			return false;
-		kind = USER_DATA_IOVEC;
-	}
+	kind = user_data_unwrap(kind, &arg);
 	if (kind == USER_DATA_IOVEC) {
 		if (bpf_probe_read_user(&iov, sizeof(iov), (const void *)arg))
 			return false;
@@ -169,7 +173,7 @@ static __always_inline __u32 user_data_head(__u32 kind, __u64 arg, __u32 bytes, 
 static __always_inline __u32 early_flags(bool at_start, __u8 dir, __u32 bytes, __u32 kind,
 					 __u64 arg)
 {
-	__u8 head[H2_PREFACE_LEN] = {};
+	__u8 head[H2_PREFACE_LEN] __attribute__((aligned(8))) = {};
 	__u32 flags = at_start ? VPR_OP_STREAM_START : 0, n = 0;
 
 	if (bytes >= TLS_RECORD_HEADER_LEN)

@@ -841,6 +841,8 @@ static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 
 #endif
 }
 
+#include "h2_frames.h"
+
 /*
  * A send the kernel refused on a reset or shut connection: the request the
  * thread serves lost what it was sending (the analyzer marks it incomplete).
@@ -929,6 +931,9 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir, op_flags);
 	if (capture && ts)
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, kind, data);
+	/* Stamped like the operation, in flight with it. */
+	h2_op(sk, tp, dir, early_bits, at_start, pid_tgid, cookie, f.ts, seq_end - ret, seq_end,
+	      kind, data);
 	flight_end(&f);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;

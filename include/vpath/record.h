@@ -34,6 +34,7 @@ enum vpr_type {
 	VPR_WAKEUP = 8,	 /* one thread woke another (scheduler wake-up) */
 	VPR_GOROUTINE = 9, /* Go runtime: a goroutine on a thread, created, made ready */
 	VPR_SEND_FAILED = 10, /* a send refused: the connection was reset or shut */
+	VPR_H2_FRAME = 11,    /* an HTTP/2 frame header at its stream position, or where they are lost */
 	VPR_TYPE_MAX,
 };
 
@@ -239,6 +240,40 @@ struct vpr_send_failed {
 };
 
 /*
+ * One HTTP/2 frame header (RFC 9113 4.1) of a connection whose stream began
+ * with the client preface (VPR_OP_H2_PREFACE), at its stream position:
+ * never its payload.  kind VPR_H2_LOST says instead that this direction's
+ * frames are unknown from seq on (the recorder lost its place: a reason in
+ * type), and no more records follow for it.  h.tid and h.ts_ns are those
+ * of the operation that carried the header's last byte.
+ */
+struct vpr_h2_frame {
+	struct vpr_hdr h;
+	__u64 cookie;	 /* socket cookie, as in vpr_sock_op */
+	__u32 seq;	 /* stream position of the frame's first byte (its header's) */
+	__u32 stream_id; /* 31 bits: the reserved bit is dropped */
+	__u32 length;	 /* payload bytes after the 9-byte header: 24 bits */
+	__u8 type;	 /* frame type: 0 DATA .. 9 CONTINUATION, or another; LOST: enum vpr_h2_lost */
+	__u8 flags;	 /* the frame's flags (END_STREAM 0x1, END_HEADERS 0x4, ...); LOST: 0 */
+	__u8 dir;	 /* enum vpr_dir, as seen by this socket */
+	__u8 kind;	 /* enum vpr_h2_kind */
+};
+
+enum vpr_h2_kind {
+	VPR_H2_HEADER = 0, /* a frame header */
+	VPR_H2_LOST = 1,   /* frames unknown from seq on */
+};
+
+/* Why a direction's frames are lost (vpr_h2_frame.type of a VPR_H2_LOST). */
+enum vpr_h2_lost {
+	VPR_H2_LOST_GAP = 1,	     /* bytes went by unseen (filtered, a call without a buffer, a race) */
+	VPR_H2_LOST_UNREADABLE = 2,  /* the caller's buffer could not be found or read */
+	VPR_H2_LOST_TOO_MANY = 3,    /* more headers in one operation than the recorder walks */
+	VPR_H2_LOST_IMPLAUSIBLE = 4, /* bytes no peer may send as a header: the place was lost */
+	VPR_H2_LOST_NO_STATE = 5,    /* no room to follow the connection */
+};
+
+/*
  * Any one record of fixed size: room for the largest, for code that holds
  * records of every type.  A vpr_payload is not among them (up to 296 bytes).
  */
@@ -253,6 +288,7 @@ union vpr_any {
 	struct vpr_wakeup wakeup;
 	struct vpr_goroutine go;
 	struct vpr_send_failed send_failed;
+	struct vpr_h2_frame h2;
 };
 
 #ifndef __VMLINUX_H__
@@ -267,6 +303,10 @@ _Static_assert(__builtin_offsetof(struct vpr_payload, data) == VPR_PAYLOAD_HDR_S
 _Static_assert(sizeof(struct vpr_wakeup) == 32, "vpr_wakeup layout");
 _Static_assert(sizeof(struct vpr_goroutine) == 40, "vpr_goroutine layout");
 _Static_assert(sizeof(struct vpr_send_failed) == 32, "vpr_send_failed layout");
+_Static_assert(sizeof(struct vpr_h2_frame) == 40, "vpr_h2_frame layout");
+_Static_assert(__builtin_offsetof(struct vpr_h2_frame, seq) == 24, "vpr_h2_frame layout");
+_Static_assert(__builtin_offsetof(struct vpr_h2_frame, type) == 36, "vpr_h2_frame layout");
+_Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn), "vpr_any: the largest is vpr_conn");
 #endif
 
 /*

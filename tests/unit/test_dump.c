@@ -2,6 +2,7 @@
 /*
  * dump's line for a captured payload: its operation, and its bytes escaped
  * so that the line stays one line whatever they are; a damaged one says so.
+ * An HTTP/2 frame header by its type's name, and a lost marker by its reason.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,15 +16,20 @@
 #include "dump.h"
 #include "vpath/record.h"
 
-static char *dumped(const struct vpr_payload *p)
+static char *dumped_hdr(const struct vpr_hdr *h)
 {
 	static char text[1024];
 	FILE *f = fmemopen(text, sizeof(text), "w");
 
 	assert_non_null(f);
-	vp_dump_record(f, &p->h);
+	vp_dump_record(f, h);
 	fclose(f);
 	return text;
+}
+
+static char *dumped(const struct vpr_payload *p)
+{
+	return dumped_hdr(&p->h);
 }
 
 static void payload(struct vpr_payload *p, const char *bytes, unsigned len)
@@ -68,11 +74,40 @@ static void test_damaged_payload_is_named(void **state)
 	assert_non_null(strstr(dumped(&p), "damaged"));
 }
 
+static void test_h2_frame(void **state)
+{
+	struct vpr_h2_frame f = {
+		.h = {.type = VPR_H2_FRAME, .size = sizeof(f), .tid = 7, .ts_ns = 1000},
+		.cookie = 0x2a,
+		.seq = 4294967295u,
+		.stream_id = 2147483647u,
+		.length = 16777215u,
+		.type = 9,
+		.flags = 0x4,
+		.dir = VPR_DIR_RECV,
+		.kind = VPR_H2_HEADER,
+	};
+
+	assert_non_null(strstr(dumped_hdr(&f.h), "h2_frame ts=1000 tid=7 cookie=0x2a recv seq=4294967295 "
+						 "type=CONTINUATION flags=0x4 stream=2147483647 "
+						 "length=16777215"));
+	f.type = 0;
+	assert_non_null(strstr(dumped_hdr(&f.h), " type=DATA "));
+	f.type = 0x10; /* an extension (PRIORITY_UPDATE): by number */
+	assert_non_null(strstr(dumped_hdr(&f.h), " type=0x10 "));
+	f.kind = VPR_H2_LOST;
+	f.type = VPR_H2_LOST_GAP;
+	f.dir = VPR_DIR_SEND;
+	assert_non_null(strstr(dumped_hdr(&f.h), "cookie=0x2a send seq=4294967295 lost why=gap"));
+	assert_null(strstr(dumped_hdr(&f.h), "stream="));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_payload_bytes_escaped),
 		cmocka_unit_test(test_damaged_payload_is_named),
+		cmocka_unit_test(test_h2_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * HTTP/2 frame headers (VPR_H2_FRAME), on connections whose stream began
+ * with the client preface, and only there.
+ *
+ * A followed socket has a struct h2_sock in its socket-local storage: the
+ * walk of each direction (bpf/h2.h).  Socket storage rather than a hash by
+ * cookie: it lives and dies with the socket (nothing to delete at close,
+ * nothing left by a close that was not seen), it is never evicted while the
+ * connection lives (an LRU map would silently stop following a busy
+ * connection, and the analyzer would take the missing headers for none),
+ * and finding it is a pointer load, not a hash.  Until the first preface is
+ * seen, h2_active is 0 and no operation even looks.
+ *
+ * Each operation walks the headers that begin inside its bytes, reading
+ * them from the caller's buffers (through its iovecs), 9 bytes each;
+ * payloads are skipped by the headers' lengths, never read.  The walk
+ * stops for good, and says so with a VPR_H2_LOST record, where it cannot
+ * be sure of its place.  It runs in a bpf_loop() callback: verified once,
+ * so the programs stay small whatever the bound.
+ *
+ * Included by vpath.bpf.c after capture.h and current_call_data().
+ */
+#ifndef VPATH_H2_FRAMES_H
+#define VPATH_H2_FRAMES_H
+
+#include "h2.h"
+
+struct h2_sock {
+	struct h2_dir d[2]; /* by enum vpr_dir */
+	/*
+	 * 0 while only the server's SETTINGS was seen (h2_server_settings()):
+	 * the first receive decides, the client's preface or the end.
+	 */
+	__u32 confirmed;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct h2_sock);
+} h2_socks SEC(".maps");
+
+/* Set once a connection is followed; until then operations skip the lookup. */
+__u32 h2_active = 0;
+
+/*
+ * Steps (a header read, or the move to the next iovec) one operation may
+ * take: a few hundred headers at least (a writev of one iovec per header
+ * and per payload takes three steps a frame).  An operation with more loses the
+ * direction's frames (VPR_H2_LOST_TOO_MANY).
+ */
+#define H2_MAX_STEPS 1024
+#define H2_MAX_IOVECS 1024 /* UIO_MAXIOV */
+
+/* One operation's walk, the bpf_loop() callback's context. */
+struct h2_walk {
+	struct h2_dir *d;
+	__u64 cookie;
+	__u64 ts;
+	__u32 tid;
+	__u32 start, end; /* the operation's bytes in the stream */
+	__u32 why;	  /* enum vpr_h2_lost, once lost */
+	/* The caller's data: one buffer, or an array of iovecs. */
+	__u32 kind; /* enum user_data_kind: BUF or IOVEC once set up */
+	__u64 arg;  /* the buffer, or the iovec array */
+	/* The buffer that holds the walk's next byte, once found. */
+	__u32 iov_next; /* index of the iovec after it */
+	__u32 buf_off;	/* offset in the operation of its first byte */
+	__u64 buf;
+	__u64 buf_len; /* 0: none found yet */
+	__u8 dir;
+};
+
+static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr *fr, __u8 kind,
+				    __u8 why)
+{
+	struct vpr_h2_frame *r = ring_reserve(sizeof(*r));
+
+	if (!r)
+		return;
+	fill_hdr(&r->h, VPR_H2_FRAME, sizeof(*r), w->tid, w->ts);
+	r->cookie = w->cookie;
+	r->dir = w->dir;
+	r->kind = kind;
+	if (kind == VPR_H2_LOST) {
+		r->seq = w->d->next;
+		r->stream_id = 0;
+		r->length = 0;
+		r->type = why;
+		r->flags = 0;
+	} else {
+		r->seq = fr->seq;
+		r->stream_id = fr->stream_id;
+		r->length = fr->len;
+		r->type = fr->type;
+		r->flags = fr->flags;
+	}
+	ring_submit(r);
+}
+
+/* The next buffer of the caller's data; false when there is none to read. */
+static __always_inline bool h2_next_buf(struct h2_walk *w)
+{
+	struct iovec iov;
+	__u32 i = w->iov_next;
+
+	w->buf_off += w->buf_len;
+	if (w->kind == USER_DATA_BUF) {
+		if (i > 0)
+			return false;
+		w->buf = w->arg;
+		w->buf_len = w->end - w->start;
+	} else {
+		if (i >= H2_MAX_IOVECS ||
+		    bpf_probe_read_user(&iov, sizeof(iov), (const void *)(w->arg + i * sizeof(iov))))
+			return false;
+		w->buf = (__u64)iov.iov_base;
+		w->buf_len = iov.iov_len;
+	}
+	w->iov_next = i + 1;
+	return true;
+}
+
+/* One step of the walk; 1 ends it (done, or w->why says why not). */
+static long h2_walk_step(__u64 index, void *ctx)
+{
+	struct h2_walk *w = ctx;
+	struct h2_dir *d = w->d;
+	struct h2_hdr fr;
+	__u32 off, n, have;
+	int r;
+
+	r = h2_step(d, w->start, w->end, &off, &n);
+	if (r == H2_STEP_DONE)
+		return 1;
+	if (r == H2_STEP_GAP) {
+		w->why = VPR_H2_LOST_GAP;
+		return 1;
+	}
+	/* Buffers are walked in order: the walk's bytes only move forward. */
+	if ((__u64)off >= (__u64)w->buf_off + w->buf_len) {
+		if (!h2_next_buf(w))
+			w->why = VPR_H2_LOST_UNREADABLE;
+		return w->why ? 1 : 0;
+	}
+	if ((__u64)n > (__u64)w->buf_off + w->buf_len - off)
+		n = w->buf_off + w->buf_len - off;
+	have = d->have;
+	/* Bounded where the verifier sees it: hdr + have + n stays in hdr[24]. */
+	n &= 15;
+	if (have >= H2_FRAME_HDR_LEN || n == 0 || n > H2_FRAME_HDR_LEN) {
+		w->why = VPR_H2_LOST_IMPLAUSIBLE;
+		return 1;
+	}
+	/* Or the compiler may compute with n from before the checks. */
+	barrier_var(n);
+	if (bpf_probe_read_user(d->hdr + have, n, (const void *)(w->buf + (off - w->buf_off)))) {
+		w->why = VPR_H2_LOST_UNREADABLE;
+		return 1;
+	}
+	r = h2_took(d, n, &fr);
+	if (r == H2_TOOK_IMPLAUSIBLE) {
+		w->why = VPR_H2_LOST_IMPLAUSIBLE;
+		return 1;
+	}
+	if (r == H2_TOOK_FRAME)
+		h2_emit(w, &fr, VPR_H2_HEADER, 0);
+	return 0;
+}
+
+/*
+ * The frame headers inside an operation of a followed socket's direction.
+ * kind and data are the caller's buffer if the caller looked for it
+ * (USER_DATA_NONE: not looked for, or none), found here when a header
+ * needs reading.
+ */
+static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 dir, __u64 pid_tgid,
+				       __u64 cookie, __u64 ts, __u32 start, __u32 end, __u32 kind,
+				       __u64 data)
+{
+	struct h2_walk w = {};
+	__u32 off, n;
+
+	w.d = &s->d[dir & 1];
+	if (w.d->mode != H2_TRACK)
+		return;
+	w.cookie = cookie;
+	w.ts = ts;
+	w.tid = (__u32)pid_tgid;
+	w.start = start;
+	w.end = end;
+	w.dir = dir;
+	/* Most operations of a busy connection lie inside one DATA payload. */
+	if (h2_step(w.d, start, end, &off, &n) == H2_STEP_READ) {
+		if (kind == USER_DATA_NONE)
+			kind = current_call_data(sk, dir, &data);
+		kind = user_data_unwrap(kind, &data);
+		w.kind = kind;
+		w.arg = data;
+		if (kind == USER_DATA_NONE)
+			w.why = VPR_H2_LOST_UNREADABLE;
+	}
+	if (!w.why) {
+		bpf_loop(H2_MAX_STEPS, h2_walk_step, &w, 0);
+		if (!w.why && h2_step(w.d, start, end, &off, &n) != H2_STEP_DONE)
+			w.why = VPR_H2_LOST_TOO_MANY;
+	}
+	if (w.why) {
+		h2_emit(&w, NULL, VPR_H2_LOST, w.why);
+		w.d->mode = H2_LOST;
+	}
+}
+
+/*
+ * An operation that begins its stream with the client preface
+ * (VPR_OP_H2_PREFACE), or with what may be the server's SETTINGS
+ * (EARLY_H2_SETTINGS): the socket is followed from here.  The other
+ * direction's walk starts at its stream's first byte (stream_start.h):
+ * bytes it already carried show up as a gap at its next operation.
+ */
+static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 dir, __u32 start,
+				     bool preface)
+{
+	struct h2_sock *s = bpf_sk_storage_get(&h2_socks, sk, 0, 0);
+	struct h2_dir *own, *other;
+
+	if (s) {
+		/* The server's SETTINGS came first; here is the client's preface. */
+		s->confirmed |= preface;
+		return;
+	}
+	s = bpf_sk_storage_get(&h2_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		/* Nowhere to say where: the operation's own preface flag says the rest. */
+		count_lost(1);
+		return;
+	}
+	own = &s->d[dir & 1];
+	other = &s->d[(dir & 1) ^ 1];
+	/* The preface is no frame: the walk starts past it. */
+	own->next = start + (preface ? H2_PREFACE_LEN : 0);
+	own->mode = H2_TRACK;
+	if (dir == VPR_DIR_SEND)
+		/* The client's receives begin with frames; a server's with the preface to come. */
+		other->next = tp->rcv_nxt - (__u32)tp->bytes_received + (preface ? 0 : H2_PREFACE_LEN);
+	else
+		/* An accepted socket's first sent byte (stream_start.h, send_lead()). */
+		other->next = tp->snd_una - (__u32)tp->bytes_acked;
+	other->mode = H2_TRACK;
+	s->confirmed = preface;
+	h2_active = 1;
+}
+
+/*
+ * Socket operations of a followed connection.  early_bits: the operation's
+ * early_flags() (0 if not early); at_start: it begins its stream.
+ */
+static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir, __u32 early_bits,
+				  bool at_start, __u64 pid_tgid, __u64 cookie, __u64 ts,
+				  __u32 start, __u32 end, __u32 kind, __u64 data)
+{
+	struct h2_sock *s;
+
+	if (early_bits & (VPR_OP_H2_PREFACE | EARLY_H2_SETTINGS))
+		h2_begin(sk, tp, dir, start, early_bits & VPR_OP_H2_PREFACE);
+	if (!h2_active)
+		return;
+	s = bpf_sk_storage_get(&h2_socks, sk, 0, 0);
+	if (!s)
+		return;
+	/* Followed on the server's SETTINGS, but the client did not begin with the preface. */
+	if (!s->confirmed && at_start && dir == VPR_DIR_RECV) {
+		bpf_sk_storage_delete(&h2_socks, sk);
+		return;
+	}
+	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data);
+}
+
+#endif /* VPATH_H2_FRAMES_H */
