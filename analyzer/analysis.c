@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "clock.h"
 #include "exchanges.h"
+#include "h2streams.h"
 #include "goroutines.h"
 #include "lookahead.h"
 #include "matcher.h"
@@ -405,35 +406,13 @@ static const struct vpr_sock_op *goroutine_op(struct host_state *hs, struct vp_s
 	return buf;
 }
 
-static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
+/* Stage 4 by the bytes (exchanges.h): op begins, continues or ends s's exchange. */
+static void byte_op(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s,
+		    const struct vpr_sock_op *op)
 {
 	struct vp_op_result res;
-	struct vp_sock *s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
-	struct vpr_sock_op gop;
 	struct vp_xchg *x;
 
-	if (!s)
-		abort();
-	op = goroutine_op(hs, s, op, &gop);
-	if (a->no_frames && (op->flags & VPR_OP_H2_PREFACE)) {
-		gop = *op;
-		gop.flags &= (uint8_t)~VPR_OP_H2_PREFACE;
-		op = &gop;
-	}
-	if (!s->pid)
-		s->pid = op->pid;
-	if (s->role == VPR_ROLE_UNKNOWN)
-		vp_socktab__infer_role(&hs->socks, s, op->dir);
-	/*
-	 * Bytes a client end sent after its connection closed: the peer's host
-	 * reset it in answer to them before the send returned (a peer gone).
-	 * Nobody read them, so they are no exchange, and the request the
-	 * sender serves lost its call; on TLS, a message this small is the
-	 * close_notify of a goodbye.
-	 */
-	if (s->closed_ts && op->dir == VPR_DIR_SEND && op->bytes && s->role == VPR_ROLE_CONNECTED &&
-	    !(s->tls && op->bytes <= VP_TLS_ALERT_MAX))
-		vp_attr__send_failed(&hs->attr, op->h.tid, op->h.ts_ns);
 	/* A read after replying: the tail of that request, or the next one?  The sender knows. */
 	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple && vp_exchanges__sender_cuts(s) &&
 	    op->dir == VPR_DIR_RECV)
@@ -463,7 +442,117 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	steps(a, hs, h, s);
 }
 
-static void on_conn(struct host_state *hs, const struct vpr_conn *c)
+/* An operation held for the frames that would follow it, when none did: the bytes decide. */
+static void release_preface(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s)
+{
+	struct vpr_sock_op held = s->last_op;
+
+	if (!s->h2_preface_held)
+		return;
+	s->h2_preface_held = false;
+	byte_op(a, hs, h, s, &held);
+}
+
+static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
+{
+	struct vp_sock *s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
+	struct vpr_sock_op gop;
+
+	if (!s)
+		abort();
+	op = goroutine_op(hs, s, op, &gop);
+	if (a->no_frames && (op->flags & VPR_OP_H2_PREFACE)) {
+		gop = *op;
+		gop.flags &= (uint8_t)~VPR_OP_H2_PREFACE;
+		op = &gop;
+	}
+	if (!s->pid)
+		s->pid = op->pid;
+	if (s->role == VPR_ROLE_UNKNOWN)
+		vp_socktab__infer_role(&hs->socks, s, op->dir);
+	/*
+	 * Bytes a client end sent after its connection closed: the peer's host
+	 * reset it in answer to them before the send returned (a peer gone).
+	 * Nobody read them, so they are no exchange, and the request the
+	 * sender serves lost its call; on TLS, a message this small is the
+	 * close_notify of a goodbye.
+	 */
+	if (s->closed_ts && op->dir == VPR_DIR_SEND && op->bytes && s->role == VPR_ROLE_CONNECTED &&
+	    !(s->tls && op->bytes <= VP_TLS_ALERT_MAX))
+		vp_attr__send_failed(&hs->attr, op->h.tid, op->h.ts_ns);
+	release_preface(a, hs, h, s);
+	/* The frame records that follow say what its bytes were (h2streams.h). */
+	s->last_op = *op;
+	s->last_op_valid = true;
+	if (s->h2)
+		return;
+	/* The client's preface, in the connection's first operation: frames should follow. */
+	if (op->flags & VPR_OP_H2_PREFACE) {
+		s->h2_preface_held = true;
+		return;
+	}
+	byte_op(a, hs, h, s, op);
+}
+
+/* The streams of a followed HTTP/2 connection that are still open end, cut (h2streams.h). */
+static void end_streams(struct host_state *hs, struct vp_sock *s)
+{
+	struct vp_xchg *x;
+
+	while ((x = vp_h2__take_open(s)))
+		finished(hs, x);
+}
+
+/* A frame record (VPR_H2_FRAME): its stream's exchange moves on (h2streams.h). */
+static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
+			const struct vpr_h2_frame *f)
+{
+	struct vp_sock *s = u64map__get(&hs->socks.by_cookie, f->cookie);
+	struct vp_op_result res;
+	struct vpr_sock_op fop;
+	struct vp_xchg *x;
+	bool dark;
+
+	if (!s || a->no_frames || !s->last_op_valid)
+		return;
+	if (!s->h2) {
+		/* What the held preface carried, the frames say; what the bytes began, ends here. */
+		s->h2_preface_held = false;
+		if ((x = vp_exchanges__finish(s))) {
+			x->incomplete = true;
+			finished(hs, x);
+		}
+	}
+	if (vp_h2__frame(s, f, &s->last_op, h, &a->paths.pools[h], &res, &dark))
+		abort(); /* out of memory: no sensible partial result */
+	if (dark) {
+		end_streams(hs, s);
+		/* Its calls and requests go unseen from now on: the threads decide nothing. */
+		vp_attr__blind(&hs->attr, s->pid);
+		return;
+	}
+	fop = vp_h2__frame_op(f, &s->last_op);
+	x = res.x;
+	switch (res.kind) {
+	case VP_OP_REQ_FIRST:
+		new_exchange(a, hs, x, &fop);
+		break;
+	case VP_OP_REQ_MORE:
+		if (x->side == VP_SERVER)
+			vp_attr__server_request(&hs->attr, x, &fop, false);
+		break;
+	case VP_OP_REP_FIRST:
+	case VP_OP_REP_MORE:
+		on_reply(hs, x, &fop, res.kind == VP_OP_REP_FIRST);
+		break;
+	default:
+		break;
+	}
+	if (res.finished)
+		finished(hs, res.finished);
+}
+
+static void on_conn(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_conn *c)
 {
 	struct vp_sock *s = vp_socktab__conn(&hs->socks, c);
 	struct vp_xchg *x;
@@ -486,6 +575,8 @@ static void on_conn(struct host_state *hs, const struct vpr_conn *c)
 		return;
 	if (c->oldstate == 2 /* SYN_SENT: refused, unreachable or timed out */)
 		vp_attr__connect_failed(&hs->attr, s);
+	release_preface(a, hs, h, s);
+	end_streams(hs, s);
 	x = vp_exchanges__close(s);
 	if (x)
 		finished(hs, x);
@@ -630,7 +721,7 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 		on_op(a, hs, h, (const struct vpr_sock_op *)rec);
 		break;
 	case VPR_CONN:
-		on_conn(hs, (const struct vpr_conn *)rec);
+		on_conn(a, hs, h, (const struct vpr_conn *)rec);
 		break;
 	case VPR_TASK:
 		vp_attr__task(&hs->attr, (const struct vpr_task *)rec);
@@ -650,6 +741,9 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 		break;
 	case VPR_SEND_FAILED:
 		on_send_failed(hs, (const struct vpr_send_failed *)rec);
+		break;
+	case VPR_H2_FRAME:
+		on_h2_frame(a, hs, h, (const struct vpr_h2_frame *)rec);
 		break;
 	default: /* clock, addresses and drops are used by the read stage */
 		break;
@@ -721,14 +815,18 @@ static void advance(struct vp_analysis *a, bool all)
 	vp_paths__emit(&a->paths, loss_known(a), all);
 }
 
-static void end_host(struct host_state *hs)
+static void end_host(struct vp_analysis *a, struct host_state *hs, int h)
 {
 	size_t pos = 0;
 	void *v;
 
 	hs->ended = true;
 	while (u64map__next(&hs->socks.by_cookie, &pos, NULL, &v)) {
-		struct vp_xchg *x = vp_exchanges__finish(v);
+		struct vp_xchg *x;
+
+		release_preface(a, hs, h, v);
+		end_streams(hs, v);
+		x = vp_exchanges__finish(v);
 
 		vp_attr__forget_sock(&hs->attr, v);
 		if (x) {
@@ -795,7 +893,7 @@ static void analyze_host(void *ctx, size_t h)
 		process(a, (int)h, rec);
 	}
 	if (hs->at_end && !hs->ended && !vp_fifo__peek(&hs->ahead))
-		end_host(hs);
+		end_host(a, hs, (int)h);
 }
 
 static uint64_t events(const struct vp_analysis *a)

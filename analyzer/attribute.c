@@ -815,6 +815,14 @@ void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c)
 	taint_open(p);
 }
 
+void vp_attr__blind(struct vp_attr *a, uint32_t pid)
+{
+	struct vp_proc *p = proc_get(a, pid);
+
+	if (!p->mixed)
+		become_mixed(p);
+}
+
 void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);

@@ -235,6 +235,12 @@ void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c, const st
  * vp_xchg__overlaps) and for attribution's own findings.
  */
 void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c);
+/*
+ * Process pid's calls or requests on a connection go unseen from now on (the
+ * recorder lost its place in an HTTP/2 connection's frames): no link of the
+ * process is exact any more, nor any request open in it now or later.
+ */
+void vp_attr__blind(struct vp_attr *a, uint32_t pid);
 /* Client exchange c finished (next request, close, end of input). */
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
 /* Links to p's calls that are exact, judged ones included. */

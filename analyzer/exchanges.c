@@ -137,6 +137,12 @@ static struct vp_xchg *xchg_new(struct vp_sock *s, const struct vpr_sock_op *op,
 	return x;
 }
 
+struct vp_xchg *vp_exchanges__new(struct vp_sock *s, const struct vpr_sock_op *op, int host,
+				  struct vp_xpool *pool)
+{
+	return xchg_new(s, op, host, pool);
+}
+
 /*
  * A request-direction operation after this end replied: the tail of the
  * request it answered, or the next request?  The sender's cuts decide

@@ -60,6 +60,13 @@ struct vp_step {
 	bool rep;
 };
 int vp_exchanges__step(struct vp_sock *s, int host, struct vp_xpool *pool, struct vp_step *st);
+/*
+ * A new exchange of s whose request op begins, not made s's exchange in
+ * progress: for stages that cut a socket's exchanges themselves
+ * (h2streams.h).  NULL on ENOMEM.
+ */
+struct vp_xchg *vp_exchanges__new(struct vp_sock *s, const struct vpr_sock_op *op, int host,
+				  struct vp_xpool *pool);
 /* End the exchange in progress on s (end of input); returns it, or NULL. */
 struct vp_xchg *vp_exchanges__finish(struct vp_sock *s);
 /* s closed: end its exchange, a one-way call when a request got no reply but a FIN came. */

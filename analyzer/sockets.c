@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h2streams.h"
 #include "pipeline.h"
 #include "sockets.h"
 
@@ -103,6 +104,7 @@ void vp_socktab__remove(struct vp_socktab *t, struct vp_sock *s)
 		s->peer_sock->peer_sock = NULL;
 	u64map__del(&t->by_cookie, s->cookie);
 	vp_pipe__free(s->pipe);
+	vp_h2__free(s->h2);
 	free(s);
 }
 
@@ -140,6 +142,7 @@ void vp_socktab__free(struct vp_socktab *t)
 
 	while (u64map__next(&t->by_cookie, &pos, NULL, &v)) {
 		vp_pipe__free(((struct vp_sock *)v)->pipe);
+		vp_h2__free(((struct vp_sock *)v)->h2);
 		free(v);
 	}
 	u64map__free(&t->by_cookie);

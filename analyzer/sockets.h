@@ -20,6 +20,7 @@
 
 struct vp_xchg;
 struct vp_pipe;
+struct vp_h2;
 
 enum vp_role_source {
 	VP_ROLE_RECORDED = 0,
@@ -63,6 +64,16 @@ struct vp_sock {
 	uint64_t setup_first_ts; /* when the handshake began: setup time of the first call */
 	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
 	struct vp_pipe *pipe; /* pipelined requests waiting their turn (pipeline.h), NULL: none */
+	struct vp_h2 *h2;     /* HTTP/2 streams cut by frames (h2streams.h), NULL: not followed */
+	/*
+	 * Its last operation (a Go unit's as attributed): a frame record that
+	 * follows it is its part.  h2_preface_held: an operation that began the
+	 * stream with HTTP/2's preface waits in it for frames to follow (then
+	 * the frames cut the connection) or not (then the bytes do).
+	 */
+	struct vpr_sock_op last_op;
+	bool last_op_valid;
+	bool h2_preface_held;
 	uint32_t req_next;    /* where the next request begins, if its witness said (req_next_known) */
 	bool req_next_known;
 	uint8_t req_proto;    /* the protocol that said it */

@@ -512,3 +512,63 @@ void synth_rmdir(const char *dir)
 {
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+static void h2_record(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie, uint8_t dir,
+		      uint32_t seq, uint8_t type, uint8_t flags, uint32_t stream, uint32_t length,
+		      uint8_t kind)
+{
+	struct vpr_h2_frame f = {0};
+
+	f.cookie = cookie;
+	f.seq = seq;
+	f.stream_id = stream;
+	f.length = length;
+	f.type = type;
+	f.flags = flags;
+	f.dir = dir;
+	f.kind = kind;
+	put(h, &f.h, VPR_H2_FRAME, sizeof(f), ts, tid);
+}
+
+void synth_h2_lost(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie, uint8_t dir,
+		   uint32_t seq, uint8_t why)
+{
+	h2_record(h, ts, tid, cookie, dir, seq, why, 0, 0, 0, VPR_H2_LOST);
+}
+
+void synth_h2_frame(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie, uint8_t dir,
+		    uint32_t seq, uint8_t type, uint8_t flags, uint32_t stream, uint32_t length)
+{
+	h2_record(h, ts, tid, cookie, dir, seq, type, flags, stream, length, VPR_H2_HEADER);
+}
+
+/* One end's operation of synth_h2_xfer and its frame records. */
+static void h2_side(struct synth_link *l, int side, uint8_t dir, bool preface, const struct synth_h2 *f,
+		    unsigned n, uint32_t start, uint32_t bytes, uint32_t tid, uint64_t ts)
+{
+	uint32_t at = start + (preface ? 24 : 0);
+
+	if (!l->host[side])
+		return;
+	synth_op_flags(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, bytes, start + bytes,
+		       preface ? VPR_OP_STREAM_START | VPR_OP_H2_PREFACE : 0);
+	for (unsigned i = 0; i < n; i++) {
+		synth_h2_frame(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type, f[i].flags,
+			       f[i].stream, f[i].length);
+		at += 9 + f[i].length;
+	}
+}
+
+void synth_h2_xfer(struct synth_link *l, enum synth_dir d, bool preface, const struct synth_h2 *f,
+		   unsigned n, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts)
+{
+	uint32_t bytes = preface ? 24 : 0, start = l->seq[d];
+	/* The sender of c2s is the client (side 0). */
+	int sender = d == SYNTH_C2S ? 0 : 1;
+
+	for (unsigned i = 0; i < n; i++)
+		bytes += 9 + f[i].length;
+	h2_side(l, sender, VPR_DIR_SEND, preface, f, n, start, bytes, stid, send_ts);
+	h2_side(l, !sender, VPR_DIR_RECV, preface, f, n, start, bytes, rtid, recv_ts);
+	l->seq[d] = start + bytes;
+}

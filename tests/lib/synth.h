@@ -148,6 +148,24 @@ void synth_link__close_server_first(struct synth_link *l, uint64_t ts);
 void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
 		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts);
 void synth_link__free(struct synth_link *l);
+/* One HTTP/2 frame header record (VPR_H2_FRAME) at stream position seq. */
+void synth_h2_frame(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie, uint8_t dir,
+		    uint32_t seq, uint8_t type, uint8_t flags, uint32_t stream, uint32_t length);
+/* A VPR_H2_LOST record: the recorder lost its place in dir's frames at seq (why: vpr_h2_lost). */
+void synth_h2_lost(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie, uint8_t dir,
+		   uint32_t seq, uint8_t why);
+/* A frame of synth_h2_xfer: type, flags, stream id, payload length. */
+struct synth_h2 {
+	uint8_t type, flags;
+	uint32_t stream, length;
+};
+/*
+ * One operation at each end carrying frames f[0..n) (after HTTP/2's 24-byte
+ * client preface when `preface`, the op then marked VPR_OP_H2_PREFACE), each
+ * followed by its frame records as the recorder writes them.
+ */
+void synth_h2_xfer(struct synth_link *l, enum synth_dir d, bool preface, const struct synth_h2 *f,
+		   unsigned n, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts);
 
 /* A private temporary directory and paths in it, for tests. */
 int synth_tmpdir(char *dir, size_t len);

@@ -1363,6 +1363,76 @@ static void test_http2_preface_from_a_client_not_recorded(void **state)
 	assert_false(w->c.reqs[0]->exact);
 }
 
+/* HTTP/2 frame types and flags the tests write (RFC 9113 6). */
+enum { H2_DATA = 0, H2_HEADERS = 1, H2_SETTINGS = 4 };
+#define H2_END_STREAM 0x1
+#define H2_END_HEADERS 0x4
+
+/*
+ * Two threads of web, each serving one request, send their calls as streams
+ * 1 and 3 of one HTTP/2 connection (d1) before anything comes back, and a
+ * reader thread (303) reads both replies in one read, stream 3's first.
+ * Cut by bytes this is one message of two threads; cut by the frame
+ * headers it is two calls, each its sender's request's, exact.  With
+ * `lost`, the recorder loses its place in web's frames after the calls
+ * went out: the replies are unseen, nothing is exact.
+ */
+static void h2_two_threads(struct world *w, bool lost)
+{
+	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6}, ack = {H2_SETTINGS, 1, 0, 0};
+	static const struct synth_h2 srv[] = {{H2_SETTINGS, 0, 0, 6}, {H2_SETTINGS, 1, 0, 0}};
+	static const struct synth_h2 s1 = {H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 1, 40};
+	static const struct synth_h2 s3 = {H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 3, 41};
+	static const struct synth_h2 rep[] = {
+		{H2_HEADERS, H2_END_HEADERS, 3, 30}, {H2_DATA, H2_END_STREAM, 3, 50},
+		{H2_HEADERS, H2_END_HEADERS, 1, 31}, {H2_DATA, H2_END_STREAM, 1, 60},
+	};
+	struct links k = open_links(w);
+
+	synth_h2_xfer(k.d1, SYNTH_C2S, true, &settings, 1, 303, US(50), 401, US(55));
+	synth_h2_xfer(k.d1, SYNTH_S2C, false, srv, 2, 401, US(56), 303, US(60));
+	synth_h2_xfer(k.d1, SYNTH_C2S, false, &ack, 1, 303, US(61), 401, US(65));
+	synth_req(k.l1, 100, 901, US(100), 301);
+	synth_req(k.l2, 100, 902, US(101), 302);
+	synth_h2_xfer(k.d1, SYNTH_C2S, false, &s1, 1, 301, US(110), 401, US(120));
+	synth_h2_xfer(k.d1, SYNTH_C2S, false, &s3, 1, 302, US(111), 401, US(121));
+	if (lost)
+		synth_h2_lost(w->web, US(112), 303, 21, VPR_DIR_RECV, k.d1->seq[SYNTH_S2C], 3);
+	synth_h2_xfer(k.d1, SYNTH_S2C, false, rep, 4, 401, US(130), 303, US(135));
+	synth_rep(k.l2, 200, 302, US(140), 902);
+	synth_rep(k.l1, 200, 301, US(141), 901);
+	close_links(&k, US(200));
+}
+
+static void test_h2_streams_are_calls_of_their_requests(void **state)
+{
+	struct world *w = *state;
+
+	h2_two_threads(w, false);
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/401)");
+	for (int i = 0; i < 2; i++) {
+		const struct vp_call *c = w->c.reqs[i]->root->calls[0];
+
+		assert_true(w->c.reqs[i]->exact);
+		assert_true(c->link.exact);
+		assert_true(c->complete);
+		/* Its own frames only: HEADERS out; HEADERS and DATA back. */
+		assert_int_equal(c->request_bytes, 9 + 40 + (unsigned)i);
+		assert_int_equal(c->reply_bytes, 9 + 31 - (unsigned)i + 9 + (i ? 50 : 60));
+		assert_int_equal(c->conn_index, (unsigned)i); /* stream 1, then stream 3 */
+	}
+}
+
+static void test_h2_lost_frames_decide_nothing(void **state)
+{
+	struct world *w = *state;
+
+	h2_two_threads(w, true);
+	analyze(w);
+	for (size_t i = 0; i < w->c.n; i++)
+		assert_false(w->c.reqs[i]->exact);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1409,6 +1479,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_http2_preface_is_never_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_h2_streams_are_calls_of_their_requests, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
