@@ -560,7 +560,12 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
  */
 static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 {
-	struct vp_xchg *s = c->back_confirms || !c->woke_back ? c->woke_for : c->woke_back;
+	/*
+	 * The back wake-up decides unless it confirms the forward one, or the
+	 * forward one is the goroutine's creation for a request (a stream's own
+	 * writer: its reader may first release a lock another request waits for).
+	 */
+	struct vp_xchg *s = c->back_confirms || c->born_for || !c->woke_back ? c->woke_for : c->woke_back;
 	bool held = false, exact;
 	uint16_t n;
 
@@ -750,6 +755,16 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	struct vp_proc *p = thread_proc(a, t, op->pid);
 	struct vp_xchg *opened_for = c->sock && c->conn_index == 0 ? c->sock->open_cause : NULL;
 
+	/*
+	 * A Go unit's first call, sent by a goroutine created for one request
+	 * and not yet a connection's loop: x/net/http2's Transport starts a
+	 * goroutine per stream (cs.doRequest) that writes that stream alone.
+	 * On HTTP/2 its creation is the forward evidence (below).
+	 */
+	struct vp_xchg *born_for = created_for(a, t);
+
+	if (born_for)
+		born_for->refs++;
 	take_comm(c, t, p);
 	c->sent_for = cause_of(t) ? t->cur->id : 0;
 	/* On a connection known to carry several at once: any open request's call may be in it. */
@@ -771,8 +786,11 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 				taint_inflight(t);
 		}
 		vp_attr__forget_sock(a, c->sock);
-		if (open)
+		if (open) {
+			if (born_for)
+				vp_hpaths__unref(a->paths, born_for);
 			return;
+		}
 	}
 	if (cause_of(t)) {
 		uint16_t n = inflight_candidates(a, t);
@@ -787,10 +805,21 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 		hold_open(a, p, c);
 		list_add_tail(&p->pending, c);
 		tlist_add_tail(&t->pending, c);
-		ref_set(a, &c->woke_for, t->woke_for);
-		c->woke_n = t->woke_n;
+		/*
+		 * On HTTP/2 (streams cut by frames) the creation decides, before
+		 * a ready and before the reader's wake-ups: a stream's writer
+		 * blocked on the connection's write lock is readied by whichever
+		 * stream held it.  Elsewhere it says nothing: net/http's
+		 * writeLoop, made when the dialing request's goroutine dialed, is
+		 * handed its first call by whoever took the connection.
+		 */
+		c->born_for = born_for && c->sock && c->sock->h2;
+		ref_set(a, &c->woke_for, c->born_for ? born_for : t->woke_for);
+		c->woke_n = c->born_for ? 1 : t->woke_n;
 	}
 	woke_clear(a, t);
+	if (born_for)
+		vp_hpaths__unref(a->paths, born_for);
 }
 
 /* c's link, exact when made, is found not to be: counted apart (vp_proc__calls_exact). */

@@ -104,6 +104,7 @@ struct vp_xchg {
 	struct vp_xchg *woke_for; /* pending client: the request of the last of them (a reference) */
 	struct vp_xchg *woke_back; /* pending client: the request its thread woke after the reply (a reference) */
 	bool back_confirms; /* pending Go call: its reader met woke_for's request too, after the reply */
+	bool born_for; /* pending Go call: woke_for is the request its goroutine was created for */
 	struct vp_xchg *up;   /* see above */
 	/*
 	 * up when linked, as other hosts see it while hosts run in parallel:
