@@ -171,16 +171,3 @@ struct vp_xchg *vp_h2__take_open(struct vp_sock *s)
 	x->incomplete = true;
 	return x;
 }
-
-void vp_h2__free(struct vp_h2 *h)
-{
-	size_t pos = 0;
-	void *v;
-
-	if (!h)
-		return;
-	while (u64map__next(&h->open, &pos, NULL, &v))
-		free(v);
-	u64map__free(&h->open);
-	free(h);
-}

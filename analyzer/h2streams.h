@@ -27,14 +27,7 @@
 #define VPATH_H2STREAMS_H
 
 #include "exchanges.h"
-#include "hashmap.h"
-
-/* A socket's streams (vp_sock.h2). */
-struct vp_h2 {
-	struct u64map open; /* stream id -> its exchange, until it ends */
-	bool dark;	    /* frames lost: none is used any more */
-	uint32_t streams;   /* exchanges begun */
-};
+#include "h2state.h"
 
 /* Whether s's exchanges are cut by frames (a frame record was seen, none lost since). */
 static inline bool vp_h2__follows(const struct vp_sock *s)
@@ -63,6 +56,5 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 struct vp_xchg *vp_h2__take_open(struct vp_sock *s);
 /* Frame f as an operation of its own: its bytes at its position, with op's time and thread. */
 struct vpr_sock_op vp_h2__frame_op(const struct vpr_h2_frame *f, const struct vpr_sock_op *op);
-void vp_h2__free(struct vp_h2 *h);
 
 #endif

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h2streams.h"
+#include "h2state.h"
 #include "pipeline.h"
 #include "sockets.h"
 

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+
+#include "h2state.h"
+
+void vp_h2__free(struct vp_h2 *h)
+{
+	size_t pos = 0;
+	void *v;
+
+	if (!h)
+		return;
+	while (u64map__next(&h->open, &pos, NULL, &v))
+		free(v);
+	u64map__free(&h->open);
+	free(h);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What a socket keeps of its HTTP/2 streams while h2streams.c cuts them
+ * (vp_sock.h2): apart from the stage that fills it, so that the socket
+ * table (stage 2) can free it without depending on stage 4.
+ */
+#ifndef VPATH_H2STATE_H
+#define VPATH_H2STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hashmap.h"
+
+struct vp_h2 {
+	struct u64map open; /* stream id -> its state (malloc'd, h2streams.c), until it ends */
+	bool dark;	    /* frames lost: none is used any more */
+	uint32_t streams;   /* exchanges begun */
+};
+
+/* NULL-safe. */
+void vp_h2__free(struct vp_h2 *h);
+
+#endif
