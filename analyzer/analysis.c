@@ -231,9 +231,15 @@ static void overlapped(struct vp_analysis *a, struct vp_xchg *c, struct vp_xchg 
 		ss->muxed = true;
 	vp_attr__muxed(&a->hs[c->host].attr, c);
 	s->muxed = s->tainted = true;
-	/* Its earlier calls, built and waiting to be emitted, were on it too. */
+	/*
+	 * Its earlier calls, built and waiting to be emitted, were on it too,
+	 * and any request of the caller may have had its call hidden in one
+	 * of its messages, before or after this one.
+	 */
 	vp_paths__muxed(&a->paths, c->host, c->cookie);
 	vp_paths__muxed(&a->paths, s->host, s->cookie);
+	vp_attr__blind(&a->hs[c->host].attr, c->pid);
+	vp_paths__blind(&a->paths, c->host, c->pid);
 }
 
 /* Stream positions paired the two ends of a call: link them and learn the clocks. */
@@ -516,10 +522,15 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	if (!s || a->no_frames || !s->last_op_valid)
 		return;
 	if (!s->h2) {
-		/* What the held preface carried, the frames say; what the bytes began, ends here. */
+		/*
+		 * What the held preface carried, the frames say.  What the bytes
+		 * began before the frames came (a preface sent alone, released
+		 * by the next operation, grpc-go's) was connection setup.
+		 */
 		s->h2_preface_held = false;
 		if ((x = vp_exchanges__finish(s))) {
-			x->incomplete = true;
+			x->setup = true;
+			x->incomplete = false;
 			finished(hs, x);
 		}
 	}

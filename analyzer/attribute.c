@@ -767,9 +767,14 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 		born_for->refs++;
 	take_comm(c, t, p);
 	c->sent_for = cause_of(t) ? t->cur->id : 0;
-	/* On a connection known to carry several at once: any open request's call may be in it. */
-	if (c->muxed)
-		taint_open(p);
+	/*
+	 * On a connection known to carry several at once, cut by bytes: any
+	 * request's call may hide in any of its messages, one opened later
+	 * too (a writer goroutine, grpc's, carries them all): the process's
+	 * threads decide nothing any more.
+	 */
+	if (c->muxed && !p->mixed)
+		become_mixed(p);
 	t->call_io = true;
 	ref_set(a, &t->lineage, NULL);
 	p->calls++;

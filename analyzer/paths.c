@@ -165,9 +165,13 @@ void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 static bool make_root(struct vp_xchg *x)
 {
 	x->up_state = VP_UP_ROOT;
-	/* A server end whose client is not recorded: the request came from outside. */
+	/*
+	 * A server end whose client is not recorded: the request came from
+	 * outside.  One whose client was recorded but not found (its records
+	 * lost, an HTTP/2 client whose frames were): its parent is unknown.
+	 */
 	if (x->side == VP_SERVER)
-		x->link = vp_link_make(VP_BASIS_ROOT, 0);
+		x->link = vp_link_make(x->peer_expected ? VP_BASIS_UNCLAIMED : VP_BASIS_ROOT, 0);
 	return x->wait == 0;
 }
 
@@ -462,6 +466,12 @@ void vp_paths__muxed(struct vp_paths *p, int host, uint64_t cookie)
 		abort(); /* out of memory: no sensible partial result */
 }
 
+void vp_paths__blind(struct vp_paths *p, int host, uint32_t pid)
+{
+	if (u64map__put(&p->blind, vp_paths_end_key(host, pid), p))
+		abort();
+}
+
 static bool end_muxed(const struct vp_paths *p, const struct vp_call_end *e)
 {
 	return e->recorded && p->muxed.len && u64map__get(&p->muxed, vp_paths_end_key(e->host, e->cookie));
@@ -504,6 +514,10 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 	    !end_complete(p, call->server.host, call->srv_first, call->srv_last))
 		call->complete = false;
 	if (unmake_muxed(p, call))
+		*exact = false;
+	/* Served by a process that may have hidden its calls in a multiplexed connection. */
+	if (call->server.recorded && p->blind.len &&
+	    u64map__get(&p->blind, vp_paths_end_key(call->server.host, call->server.pid)))
 		*exact = false;
 	for (size_t i = 0; i < call->ncalls; i++)
 		all &= finish_call(p, call->calls[i], exact);
@@ -556,6 +570,7 @@ void vp_paths__free(struct vp_paths *p)
 	free(p->pools);
 	p->pools = NULL;
 	u64map__free(&p->muxed);
+	u64map__free(&p->blind);
 }
 
 void vp_request__free(struct vp_request *r)

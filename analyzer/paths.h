@@ -41,6 +41,8 @@ struct vp_paths {
 	 * exact marks then, whenever the finding came.
 	 */
 	struct u64map muxed;
+	/* Processes whose calls went unseen (vp_paths__blind), key vp_paths_end_key(host, pid). */
+	struct u64map blind;
 };
 
 /* Which end of which host (cookies are per machine, and stay far below 2^48). */
@@ -84,6 +86,12 @@ void vp_paths__link_peer(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
  * yet emitted included.  Aborts on ENOMEM.
  */
 void vp_paths__muxed(struct vp_paths *p, int host, uint64_t cookie);
+/*
+ * Process pid of host may have hidden any request's call in a multiplexed
+ * connection's messages (the join found one): no request it served that is
+ * still to be emitted is exact.  Aborts on ENOMEM.
+ */
+void vp_paths__blind(struct vp_paths *p, int host, uint32_t pid);
 /* x's other end will not be found (the join). */
 void vp_paths__peer_gone(struct vp_paths *p, struct vp_xchg *x);
 
