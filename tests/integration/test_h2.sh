@@ -58,6 +58,22 @@ h2_without_frames() { # label dir
 		--found "$dir/found-noframes.json" | sed "s/^\(ok\|not ok\) - h2 [^:]*:/& (--no-frames)/"
 }
 
+# preexisting tests what it says only if both ends found the front's
+# connection to the back end open (origin=preexisting) and recorded neither
+# its preface nor, therefore, any frame.
+h2_preexisting_check() { # label dir
+	local label=$1 dir=$2 host backend n_pre n_h2
+	backend=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["backend_addr"])' \
+		"$dir/h2.json")
+	for host in front backend; do
+		"$VPATH_ANALYZE" dump "$dir/$host.vpr" >"$dir/$host.dump" 2>/dev/null
+		n_pre=$(grep -c "^conn .*$backend.*origin=preexisting" "$dir/$host.dump")
+		n_h2=$(grep -c 'h2_preface\|^h2_frame' "$dir/$host.dump")
+		check "$label: the $host found the connection open ($n_pre), no preface or frame ($n_h2)" \
+			[ "$n_pre" -ge 1 -a "$n_h2" -eq 0 ]
+	done
+}
+
 for variant in node-h2 node-h2-tls go-h2 go-grpc python-grpc preexisting; do
 	case $variant in
 	node-* | preexisting) why=$node_why ;;
@@ -72,5 +88,6 @@ for variant in node-h2 node-h2-tls go-h2 go-grpc python-grpc preexisting; do
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
 	h2_without_frames "h2 $variant" "$wl_kept"
+	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
 done
 exit 0
