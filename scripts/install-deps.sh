@@ -22,6 +22,7 @@ PKGS=(
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 	openjdk-17-jdk-headless golang-go         # tests/handoff: the Java and Go front ends (compiled offline)
 	golang-golang-x-net-dev                   # tests/h2: Go's HTTP/2 (x/net/http2, h2c), compiled offline
+	golang-google-grpc-dev python3-grpcio     # tests/h2: gRPC in Go (compiled offline) and in Python
 	clickhouse-server clickhouse-client       # tests/clickhouse: the cross-host join in SQL, two shards
 	dpkg-dev lintian                          # make deb (dpkg-shlibdeps, dpkg-gencontrol), test_deb.sh
 	man-db bash-completion                    # test_man.sh (man --warnings), test_deb.sh (the loader)

@@ -17,6 +17,10 @@
 wl_score_opts=()
 # vpath-record's extra options (tests/handoff go: --go-binary)
 wl_record_opts=()
+# Set to a line the front end logs once its connections to the back end are
+# open: the servers start first, the recorders once that line is logged
+# (tests/h2 preexisting: a connection the recorders find already open).
+wl_servers_first=
 
 wl_options() { # kind-option help-lines args...
 	local kind_opt=$1 help=$2
@@ -81,10 +85,16 @@ wl_run() { # meta client_script client_args... -- back_cmd... -- front_cmd...
 	shift
 	front=("$@")
 	# The recorders start first, so the pool's connections and their
-	# ordinals are recorded from the start, as the client's are.
-	e2e_recorders_start "${wl_record_opts[@]}" || return 2
+	# ordinals are recorded from the start, as the client's are; with
+	# wl_servers_first, once the front end's connections are open.
+	[ -n "$wl_servers_first" ] || e2e_recorders_start "${wl_record_opts[@]}" || return 2
 	wl_server_start backend backend "${back[@]}" || return 2
 	wl_server_start "$wl_front_host" "$wl_front_host" "${front[@]}" || return 2
+	if [ -n "$wl_servers_first" ]; then
+		_e2e_wait_line "$E2E_DIR/$wl_front_host.log" "$wl_servers_first" \
+			"${E2E_SERVER_PIDS[-1]}" 20 "$wl_front_host" || return 2
+		e2e_recorders_start "${wl_record_opts[@]}" || return 2
+	fi
 	setsid ip netns exec "$(e2e_ns client)" python3 "$client" "${client_args[@]}" \
 		--sessions "$sessions" --requests "$requests" --seed "$seed" \
 		--out "$E2E_DIR/truth.jsonl" \

@@ -29,6 +29,11 @@ function h2Calls(backend, opts) {
 	session.on('error', (e) => fail('back-end session: ' + e.message));
 	session.on('close', () => fail('back-end session closed'));
 	session.on('connect', (s, socket) => socket.setNoDelay(true));
+	// The back end's SETTINGS: the connection's setup is over (run.sh's
+	// preexisting variant starts the recorders after this line).
+	session.once('remoteSettings', () => {
+		process.stderr.write('gateway: back-end session ready\n');
+	});
 	return (traceId, call) => new Promise((resolve, reject) => {
 		const { headers, body } = callMessage(traceId, call);
 		const stream = session.request(Object.assign({ ':method': 'POST', ':path': '/call' },

@@ -9,14 +9,20 @@
 # Prints TAP lines and the figures.  Exit status: 0 when the gates pass, 1
 # when not, 2 when the run itself failed.  Needs root.
 #
-#   tests/h2/run.sh --variant node-h2|node-h2-tls|go-h2 [--requests N]
-#                   [--sessions S] [--seed X] [--keep DIR]
+#   tests/h2/run.sh --variant node-h2|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting
+#                   [--requests N] [--sessions S] [--seed X] [--keep DIR]
 # node-h2:     gateway_h2.js (one event loop, one shared http2.connect()
 #              session, h2c with prior knowledge) -> backend_h2.js
 # node-h2-tls: the same over TLS with ALPN h2, a self-signed certificate
 #              made with openssl in the scratch dir
 # go-h2:       goapp front-h2 (net/http, x/net/http2 Transport, h2c) ->
 #              goapp back-h2 (h2c.NewHandler), compiled offline
+# go-grpc:     goapp front-grpc (net/http, one grpc.ClientConn, unary
+#              calls, h2c) -> goapp back-grpc (grpc.Server), compiled offline
+# python-grpc: goapp front-grpc -> grpc_backend.py (grpcio, handlers on a
+#              thread pool)
+# preexisting: node-h2 with the gateway's session to the back end opened
+#              before the recorders start (its preface is not recorded)
 # --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl,
 # analyze.cmd (the vpath-analyze command line) and every log go to DIR.
 set -u
@@ -31,9 +37,12 @@ H2_NET=10.204.0
 H2_CLIENT_IP=$H2_NET.10
 H2_FRONT=$H2_NET.1:7000
 H2_BACKEND=$H2_NET.2:7100
+# The Go build cache is build output: kept in $OUTPUT (as test_record_go.sh
+# keeps it), so that only the first run compiles x/net and gRPC.
+H2_GOCACHE=$(realpath -m "$OUTPUT/go-cache")
 
 source tests/evloop/workload.sh
-wl_options variant 3,21 "$@"
+wl_options variant 3,27 "$@"
 variant=$wl_kind wl_front_host=front
 # A back-end call found as a root marked exact fails the run too.
 wl_score_opts=(--gate-roots)
@@ -42,31 +51,61 @@ wl_score_opts=(--gate-roots)
 # tests/evloop's HTTP variants record them.
 wl_record_opts=(--capture 256 --capture-port "${H2_FRONT##*:}" --capture-port "${H2_BACKEND##*:}")
 case $variant in
-node-h2 | node-h2-tls | go-h2) ;;
-*) echo "run.sh: --variant node-h2|node-h2-tls|go-h2" >&2; exit 2 ;;
+node-h2 | node-h2-tls | go-h2 | go-grpc | python-grpc | preexisting) ;;
+*) echo "run.sh: --variant node-h2|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting" >&2; exit 2 ;;
 esac
+
+# A Python that imports grpcio: Debian's (python3-grpcio), whatever python3
+# is first in PATH.
+h2_python=
+for p in python3 /usr/bin/python3; do
+	if "$p" -c 'import grpc' 2>/dev/null; then
+		h2_python=$(command -v "$p")
+		break
+	fi
+done
 
 # What this run needs that is not installed: the Debian package's name.
 h2_missing() {
 	case $variant in
-	node-*) command -v node >/dev/null || echo nodejs ;;
+	node-* | preexisting) command -v node >/dev/null || echo nodejs ;;
 	go-h2)
 		command -v go >/dev/null || echo golang-go
 		[ -d /usr/share/gocode/src/golang.org/x/net/http2/h2c ] || echo golang-golang-x-net-dev
 		;;
+	*-grpc)
+		command -v go >/dev/null || echo golang-go
+		[ -d /usr/share/gocode/src/google.golang.org/grpc ] || echo golang-google-grpc-dev
+		;;
 	esac
+	[ "$variant" != python-grpc ] || [ -n "$h2_python" ] || echo python3-grpcio
 	[ "$variant" != node-h2-tls ] || command -v openssl >/dev/null || echo openssl
+}
+
+# goapp from tests/handoff/goapp.go and tests/h2/$1, offline, into DIR;
+# recorded with --go-binary (started after the recorders: the front's
+# goroutines are followed from exec, as tests/handoff's go front's are).
+h2_goapp() { # modes.go dir
+	# go build wants the files it is named in one directory.
+	cp tests/handoff/goapp.go "$H2_SRC/$1" "$2/" &&
+		(cd "$2" && GOCACHE=$H2_GOCACHE GOPATH=/usr/share/gocode GOPROXY=off \
+			GOFLAGS= GO111MODULE=off go build -o goapp goapp.go "$1") \
+		>"$E2E_DIR/build.log" 2>&1 || return 1
+	wl_record_opts+=(--go-binary "$2/goapp")
 }
 
 # Makes what the variant needs in $E2E_DIR/build (certificate, Go
 # binary), offline; sets front_cmd and back_cmd.
 h2_build() {
 	local build=$E2E_DIR/build
-	mkdir -p "$build" || return 1
+	mkdir -p "$build" "$H2_GOCACHE" || return 1
 	case $variant in
-	node-h2)
+	node-h2 | preexisting)
 		front_cmd=(node "$H2_SRC/gateway_h2.js" "$H2_FRONT" "$H2_BACKEND")
 		back_cmd=(node "$H2_SRC/backend_h2.js" --listen "$H2_BACKEND")
+		# the recorders start once the gateway's session has exchanged
+		# its SETTINGS: they find the connection open, its preface gone
+		[ "$variant" = node-h2 ] || wl_servers_first='back-end session ready'
 		;;
 	node-h2-tls)
 		# The back end's address is in the certificate: Node checks it.
@@ -79,16 +118,19 @@ h2_build() {
 			--tls "$build/key.pem" "$build/cert.pem")
 		;;
 	go-h2)
-		# go build wants the files it is named in one directory.
-		cp tests/handoff/goapp.go "$H2_SRC/goh2.go" "$build/" &&
-			(cd "$build" && GOCACHE=$build/cache GOPATH=/usr/share/gocode GOPROXY=off \
-				GOFLAGS= GO111MODULE=off go build -o goapp goapp.go goh2.go) \
-			>"$E2E_DIR/build.log" 2>&1 || return 1
+		h2_goapp goh2.go "$build" || return 1
 		front_cmd=("$build/goapp" front-h2 "$H2_FRONT" "$H2_BACKEND")
 		back_cmd=("$build/goapp" back-h2 "$H2_BACKEND")
-		# started after the recorders: the front's goroutines are followed
-		# from exec, as tests/handoff's go front's are
-		wl_record_opts+=(--go-binary "$build/goapp")
+		;;
+	go-grpc)
+		h2_goapp gogrpc.go "$build" || return 1
+		front_cmd=("$build/goapp" front-grpc "$H2_FRONT" "$H2_BACKEND")
+		back_cmd=("$build/goapp" back-grpc "$H2_BACKEND")
+		;;
+	python-grpc)
+		h2_goapp gogrpc.go "$build" || return 1
+		front_cmd=("$build/goapp" front-grpc "$H2_FRONT" "$H2_BACKEND")
+		back_cmd=("$h2_python" "$H2_SRC/grpc_backend.py" --listen "$H2_BACKEND")
 		;;
 	esac
 }

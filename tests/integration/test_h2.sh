@@ -3,10 +3,13 @@
 # HTTP/2 workloads (tests/h2/README.md, issue 23): front ends whose
 # back-end calls are streams of one shared HTTP/2 connection: node-h2 (a
 # Node.js gateway, one event loop, http2.connect() h2c session), node-h2-tls
-# (the same over TLS, ALPN h2) and go-h2 (Go net/http -> x/net/http2
-# Transport, h2c -> an h2c server), 16 client sessions each, recorded on
-# three network-namespace hosts and scored against the truth of the client
-# and the back end, calls named by HTTP/2 stream id.  Gates: every request
+# (the same over TLS, ALPN h2), go-h2 (Go net/http -> x/net/http2
+# Transport, h2c -> an h2c server), go-grpc (Go net/http -> one
+# grpc.ClientConn -> a Go grpc.Server), python-grpc (the same front -> a
+# Python grpcio server, handlers on a thread pool) and preexisting (node-h2
+# with the session opened before the recorders), 16 client sessions each,
+# recorded on three network-namespace hosts and scored against the truth of
+# the client and the back end, calls named by HTTP/2 stream id.  Gates: every request
 # found, every path and link marked exact right, no back-end call found as
 # a root marked exact; paths right and marked exact are printed, not gated
 # (the analyzer does not cut HTTP/2 frames yet).  Then the scorer must
@@ -24,8 +27,19 @@ go_missing() {
 	command -v go >/dev/null || echo golang-go
 	[ -d /usr/share/gocode/src/golang.org/x/net/http2/h2c ] || echo golang-golang-x-net-dev
 }
+grpc_missing() {
+	command -v go >/dev/null || echo golang-go
+	[ -d /usr/share/gocode/src/google.golang.org/grpc ] || echo golang-google-grpc-dev
+}
+pygrpc_missing() {
+	grpc_missing
+	python3 -c 'import grpc' 2>/dev/null || /usr/bin/python3 -c 'import grpc' 2>/dev/null ||
+		echo python3-grpcio
+}
 node_why=$(e2e_servers_unavailable node_missing)
 go_why=$(e2e_servers_unavailable go_missing)
+grpc_why=$(e2e_servers_unavailable grpc_missing)
+pygrpc_why=$(e2e_servers_unavailable pygrpc_missing)
 seed=${VPATH_SEED:-11}
 # 16 sessions x 30 requests: a run takes well under a minute
 requests=${H2_REQUESTS:-480}
@@ -50,8 +64,29 @@ h2_without_frames() { # label dir
 		--found "$dir/found-noframes.json" | sed "s/^\(ok\|not ok\) - h2 [^:]*:/& (--no-frames)/"
 }
 
-for variant in node-h2 node-h2-tls go-h2; do
-	case $variant in node-*) why=$node_why ;; *) why=$go_why ;; esac
+# preexisting tests what it says only if both ends found the front's
+# connection to the back end open (origin=preexisting) and recorded neither
+# its preface nor, therefore, any frame.
+h2_preexisting_check() { # label dir
+	local label=$1 dir=$2 host backend n_pre n_h2
+	backend=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["backend_addr"])' \
+		"$dir/h2.json")
+	for host in front backend; do
+		"$VPATH_ANALYZE" dump "$dir/$host.vpr" >"$dir/$host.dump" 2>/dev/null
+		n_pre=$(grep -c "^conn .*$backend.*origin=preexisting" "$dir/$host.dump")
+		n_h2=$(grep -c 'h2_preface\|^h2_frame' "$dir/$host.dump")
+		check "$label: the $host found the connection open ($n_pre), no preface or frame ($n_h2)" \
+			[ "$n_pre" -ge 1 -a "$n_h2" -eq 0 ]
+	done
+}
+
+for variant in node-h2 node-h2-tls go-h2 go-grpc python-grpc preexisting; do
+	case $variant in
+	node-* | preexisting) why=$node_why ;;
+	go-grpc) why=$grpc_why ;;
+	python-grpc) why=$pygrpc_why ;;
+	*) why=$go_why ;;
+	esac
 	if [ -n "$why" ]; then
 		skip "h2 $variant" "$why"
 		continue
@@ -62,5 +97,6 @@ for variant in node-h2 node-h2-tls go-h2; do
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
 	h2_without_frames "h2 $variant" "$wl_kept"
+	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
 done
 exit 0
