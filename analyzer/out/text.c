@@ -121,6 +121,28 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 	}
 }
 
+static bool any_inferred_link(const struct vp_call *c)
+{
+	for (size_t i = 0; i < c->ncalls; i++)
+		if (!c->calls[i]->link.exact || any_inferred_link(c->calls[i]))
+			return true;
+	return false;
+}
+
+/* Why a request is not exact, in the words of its first line. */
+static const char *inferred_why(const struct vp_request *r)
+{
+	if (r->exact)
+		return "";
+	if (any_inferred_link(r->root))
+		return "  INFERRED (links marked ~ were chosen among candidates)";
+	if (!r->root->link.exact)
+		return "  INFERRED (a root, though requests were open that might have made it)";
+	if (!r->complete)
+		return "  INFERRED (what decided its links may be in the events lost)";
+	return "  INFERRED (a call chosen for another request, or not seen, could have been its own)";
+}
+
 void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
 {
 	const struct vp_call *c = r->root;
@@ -132,7 +154,7 @@ void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
 	fprintf(o->f, "request %" PRIu64 "  %s  at +%.6fs  %zu calls on %zu hosts%s%s\n", r->id, dur,
 		(double)(c->start_ns - o->t0) / 1e9, r->ncalls, r->nhosts,
 		r->complete ? "" : "  INCOMPLETE (events lost or recording cut)",
-		r->exact ? "" : "  INFERRED (links marked ~ were chosen among candidates)");
+		inferred_why(r));
 	vp_endpoint__format(&c->client.addr, ad, sizeof(ad));
 	if (c->client.recorded)
 		fprintf(o->f, "  from %s  %s\n",
