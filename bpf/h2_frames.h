@@ -247,8 +247,12 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
 		/* The client's receives begin with frames; a server's with the preface to come. */
 		other->next = tp->rcv_nxt - (__u32)tp->bytes_received + (preface ? 0 : H2_PREFACE_LEN);
 	else
-		/* An accepted socket's first sent byte (stream_start.h, send_lead()). */
-		other->next = tp->snd_una - (__u32)tp->bytes_acked;
+		/*
+		 * The socket's first sent byte: a server's, or a connected
+		 * socket's whose peer is the HTTP/2 client (one past snd_una less
+		 * bytes_acked there, stream_start.h).
+		 */
+		other->next = send_stream_start(tp->snd_una, tp->bytes_acked, sk->sk_max_ack_backlog);
 	other->mode = H2_TRACK;
 	s->confirmed = preface;
 	h2_active = 1;
