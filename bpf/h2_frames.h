@@ -232,6 +232,13 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
 		s->confirmed |= preface;
 		return;
 	}
+	/*
+	 * The server's SETTINGS is trusted until the client's first bytes are
+	 * read; read already (and no preface, or the walk would have begun
+	 * there), they make this no HTTP/2 connection.
+	 */
+	if (!preface && tp->copied_seq != tp->rcv_nxt - (__u32)tp->bytes_received)
+		return;
 	s = bpf_sk_storage_get(&h2_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s) {
 		/* Nowhere to say where: the operation's own preface flag says the rest. */

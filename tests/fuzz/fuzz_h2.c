@@ -68,7 +68,7 @@ struct sock {
 
 /* The counters h2_begin() reads. */
 struct tcp_sock {
-	__u32 rcv_nxt, snd_una;
+	__u32 rcv_nxt, copied_seq, snd_una;
 	__u64 bytes_received, bytes_acked;
 };
 
@@ -457,6 +457,7 @@ static void run_op(const struct op *o)
 	/* The kernel's counters: receives' base is the first byte, a connected socket's sends' one before. */
 	tp.bytes_received = C.done[VPR_DIR_RECV];
 	tp.rcv_nxt = C.base[VPR_DIR_RECV] + C.done[VPR_DIR_RECV];
+	tp.copied_seq = tp.rcv_nxt; /* all received is read */
 	tp.bytes_acked = C.done[VPR_DIR_SEND] - o->len * (d == VPR_DIR_SEND) + !C.accepted;
 	tp.snd_una = C.base[VPR_DIR_SEND] + (__u32)tp.bytes_acked - !C.accepted;
 	if (d == VPR_DIR_SEND) {
