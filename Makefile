@@ -172,6 +172,9 @@ $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o: analyzer/main.c $(wildcard commo
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -Dmain=vpath_analyze_main -c $< -o $@
+# The two objects that print --version, as above.
+$(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o: \
+	FUZZ_CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 $(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 $(OUTPUT)/fuzz/fuzz_redact: $(OUTPUT)/fuzz/obj/user/redact.o
 $(OUTPUT)/fuzz/fuzz_analyze: $(OUTPUT)/fuzz/obj/tests/fuzz/json_arena.o

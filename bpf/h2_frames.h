@@ -232,6 +232,13 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
 		s->confirmed |= preface;
 		return;
 	}
+	/*
+	 * The server's SETTINGS is trusted until the client's first bytes are
+	 * read; read already (and no preface, or the walk would have begun
+	 * there), they make this no HTTP/2 connection.
+	 */
+	if (!preface && tp->copied_seq != tp->rcv_nxt - (__u32)tp->bytes_received)
+		return;
 	s = bpf_sk_storage_get(&h2_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s) {
 		/* Nowhere to say where: the operation's own preface flag says the rest. */
@@ -247,8 +254,12 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
 		/* The client's receives begin with frames; a server's with the preface to come. */
 		other->next = tp->rcv_nxt - (__u32)tp->bytes_received + (preface ? 0 : H2_PREFACE_LEN);
 	else
-		/* An accepted socket's first sent byte (stream_start.h, send_lead()). */
-		other->next = tp->snd_una - (__u32)tp->bytes_acked;
+		/*
+		 * The socket's first sent byte: a server's, or a connected
+		 * socket's whose peer is the HTTP/2 client (one past snd_una less
+		 * bytes_acked there, stream_start.h).
+		 */
+		other->next = send_stream_start(tp->snd_una, tp->bytes_acked, sk->sk_max_ack_backlog);
 	other->mode = H2_TRACK;
 	s->confirmed = preface;
 	h2_active = 1;

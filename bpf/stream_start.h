@@ -66,6 +66,17 @@ static __always_inline bool send_starts_stream(__u32 lead, __u32 max_ack_backlog
 	return lead == 0 || (lead == 1 && max_ack_backlog == 0);
 }
 
+/*
+ * The sequence number of the socket's first sent byte, from the same
+ * counters: snd_una less bytes_acked is that byte on an accepted socket and
+ * one before it on a connected one, told apart as send_starts_stream() does.
+ */
+static __always_inline __u32 send_stream_start(__u32 snd_una, __u64 bytes_acked,
+					       __u32 max_ack_backlog)
+{
+	return snd_una - (__u32)bytes_acked + (max_ack_backlog == 0);
+}
+
 /* ---- the first bytes ---- */
 
 #define TLS_RECORD_HEADER_LEN 5

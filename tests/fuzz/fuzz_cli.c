@@ -12,8 +12,8 @@
  * Input: byte 0 picks the tool (bit 0: 0 recorder, 1 analyzer) and the
  * analyzer's command (bits 1-3, see commands[]); the rest is the arguments,
  * separated by NUL bytes.  Inputs that could make vpath-analyze read a file
- * other than the recording (an argument with a '/') or print its help
- * (which exits) are skipped; the working directory is an empty one.
+ * other than the recording (an argument with a '/') or print its help or
+ * version (which exit) are skipped; the working directory is an empty one.
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -138,11 +138,13 @@ static int split(const uint8_t *p, size_t n, char *buf, char **argv, int first)
 	return argc;
 }
 
-/* vpath-analyze must not be sent to other files, nor to --help (it exits). */
+/* vpath-analyze must not be sent to other files, nor to --help or --version (they exit). */
 static bool analyzer_may_run(char **argv, int argc)
 {
 	for (int i = 2; i < argc; i++)
-		if (strchr(argv[i], '/') || (argv[i][0] == '-' && strchr(argv[i], 'h')))
+		if (strchr(argv[i], '/') ||
+		    (argv[i][0] == '-' && (strchr(argv[i], 'h') || strchr(argv[i], 'V') ||
+					   !strncmp(argv[i], "--vers", 6))))
 			return false;
 	return true;
 }

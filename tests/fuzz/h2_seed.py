@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Writes fuzz_h2 seeds: h2c exchanges as one socket sees them, cut into
+operations in the target's input format (tests/fuzz/fuzz_h2.c): a client
+(connected socket) and a server (accepted, its SETTINGS sent before it reads
+the preface, as Node.js does), headers split across operations and across
+iovecs, a flood of PINGs in one send, an operation the recorder missed, one
+whose buffer it cannot find, and bytes that are no frames.
+
+    tests/fuzz/h2_seed.py OUTDIR"""
+import os
+import struct
+import sys
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+SEND, RECV = 0, 1
+BUF, IOVEC, MSGHDR, SPECIAL = 0, 1, 2, 3
+MISSED, NO_BUFFER, REPEAT = 0, 1, 2
+
+
+def frame(ftype, flags, stream, payload):
+    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + struct.pack(">I", stream) + payload
+
+
+def setup(accepted=False, wrap=False, send_low=0, recv_low=0):
+    return bytes([accepted | wrap << 1, send_low, recv_low])
+
+
+def op(d, data, how=BUF, extra=b""):
+    """One operation of len(data) bytes: 1..31, or 32 + 8 * k."""
+    n = len(data)
+    if n < 32:
+        head = bytes([d << 7 | how << 5 | (n - 1)])
+    else:
+        assert (n - 32) % 8 == 0 and (n - 32) // 8 < 256, n
+        head = bytes([d << 7 | how << 5 | 31, (n - 32) // 8])
+    return head + extra + data
+
+
+def ops(d, data, sizes):
+    """data cut at sizes (cycled), each a legal operation length; the rest as one."""
+    out, i, k = b"", 0, 0
+    while i < len(data):
+        n = min(sizes[k % len(sizes)], len(data) - i)
+        if n >= 32:
+            n = 32 + (n - 32) // 8 * 8
+        out += op(d, data[i:i + n])
+        i, k = i + n, k + 1
+    return out
+
+
+def iovecs(d, data, cuts, spare=0):
+    assert len(cuts) <= 3
+    k = len(cuts) | spare << 2
+    return op(d, data, IOVEC, bytes([k]) + bytes(cuts))
+
+
+hpack = b"\x82\x86\x84\x41\x8a" + b"h" * 10
+c_settings = frame(4, 0, 0, struct.pack(">HI", 3, 100) + struct.pack(">HI", 4, 65535))
+c_frames = [frame(8, 0, 0, struct.pack(">I", 1 << 20)), frame(1, 4, 1, hpack), frame(0, 1, 1, b"body" * 6),
+            frame(4, 1, 0, b""), frame(6, 0, 0, b"12345678"), frame(1, 5, 3, hpack), frame(7, 0, 0, bytes(8))]
+s_settings = frame(4, 0, 0, struct.pack(">HI", 3, 100))
+s_frames = [frame(4, 1, 0, b""), frame(1, 4, 1, b"\x88" + b"x" * 7), frame(0, 1, 1, b"ok" * 8),
+            frame(3, 0, 3, bytes(4)), frame(6, 1, 0, b"12345678")]
+client = PREFACE + c_settings + b"".join(c_frames)
+server = s_settings + b"".join(s_frames)
+
+seeds = {
+    # A client socket: the preface and its frames in sends, the server's in receives.
+    "client-whole": setup() + ops(SEND, client, [32]) + ops(RECV, server, [32]),
+    "client-small-ops": setup(wrap=True, send_low=200, recv_low=9) + ops(SEND, client, [16, 5, 9, 13, 1, 30])
+    + ops(RECV, server, [3, 11, 7]),
+    # A server socket: its SETTINGS sent before it read the preface.
+    "server-settings-first": setup(accepted=True) + op(SEND, s_settings) + ops(RECV, client, [24, 32, 16])
+    + ops(SEND, server[len(s_settings):], [32]),
+    # Headers across iovecs of one sendmsg, and a msghdr.
+    "client-iovecs": setup() + op(SEND, PREFACE) + iovecs(SEND, client[24:56], [3, 8], spare=3)
+    + op(SEND, client[56:88], MSGHDR, bytes([2, 0, 9])) + ops(SEND, client[88:], [32])
+    + iovecs(RECV, server[:32], [0, 9, 0], spare=7) + ops(RECV, server[32:], [32]),
+    # A flood of PINGs in one send: more headers than one operation walks.
+    "client-ping-flood": setup() + ops(SEND, PREFACE + c_settings, [32])
+    + op(SEND, frame(4, 1, 0, b"") * 3, SPECIAL, bytes([REPEAT | 63 << 2])),
+    # An operation the recorder did not see, inside a payload and then across a header.
+    "client-missed": setup() + op(SEND, client[:40]) + op(SEND, client[40:48], SPECIAL, bytes([MISSED]))
+    + ops(SEND, client[48:], [32]) + op(RECV, server[:20]) + op(RECV, server[20:30], SPECIAL, bytes([NO_BUFFER]))
+    + ops(RECV, server[30:], [32]),
+    # HTTP/1.1, not followed; and a stream that goes wrong after the preface.
+    "http1": setup() + op(SEND, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n") + op(RECV, b"HTTP/1.1 200 OK\r\n\r\n"),
+    "client-garbage": setup() + op(SEND, PREFACE + c_settings[:8]) + op(SEND, b"\xff" * 32),
+}
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
