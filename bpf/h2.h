@@ -144,9 +144,10 @@ static __always_inline bool h2_plausible(const struct h2_hdr *fr)
 
 /*
  * A server's connection preface is a SETTINGS frame (RFC 9113 3.4), and
- * servers (Node.js's among them) may send it before they read the client's:
- * a stream's first send that begins with one starts the walk on trust,
- * until the first receive shows the client's preface.
+ * servers (Node.js's, gRPC's) may send it before they read the client's:
+ * a stream's first send that begins with one starts the walk on trust at
+ * the server, and a stream's first receive that begins with one at a client
+ * that reads it before it sends its preface (grpc-go, grpcio).
  */
 static __always_inline bool h2_server_settings(const __u8 *buf, __u32 n)
 {
@@ -178,6 +179,40 @@ struct h2_dir {
 	 */
 	__u8 hdr[24];
 };
+
+/*
+ * Where the walks of a connection begin, from the operation that begins its
+ * own direction's stream at start with the client preface (the walk starts
+ * past it) or a server's SETTINGS (at its first byte).  The other
+ * direction's stream begins at other_first, with frames if this one began
+ * with the preface, with the preface to come if not.
+ */
+static __always_inline void h2_begin_walks(struct h2_dir *own, struct h2_dir *other, bool preface,
+					   __u32 start, __u32 other_first)
+{
+	own->next = start + (preface ? H2_PREFACE_LEN : 0);
+	own->mode = H2_TRACK;
+	other->next = other_first + (preface ? 0 : H2_PREFACE_LEN);
+	other->mode = H2_TRACK;
+}
+
+enum h2_trust {
+	H2_TRUST_WAIT = 0,	/* not decided yet */
+	H2_TRUST_CONFIRMED = 1, /* the client's preface: follow the connection */
+	H2_TRUST_DROPPED = 2,	/* something else: not HTTP/2, stop following */
+};
+
+/*
+ * A walk begun on trust, by a SETTINGS frame that began the stream of
+ * direction trusted, is decided by the other direction's first operation
+ * (dir, at_start: it begins its stream): the client's preface or not.
+ */
+static __always_inline int h2_trust_decide(__u8 trusted, __u8 dir, bool at_start, bool preface)
+{
+	if (!at_start || dir == trusted)
+		return H2_TRUST_WAIT;
+	return preface ? H2_TRUST_CONFIRMED : H2_TRUST_DROPPED;
+}
 
 enum h2_step_result {
 	H2_STEP_DONE = 0, /* no header (or rest of one) starts inside the operation */

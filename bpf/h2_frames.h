@@ -9,8 +9,9 @@
  * nothing left by a close that was not seen), it is never evicted while the
  * connection lives (an LRU map would silently stop following a busy
  * connection, and the analyzer would take the missing headers for none),
- * and finding it is a pointer load, not a hash.  Until the first preface is
- * seen, h2_active is 0 and no operation even looks.
+ * and finding it is a pointer load, not a hash.  Until the first connection
+ * is followed (its preface, or a server's SETTINGS on trust), h2_active is 0
+ * and no operation even looks.
  *
  * Each operation walks the headers that begin inside its bytes, reading
  * them from the caller's buffers (through its iovecs), 9 bytes each;
@@ -29,11 +30,13 @@
 struct h2_sock {
 	struct h2_dir d[2]; /* by enum vpr_dir */
 	/*
-	 * 0 while only the server's SETTINGS was seen (h2_server_settings()):
-	 * the first receive decides, the client's preface or the end.
+	 * 0 while only the server's SETTINGS was seen (h2_server_settings()),
+	 * at the start of direction trusted's stream: the other direction's
+	 * first operation decides, the client's preface or the end
+	 * (h2_trust_decide()).
 	 */
 	__u32 confirmed;
-	__u32 pad;
+	__u32 trusted; /* enum vpr_dir */
 };
 
 struct {
@@ -217,51 +220,56 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 /*
  * An operation that begins its stream with the client preface
  * (VPR_OP_H2_PREFACE), or with what may be the server's SETTINGS
- * (EARLY_H2_SETTINGS): the socket is followed from here.  The other
- * direction's walk starts at its stream's first byte (stream_start.h):
- * bytes it already carried show up as a gap at its next operation.
+ * (EARLY_H2_SETTINGS: sent by a server, received by a client): the socket
+ * is followed from here.  The other direction's walk starts at its
+ * stream's first byte (stream_start.h): bytes it already carried show up
+ * as a gap at its next operation.
  */
 static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 dir, __u32 start,
 				     bool preface)
 {
 	struct h2_sock *s = bpf_sk_storage_get(&h2_socks, sk, 0, 0);
-	struct h2_dir *own, *other;
+	__u32 other_first;
 
-	if (s) {
-		/* The server's SETTINGS came first; here is the client's preface. */
-		s->confirmed |= preface;
+	/* Followed already: the operation may decide a trusted walk (h2_op()). */
+	if (s)
 		return;
+	if (dir == VPR_DIR_SEND) {
+		/*
+		 * The server's SETTINGS is trusted until the client's first bytes
+		 * are read; read already (and no preface, or the walk would have
+		 * begun there), they make this no HTTP/2 connection.
+		 */
+		if (!preface && tp->copied_seq != tp->rcv_nxt - (__u32)tp->bytes_received)
+			return;
+		other_first = tp->rcv_nxt - (__u32)tp->bytes_received;
+	} else if (preface) {
+		/*
+		 * The socket's first sent byte: a server's, or a connected
+		 * socket's whose peer is the HTTP/2 client (one past snd_una less
+		 * bytes_acked there, stream_start.h).
+		 */
+		other_first = send_stream_start(tp->snd_una, tp->bytes_acked, sk->sk_max_ack_backlog);
+	} else {
+		/*
+		 * A client that read the server's SETTINGS first: its preface
+		 * is to come at the next byte it writes, or it already sent
+		 * something else, and this is no HTTP/2.
+		 */
+		other_first = tp->write_seq;
+		if (!send_starts_stream(send_lead(other_first, tp->snd_una, tp->bytes_acked),
+					sk->sk_max_ack_backlog))
+			return;
 	}
-	/*
-	 * The server's SETTINGS is trusted until the client's first bytes are
-	 * read; read already (and no preface, or the walk would have begun
-	 * there), they make this no HTTP/2 connection.
-	 */
-	if (!preface && tp->copied_seq != tp->rcv_nxt - (__u32)tp->bytes_received)
-		return;
 	s = bpf_sk_storage_get(&h2_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s) {
 		/* Nowhere to say where: the operation's own preface flag says the rest. */
 		count_lost(1);
 		return;
 	}
-	own = &s->d[dir & 1];
-	other = &s->d[(dir & 1) ^ 1];
-	/* The preface is no frame: the walk starts past it. */
-	own->next = start + (preface ? H2_PREFACE_LEN : 0);
-	own->mode = H2_TRACK;
-	if (dir == VPR_DIR_SEND)
-		/* The client's receives begin with frames; a server's with the preface to come. */
-		other->next = tp->rcv_nxt - (__u32)tp->bytes_received + (preface ? 0 : H2_PREFACE_LEN);
-	else
-		/*
-		 * The socket's first sent byte: a server's, or a connected
-		 * socket's whose peer is the HTTP/2 client (one past snd_una less
-		 * bytes_acked there, stream_start.h).
-		 */
-		other->next = send_stream_start(tp->snd_una, tp->bytes_acked, sk->sk_max_ack_backlog);
-	other->mode = H2_TRACK;
+	h2_begin_walks(&s->d[dir & 1], &s->d[(dir & 1) ^ 1], preface, start, other_first);
 	s->confirmed = preface;
+	s->trusted = dir;
 	h2_active = 1;
 }
 
@@ -282,10 +290,16 @@ static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir
 	s = bpf_sk_storage_get(&h2_socks, sk, 0, 0);
 	if (!s)
 		return;
-	/* Followed on the server's SETTINGS, but the client did not begin with the preface. */
-	if (!s->confirmed && at_start && dir == VPR_DIR_RECV) {
-		bpf_sk_storage_delete(&h2_socks, sk);
-		return;
+	/* A walk begun on trust: an operation that begins its stream may decide it. */
+	if (!s->confirmed) {
+		int v = h2_trust_decide(s->trusted, dir, at_start, early_bits & VPR_OP_H2_PREFACE);
+
+		/* Followed on the server's SETTINGS; the client did not begin with the preface. */
+		if (v == H2_TRUST_DROPPED) {
+			bpf_sk_storage_delete(&h2_socks, sk);
+			return;
+		}
+		s->confirmed = v == H2_TRUST_CONFIRMED;
 	}
 	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data);
 }

@@ -170,9 +170,10 @@ static __always_inline __u32 user_data_head(__u32 kind, __u64 arg, __u32 bytes, 
 #define EARLY_BYTES 4096
 
 /*
- * Not an operation flag: a stream's first send begins with what may be an
- * HTTP/2 server's SETTINGS (h2_server_settings()).  Above the 8 bits of
- * vpr_sock_op.flags, so it never reaches a record.
+ * Not an operation flag: a stream's first operation begins with what may be
+ * an HTTP/2 server's SETTINGS (h2_server_settings()): sent by a server, or
+ * received by a client.  Above the 8 bits of vpr_sock_op.flags, so it never
+ * reaches a record.
  */
 #define EARLY_H2_SETTINGS 0x100
 
@@ -181,8 +182,7 @@ static __always_inline __u32 user_data_head(__u32 kind, __u64 arg, __u32 bytes, 
  * stream.  A stream's first operation reads up to 24 bytes (the HTTP/2
  * preface), the others 5 (a TLS record header): still one read each.
  */
-static __always_inline __u32 early_flags(bool at_start, __u8 dir, __u32 bytes, __u32 kind,
-					 __u64 arg)
+static __always_inline __u32 early_flags(bool at_start, __u32 bytes, __u32 kind, __u64 arg)
 {
 	__u8 head[H2_PREFACE_LEN] __attribute__((aligned(8))) = {};
 	__u32 flags = at_start ? VPR_OP_STREAM_START : 0, n = 0;
@@ -194,7 +194,7 @@ static __always_inline __u32 early_flags(bool at_start, __u8 dir, __u32 bytes, _
 		flags |= VPR_OP_TLS_HS;
 	if (at_start && h2_preface_match(head, n))
 		flags |= VPR_OP_H2_PREFACE;
-	else if (at_start && dir == VPR_DIR_SEND && h2_server_settings(head, n))
+	else if (at_start && h2_server_settings(head, n))
 		flags |= EARLY_H2_SETTINGS;
 	return flags;
 }

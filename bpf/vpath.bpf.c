@@ -922,7 +922,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	if (capture || (early && ret >= TLS_RECORD_HEADER_LEN))
 		kind = current_call_data(sk, dir, &data);
 	if (early)
-		early_bits = early_flags(at_start, dir, ret, kind, data);
+		early_bits = early_flags(at_start, ret, kind, data);
 	op_flags = (__u8)early_bits;
 	go_note_running(pid_tgid);
 	cookie = sk_cookie(sk);
@@ -1272,7 +1272,7 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 	flight_begin(&f);
 	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir,
 		     VPR_OP_FALLBACK |
-			     (early ? (__u8)early_flags(at_start, dir, ret, call.data_kind, call.data)
+			     (early ? (__u8)early_flags(at_start, ret, call.data_kind, call.data)
 				    : 0));
 	if (capture_len && ts && capture_wanted(sk, pid_tgid >> 32))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind, call.data);

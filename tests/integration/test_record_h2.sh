@@ -5,7 +5,9 @@
 # frame header at both ends at the same stream positions; the same requests
 # over HTTP/1.1 keep-alive show nothing of HTTP/2.  Hand-made bytes split
 # headers across sends and iovecs, and send more headers at once than the
-# recorder walks: it says it lost them, and nothing wrong follows.  Both capture paths (the
+# recorder walks: it says it lost them, and nothing wrong follows.  A server that
+# speaks first, read by its client before the client's preface (as gRPC's
+# are), is followed from the client's first receive.  Both capture paths (the
 # fallback walks no frames: docs/recorder.md).
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -24,6 +26,8 @@ h2_test() { # name, mode (h2 or h1), frames or noframes, streams, recorder args.
 	must_start_recorder "$name" "$d/rec.vpr" "$d/rec.log" --port "$port" "$@"
 	if [ "$mode" = raw ]; then
 		python3 tests/tools/h2_raw_exchange.py "$port" "$streams"
+	elif [ "$mode" = first ]; then
+		python3 tests/tools/h2_server_first.py "$port" "$streams"
 	else
 		node tests/tools/h2c_exchange.js "$mode" "$port" "$streams"
 	fi >"$d/expect.txt" 2>"$d/exchange.err"
@@ -39,6 +43,7 @@ h2_test() { # name, mode (h2 or h1), frames or noframes, streams, recorder args.
 h2_test "record h2c" h2 frames 3
 h2_test "record h2c, 40 streams" h2 frames 40
 h2_test "record h2 split headers, too many" raw frames 3000
+h2_test "record h2 server first, read before the preface" first frames 3
 h2_test "record h1 has no h2 marks" h1 noframes 3
 h2_test "record h2c fallback" h2 noframes 3 --force-fallback
 h2_test "record h1 has no h2 marks fallback" h1 noframes 3 --force-fallback

@@ -4,7 +4,8 @@
 usage: check_h2.py DUMP EXPECT NAME MODE FRAMES STREAMS
 
 DUMP is `vpath-analyze dump` output, EXPECT the "conn client_port=N" lines of
-the exchange, MODE h2 or h1 (h2c_exchange.js) or raw (h2_raw_exchange.py), FRAMES "frames" when frame headers must be
+the exchange, MODE h2 or h1 (h2c_exchange.js), raw (h2_raw_exchange.py) or first
+(h2_server_first.py), FRAMES "frames" when frame headers must be
 recorded (the fast path) or "noframes" (the fallback, which walks none),
 STREAMS how many requests the exchange made.  For h2: the client's first
 send and the server's first receive carry h2_preface, no other operation
@@ -14,7 +15,8 @@ sent headers are the server's received ones at the same positions and the
 other way round, and every request has its HEADERS and its DATA with
 END_STREAM both ways.  For raw: the client's first headers are the ones the
 exchange printed, and its flood of PINGs loses its frames (a VPR_H2_LOST, after which nothing;
-headers are compared below the first lost position of either end).  For h1: nothing of HTTP/2.  Prints TAP lines
+headers are compared below the first lost position of either end).  For first, as for h2, and
+the client read the server's first frames before it sent its preface.  For h1: nothing of HTTP/2.  Prints TAP lines
 prefixed with NAME.
 """
 import sys
@@ -106,7 +108,7 @@ def check_frames(port, client, server):
                          stream=int(e["stream"]), length=int(e["length"]), lost=None) for e in expect_frames]
             report(sent[:len(want)] == want, f"{what}: split headers found at their positions "
                    "(across sends, across iovecs)", f"want {want} got {sent[:len(want)]}")
-        for i in range(1, nstreams + 1 if mode == "h2" else 0):
+        for i in range(1, nstreams + 1 if mode in ("h2", "first") else 0):
             sid = 2 * i - 1
             mine = [f for f in sent if f["stream"] == sid]
             types = [f["type"] for f in mine]
@@ -119,8 +121,15 @@ def check_frames(port, client, server):
 for port in ports:
     ends = {role: {c["cookie"] for c in conns if c["role"] == role and c["sport" if role == "connected" else "dport"] == port}
             for role in ("connected", "accepted")}
-    if mode in ("h2", "raw") and want_frames and all(len(c) == 1 for c in ends.values()):
+    if mode in ("h2", "raw", "first") and want_frames and all(len(c) == 1 for c in ends.values()):
         check_frames(port, next(iter(ends["connected"])), next(iter(ends["accepted"])))
+    if mode == "first" and len(ends["connected"]) == 1:
+        client = next(iter(ends["connected"]))
+        first = {d: min((o["ts"] for o in ops if o["cookie"] == client and o["dir"] == d), default=None)
+                 for d in ("send", "recv")}
+        report(None not in first.values() and first["recv"] < first["send"],
+               f"port {port}: the client read the server's SETTINGS before it sent its preface",
+               str(first))
 if mode == "h1" or not want_frames:
     report(not frames, "no frame headers recorded", f"{len(frames)} recorded")
 stray = [o for o in ops if id(o) not in checked and o["preface"]]

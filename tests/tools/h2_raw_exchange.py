@@ -17,36 +17,19 @@ stream's first byte, the preface's).
 import socket
 import struct
 import sys
-import threading
 import time
 
+from h2bytes import PREFACE, drain, frame, loopback
+
 port, pings = int(sys.argv[1]), int(sys.argv[2])
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 
-def frame(ftype, flags, stream, payload):
-    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + struct.pack(">I", stream) + payload
-
-
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", port))
-srv.listen(1)
-
-
-def serve():
-    c, _ = srv.accept()
+def serve(c):
     c.sendall(frame(4, 0, 0, struct.pack(">HI", 3, 100)))  # SETTINGS_MAX_CONCURRENT_STREAMS
-    while c.recv(65536):
-        pass
-    c.close()
+    drain(c)
 
 
-t = threading.Thread(target=serve)
-t.start()
-cl = socket.create_connection(("127.0.0.1", port))
-cl.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-print(f"conn client_port={cl.getsockname()[1]}")
+cl, t = loopback(port, serve)
 sent = []
 pos = len(PREFACE)
 
@@ -77,8 +60,7 @@ pause()
 cl.sendall(b"".join(frame(6, 0, 0, struct.pack(">Q", i)) for i in range(pings)))
 cl.sendall(frame(7, 0, 0, struct.pack(">II", 0, 0)))  # GOAWAY
 cl.shutdown(socket.SHUT_WR)
-while cl.recv(65536):  # the server's SETTINGS, then its close
-    pass
+drain(cl)  # the server's SETTINGS, then its close
 t.join()
 cl.close()
 for seq, ftype, flags, stream, length in sent:

@@ -2,10 +2,12 @@
 /*
  * The recorder's HTTP/2 logic (bpf/h2.h), run here on the same code the BPF
  * side runs: the preface and a server's first SETTINGS are told from other
- * first bytes, and the frame walk finds every header of a stream however
- * the stream is cut into operations (a header split across two, many
- * headers in one, payloads spanning several), and stops where the bytes
- * cannot be headers or were not all seen.
+ * first bytes, a walk begun on trust on that SETTINGS (sent by a server, or
+ * received by a client before its preface) is confirmed or dropped by the
+ * other direction's first operation, and the frame walk finds every
+ * header of a stream however the stream is cut into operations (a header
+ * split across two, many headers in one, payloads spanning several), and
+ * stops where the bytes cannot be headers or were not all seen.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -250,6 +252,81 @@ static void test_walk_implausible(void **state)
 	assert_int_equal(r.ended, -1);
 }
 
+/* Where each direction's walk begins, from the operation that began it. */
+static void test_begin_walks(void **state)
+{
+	struct h2_dir d[2] = {0};
+
+	/* The client's preface, sent: its frames follow it; the server's start at once. */
+	h2_begin_walks(&d[VPR_DIR_SEND], &d[VPR_DIR_RECV], true, 1000, 7000);
+	assert_int_equal(d[VPR_DIR_SEND].next, 1024);
+	assert_int_equal(d[VPR_DIR_RECV].next, 7000);
+	assert_int_equal(d[VPR_DIR_SEND].mode, H2_TRACK);
+	assert_int_equal(d[VPR_DIR_RECV].mode, H2_TRACK);
+	/* A server's SETTINGS, sent (Node.js): the client's preface is to come. */
+	h2_begin_walks(&d[VPR_DIR_SEND], &d[VPR_DIR_RECV], false, 1000, 7000);
+	assert_int_equal(d[VPR_DIR_SEND].next, 1000);
+	assert_int_equal(d[VPR_DIR_RECV].next, 7024);
+	/* A server's SETTINGS, received by a client before its preface (gRPC); across 2^32. */
+	h2_begin_walks(&d[VPR_DIR_RECV], &d[VPR_DIR_SEND], false, 7000, 0xfffffff0u);
+	assert_int_equal(d[VPR_DIR_RECV].next, 7000);
+	assert_int_equal(d[VPR_DIR_SEND].next, 8);
+}
+
+/* A walk begun on trust is decided by the other direction's first operation, and only by it. */
+static void test_trust_decide(void **state)
+{
+	const __u8 snd = VPR_DIR_SEND, rcv = VPR_DIR_RECV;
+
+	/* Begun by the server's SETTINGS, sent: the server's first receive decides. */
+	assert_int_equal(h2_trust_decide(snd, snd, true, false), H2_TRUST_WAIT);
+	assert_int_equal(h2_trust_decide(snd, snd, false, false), H2_TRUST_WAIT);
+	assert_int_equal(h2_trust_decide(snd, rcv, false, false), H2_TRUST_WAIT);
+	assert_int_equal(h2_trust_decide(snd, rcv, true, true), H2_TRUST_CONFIRMED);
+	assert_int_equal(h2_trust_decide(snd, rcv, true, false), H2_TRUST_DROPPED);
+	/* Begun by the server's SETTINGS, received: the client's first send decides. */
+	assert_int_equal(h2_trust_decide(rcv, rcv, true, false), H2_TRUST_WAIT);
+	assert_int_equal(h2_trust_decide(rcv, rcv, false, false), H2_TRUST_WAIT);
+	assert_int_equal(h2_trust_decide(rcv, snd, false, false), H2_TRUST_WAIT);
+	assert_int_equal(h2_trust_decide(rcv, snd, true, true), H2_TRUST_CONFIRMED);
+	assert_int_equal(h2_trust_decide(rcv, snd, true, false), H2_TRUST_DROPPED);
+}
+
+/*
+ * A client that reads the server's SETTINGS before it sends its preface
+ * (gRPC servers send theirs at accept): that receive begins the walks,
+ * which find every frame the server sent from its stream's first byte.
+ */
+static void test_client_reads_settings_first(void **state)
+{
+	static const struct frame server_frames[] = {
+		{6, 0, H2_SETTINGS, 0}, {4, 0, H2_WINDOW_UPDATE, 0},
+		{0, 0, H2_SETTINGS, H2_FLAG_ACK}, {30, 1, H2_HEADERS, 4},
+		{100, 1, H2_DATA, 0}, {12, 1, H2_HEADERS, 5},
+	};
+	const int nf = (int)(sizeof(server_frames) / sizeof(server_frames[0]));
+	__u8 buf[512];
+	__u32 fseqs[6];
+	size_t len = build(buf, false, server_frames, nf, fseqs);
+	/* The first receive is the SETTINGS frame alone, as the server wrote it. */
+	size_t cuts[3] = {15, 40, len};
+	struct h2_dir d[2] = {0};
+	struct walk_result r;
+	const __u32 base = 0xffffffe0u;
+
+	assert_true(h2_server_settings(buf, 15));
+	h2_begin_walks(&d[VPR_DIR_RECV], &d[VPR_DIR_SEND], false, base, 5000);
+	assert_int_equal(d[VPR_DIR_RECV].next, base);
+	walk(buf, base, d[VPR_DIR_RECV].next - base, cuts, 3, &r);
+	assert_int_equal(r.ended, 0);
+	assert_int_equal(r.ngot, nf);
+	for (int i = 0; i < nf; i++) {
+		assert_int_equal(r.got[i].seq, base + fseqs[i]);
+		assert_int_equal(r.got[i].type, server_frames[i].type);
+		assert_int_equal(r.got[i].stream_id, server_frames[i].sid);
+	}
+}
+
 static void test_plausible(void **state)
 {
 	struct h2_hdr fr = {.len = 4, .type = H2_WINDOW_UPDATE, .stream_id = 0};
@@ -276,7 +353,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_preface),		 cmocka_unit_test(test_server_settings),
 		cmocka_unit_test(test_walk_any_cuts),	 cmocka_unit_test(test_walk_gap),
-		cmocka_unit_test(test_walk_implausible), cmocka_unit_test(test_plausible),
+		cmocka_unit_test(test_walk_implausible), cmocka_unit_test(test_begin_walks),
+		cmocka_unit_test(test_trust_decide),
+		cmocka_unit_test(test_client_reads_settings_first),
+		cmocka_unit_test(test_plausible),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
