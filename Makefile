@@ -87,9 +87,10 @@ $(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h analyzer
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-# The two objects that print --version.
-$(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o: VERSION
-$(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o: CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
+# The two objects that print --version, and the one that writes it into recordings (VPR_WRITER).
+VERSION_OBJS := $(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o $(OUTPUT)/user/recorder.o
+$(VERSION_OBJS): VERSION
+$(VERSION_OBJS): CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 
 # The report page's script and style are linked in whole (.incbin).
 $(OUTPUT)/analyzer/out/report_assets.o: $(wildcard analyzer/out/report/*)

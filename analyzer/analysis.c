@@ -756,7 +756,7 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 	case VPR_H2_FRAME:
 		on_h2_frame(a, hs, h, (const struct vpr_h2_frame *)rec);
 		break;
-	default: /* clock, addresses and drops are used by the read stage */
+	default: /* clock, addresses and drops are used by the read stage; writer by dump only */
 		break;
 	}
 }

@@ -64,6 +64,23 @@ static void dump_h2_frame(FILE *out, const struct vpr_h2_frame *f)
 	fprintf(out, " flags=%#x stream=%u length=%u", f->flags, f->stream_id, f->length);
 }
 
+/*
+ * A NUL-padded text field of n bytes as one word: what a recording holds is
+ * not trusted to be printable, so a space, a quote, a backslash or a
+ * control byte is written \xNN and the line stays one record.
+ */
+static void dump_word(FILE *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c > 0x20 && c < 0x7f && c != '"' && c != '\\')
+			fputc(c, out);
+		else
+			fprintf(out, "\\x%02x", c);
+	}
+}
+
 static void endpoint_of(struct vp_endpoint *e, uint8_t family, const uint8_t *addr, uint16_t port)
 {
 	memset(e, 0, sizeof(*e));
@@ -201,6 +218,15 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	case VPR_H2_FRAME:
 		dump_h2_frame(out, (const struct vpr_h2_frame *)h);
 		break;
+	case VPR_WRITER: {
+		const struct vpr_writer_info *wi = (const void *)h;
+
+		fputs(" version=", out);
+		dump_word(out, wi->version, sizeof(wi->version));
+		fputs(" program=", out);
+		dump_word(out, wi->program, sizeof(wi->program));
+		break;
+	}
 	default:
 		fprintf(out, " size=%u (unknown type %u, skipped)", h->size, h->type);
 	}

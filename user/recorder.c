@@ -44,6 +44,7 @@
 #include "reorder.h"
 #include "tasks.h"
 #include "watermark.h"
+#include "vpath/version.h"
 #include "../bpf/vpath.h"
 #include "vpath.skel.h"
 
@@ -133,6 +134,21 @@ static int to_reorder(void *ro, const void *rec)
 	return reorder__add(ro, rec);
 }
 
+/* Which program and release wrote the file (VPR_WRITER), stamped ts as the clock beside it. */
+static int write_writer(struct output *out, uint64_t ts)
+{
+	struct vpr_writer_info wi;
+
+	memset(&wi, 0, sizeof(wi));
+	fill_hdr(&wi.h, VPR_WRITER, sizeof(wi), 0);
+	if (ts && ts < wi.h.ts_ns)
+		wi.h.ts_ns = ts;
+	_Static_assert(sizeof(VPATH_VERSION) <= VPR_WRITER_VERSION_LEN, "VERSION: too long");
+	memcpy(wi.version, VPATH_VERSION, sizeof(VPATH_VERSION));
+	memcpy(wi.program, "vpath-record", sizeof("vpath-record"));
+	return output__append(out, &wi);
+}
+
 /* ts: the record's stamp, 0 for now; the wall clock is read as it was then. */
 static int write_clock(sink_fn sink, void *to, uint64_t ts)
 {
@@ -207,6 +223,8 @@ static int write_start(void *ctx, struct output *out)
 	int err;
 
 	err = host_write_addresses(out, r->netns_here, r->emitted_ts);
+	if (!err)
+		err = write_writer(out, r->emitted_ts);
 	if (!err)
 		err = write_clock(to_output, out, r->emitted_ts);
 	if (!err)

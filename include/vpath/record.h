@@ -35,6 +35,7 @@ enum vpr_type {
 	VPR_GOROUTINE = 9, /* Go runtime: a goroutine on a thread, created, made ready */
 	VPR_SEND_FAILED = 10, /* a send refused: the connection was reset or shut */
 	VPR_H2_FRAME = 11,    /* an HTTP/2 frame header at its stream position, or where they are lost */
+	VPR_WRITER = 12,      /* the program and package version that wrote the file */
 	VPR_TYPE_MAX,
 };
 
@@ -274,6 +275,23 @@ enum vpr_h2_lost {
 };
 
 /*
+ * Which program wrote the file: its name and package version (the top-level
+ * VERSION file, as its --version prints), NUL-padded, for the user who meets
+ * a recording and an analyzer of different releases.  Written once at the
+ * start of every file and ring segment, beside the first VPR_CLOCK and with
+ * its stamp.  A compatible addition to version 1: older readers step over it
+ * by size.  (struct vpr_writer, common/recfile.h, is the object writing files.)
+ */
+#define VPR_WRITER_VERSION_LEN 32
+#define VPR_WRITER_PROGRAM_LEN 16
+
+struct vpr_writer_info {
+	struct vpr_hdr h; /* h.tid: 0 */
+	char version[VPR_WRITER_VERSION_LEN]; /* "0.1": NUL-padded, at most 31 characters */
+	char program[VPR_WRITER_PROGRAM_LEN]; /* "vpath-record": NUL-padded */
+};
+
+/*
  * Any one record of fixed size: room for the largest, for code that holds
  * records of every type.  A vpr_payload is not among them (up to 296 bytes).
  */
@@ -306,6 +324,8 @@ _Static_assert(sizeof(struct vpr_send_failed) == 32, "vpr_send_failed layout");
 _Static_assert(sizeof(struct vpr_h2_frame) == 40, "vpr_h2_frame layout");
 _Static_assert(__builtin_offsetof(struct vpr_h2_frame, seq) == 24, "vpr_h2_frame layout");
 _Static_assert(__builtin_offsetof(struct vpr_h2_frame, type) == 36, "vpr_h2_frame layout");
+_Static_assert(sizeof(struct vpr_writer_info) == 64, "vpr_writer_info layout");
+_Static_assert(__builtin_offsetof(struct vpr_writer_info, program) == 48, "vpr_writer_info layout");
 _Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn), "vpr_any: the largest is vpr_conn");
 #endif
 

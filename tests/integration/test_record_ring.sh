@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Flight-recorder ring under sustained traffic: at most N segment files, each
 # bounded in size, the newest kept, and every segment readable alone (its own
-# header, addresses, thread names and the connection open at its start).
+# header, addresses, the release that wrote it, thread names and the connection
+# open at its start).
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/tools/record_helpers.sh
@@ -31,6 +32,7 @@ total=$(cat "$d"/rec.[0-9]* | wc -c)
 check "record ring: disk use bounded ($total bytes)" test "$total" -le $((3 * (seg + 4096)))
 read -r cpid ctid clport crport < <(sed -n 's/^client pid=\([0-9]*\) tid=\([0-9]*\) lport=\([0-9]*\) rport=\([0-9]*\)/\1 \2 \3 \4/p' "$d/client.log")
 expect=$((10#${newest#rec.} - n + 1))
+version=$(cat VERSION)
 for f in $files; do
 	num=$((10#${f#rec.}))
 	"$VPATH_ANALYZE" dump "$d/$f" >"$d/$f.txt" 2>/dev/null
@@ -41,6 +43,11 @@ for f in $files; do
 		grep -qE "^header .*flags=segment, segment=$num\$" "$d/$f.txt"
 	check "record ring: $f starts with addresses and a clock" \
 		awk 'NR == 2 && $1 == "addr" { a = 1 } $1 == "clock" && a { exit 0 } END { exit !a }' "$d/$f.txt"
+	check "record ring: $f names vpath-record $version once, beside its first clock" \
+		awk -v v="version=$version" '
+			$1 == "writer" { n++; ok = $4 == v && $5 == "program=vpath-record" }
+			$1 == "clock" && !c { c = 1; beside = prev == "writer" } { prev = $1 }
+			END { exit !(n == 1 && ok && beside) }' "$d/$f.txt"
 	check "record ring: $f names the client thread" \
 		grep -q "^task .* tid=$ctid pid=$cpid snapshot comm=\"tcpmsg-cli\"" "$d/$f.txt"
 	cookie=$(awk -v p=":$clport -> " -v q=":$crport " '$1 == "conn" && /origin=preexisting/ &&

@@ -3,6 +3,7 @@
  * dump's line for a captured payload: its operation, and its bytes escaped
  * so that the line stays one line whatever they are; a damaged one says so.
  * An HTTP/2 frame header by its type's name, and a lost marker by its reason.
+ * The program and release that wrote the file as words.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,12 +103,32 @@ static void test_h2_frame(void **state)
 	assert_null(strstr(dumped_hdr(&f.h), "stream="));
 }
 
+/* Which program wrote the file, as words; bytes a word cannot hold as \xNN. */
+static void test_writer(void **state)
+{
+	struct vpr_writer_info wi = {
+		.h = {.type = VPR_WRITER, .size = sizeof(wi), .tid = 0, .ts_ns = 1000},
+		.version = "0.1",
+		.program = "vpath-record",
+	};
+
+	assert_non_null(strstr(dumped_hdr(&wi.h), "writer  ts=1000 tid=0 version=0.1 "
+						  "program=vpath-record"));
+	memset(wi.version, 'x', sizeof(wi.version)); /* no NUL: the field ends it */
+	wi.version[2] = ' ';
+	wi.version[3] = '\n';
+	assert_non_null(strstr(dumped_hdr(&wi.h), " version=xx\\x20\\x0axxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+						  " program=vpath-record"));
+	assert_null(strchr(dumped_hdr(&wi.h), '\n'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_payload_bytes_escaped),
 		cmocka_unit_test(test_damaged_payload_is_named),
 		cmocka_unit_test(test_h2_frame),
+		cmocka_unit_test(test_writer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,25 @@ static void test_round_trip_every_record_type(void **state)
 	assert_int_equal(got.version, VPR_VERSION);
 }
 
+/* A file of one record cut to size bytes, shorter than its type's struct, reads as corrupt. */
+static void expect_short_is_damage(struct vpr_hdr *rec, uint16_t size)
+{
+	struct vpr_file_header h = header();
+	struct vpr_writer *w = vpr_writer__create(path, &h);
+	const struct vpr_hdr *got;
+	struct vpr_reader *r;
+
+	assert_non_null(w);
+	rec->size = size;
+	assert_int_equal(vpr_writer__append(w, rec), 0);
+	assert_int_equal(vpr_writer__close(w), 0);
+	r = vpr_reader__open(path, (char[64]){0}, 64);
+	assert_non_null(r);
+	assert_int_equal(vpr_reader__next(r, &got), 0);
+	assert_int_equal(vpr_reader__status(r), VPR_READ_CORRUPT);
+	vpr_reader__close(r);
+}
+
 /*
  * The HTTP/2 frame header record round-trips field by field, as a frame and
  * as a lost marker; and a reader steps over a record type it does not know
@@ -254,16 +273,62 @@ static void test_round_trip_h2_frame(void **state)
 	vpr_reader__close(r);
 
 	/* Shorter than its type's struct: damage, not a record. */
-	w = vpr_writer__create(path, &h);
+	expect_short_is_damage(&fr.h, 32);
+}
+
+/*
+ * The writer record (which program and release wrote the file) round-trips
+ * field by field, its text NUL-padded to the end of each field; a reader
+ * that does not know the type (version 1 before it) steps over it by size
+ * to the next record, as it steps over any other type it does not know.
+ */
+static void test_round_trip_writer(void **state)
+{
+	struct vpr_writer_info wi;
+	struct vpr_file_header h = header();
+	struct vpr_writer *w = vpr_writer__create(path, &h);
+	const struct vpr_hdr *rec;
+	struct vpr_reader *r;
+	char name[VPR_WRITER_PROGRAM_LEN] = "vpath-record";
+	char version[VPR_WRITER_VERSION_LEN] = "0.1";
+
+	INIT(wi, VPR_WRITER);
+	wi.h.tid = 0;
+	wi.h.ts_ns = 12345678901234ull;
+	memset(wi.version, 0, sizeof(wi.version));
+	memset(wi.program, 0, sizeof(wi.program));
+	strcpy(wi.version, "0.1");
+	strcpy(wi.program, "vpath-record");
+	fill_records();
 	assert_non_null(w);
-	fr.h.size = 32;
-	assert_int_equal(vpr_writer__append(w, &fr), 0);
+	assert_int_equal(vpr_record_min_size(VPR_WRITER), 64);
+	assert_int_equal(vpr_writer__append(w, &wi), 0);
+	assert_int_equal(vpr_writer__append(w, &clk), 0);
 	assert_int_equal(vpr_writer__close(w), 0);
+
 	r = vpr_reader__open(path, (char[64]){0}, 64);
 	assert_non_null(r);
+	assert_int_equal(vpr_reader__next(r, &rec), 1);
+	{
+		const struct vpr_writer_info *got = (const void *)rec;
+
+		assert_int_equal(got->h.type, VPR_WRITER);
+		assert_int_equal(got->h.size, 64);
+		assert_int_equal(got->h.tid, 0);
+		assert_int_equal(got->h.ts_ns, 12345678901234ull);
+		assert_memory_equal(got->version, version, sizeof(version));
+		assert_memory_equal(got->program, name, sizeof(name));
+		assert_string_equal(vpr_type_name(got->h.type), "writer");
+	}
+	/* By its size to the next record, whatever a reader makes of the type. */
+	assert_int_equal(vpr_reader__next(r, &rec), 1);
+	assert_memory_equal(rec, &clk, sizeof(clk));
 	assert_int_equal(vpr_reader__next(r, &rec), 0);
-	assert_int_equal(vpr_reader__status(r), VPR_READ_CORRUPT);
+	assert_int_equal(vpr_reader__status(r), VPR_READ_OK);
 	vpr_reader__close(r);
+
+	/* Shorter than its struct (a version string cut off): damage, not a record. */
+	expect_short_is_damage(&wi.h, 48);
 }
 
 static void test_large_volume_spans_many_blocks(void **state)
@@ -412,6 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip_every_record_type, make_path,
 						remove_path),
 		cmocka_unit_test_setup_teardown(test_round_trip_h2_frame, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_round_trip_writer, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_large_volume_spans_many_blocks, make_path,
 						remove_path),
 		cmocka_unit_test_setup_teardown(test_torn_tail_keeps_complete_blocks, make_path,
