@@ -490,11 +490,13 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	/* The frame records that follow say what its bytes were (h2streams.h). */
 	s->last_op = *op;
 	s->last_op_valid = true;
-	if (s->h2)
+	if (s->h2) {
+		s->h2_preface_seen |= (op->flags & VPR_OP_H2_PREFACE) != 0;
 		return;
+	}
 	/* The client's preface, in the connection's first operation: frames should follow. */
 	if (op->flags & VPR_OP_H2_PREFACE) {
-		s->h2_preface_held = true;
+		s->h2_preface_seen = s->h2_preface_held = true;
 		return;
 	}
 	byte_op(a, hs, h, s, op);
@@ -519,7 +521,8 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	struct vp_xchg *x;
 	bool dark;
 
-	if (!s || a->no_frames || !s->last_op_valid)
+	/* Written on trust before the preface (a server's SETTINGS): what they cut, the preface decides. */
+	if (!s || a->no_frames || !s->last_op_valid || !s->h2_preface_seen)
 		return;
 	if (!s->h2) {
 		/*

@@ -74,6 +74,11 @@ struct vp_sock {
 	struct vpr_sock_op last_op;
 	bool last_op_valid;
 	bool h2_preface_held;
+	/*
+	 * It sent or read HTTP/2's preface: its frame records count from then
+	 * on (a server's SETTINGS is recorded on trust before, docs/format.md).
+	 */
+	bool h2_preface_seen;
 	uint32_t req_next;    /* where the next request begins, if its witness said (req_next_known) */
 	bool req_next_known;
 	uint8_t req_proto;    /* the protocol that said it */
