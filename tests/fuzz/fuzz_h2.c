@@ -68,7 +68,7 @@ struct sock {
 
 /* The counters h2_begin() reads. */
 struct tcp_sock {
-	__u32 rcv_nxt, copied_seq, snd_una;
+	__u32 rcv_nxt, copied_seq, snd_una, write_seq;
 	__u64 bytes_received, bytes_acked;
 };
 
@@ -460,6 +460,7 @@ static void run_op(const struct op *o)
 	tp.copied_seq = tp.rcv_nxt; /* all received is read */
 	tp.bytes_acked = C.done[VPR_DIR_SEND] - o->len * (d == VPR_DIR_SEND) + !C.accepted;
 	tp.snd_una = C.base[VPR_DIR_SEND] + (__u32)tp.bytes_acked - !C.accepted;
+	tp.write_seq = C.base[VPR_DIR_SEND] + C.done[VPR_DIR_SEND]; /* this send's bytes included */
 	if (d == VPR_DIR_SEND) {
 		__u32 lead = send_lead(start, tp.snd_una, tp.bytes_acked);
 
@@ -494,7 +495,7 @@ static void run_op(const struct op *o)
 	if (offset < EARLY_BYTES) {
 		if (o->len >= TLS_RECORD_HEADER_LEN)
 			kind = current_call_data(&sk, d, &data);
-		early_bits = early_flags(at_start, d, o->len, kind, data);
+		early_bits = early_flags(at_start, o->len, kind, data);
 	}
 	h2_op(&sk, &tp, d, early_bits, at_start, 7, 42, 1000, start, end, kind, data);
 	check(C.steps <= H2_MAX_STEPS, "more steps than the bound", d, C.steps, 0);
