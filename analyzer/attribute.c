@@ -773,8 +773,8 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	 * too (a writer goroutine, grpc's, carries them all): the process's
 	 * threads decide nothing any more.
 	 */
-	if (c->muxed && !p->mixed)
-		become_mixed(p);
+	if (c->muxed)
+		vp_attr__blind(a, p->pid);
 	t->call_io = true;
 	ref_set(a, &t->lineage, NULL);
 	p->calls++;
