@@ -500,7 +500,7 @@ struct {
 	__type(value, struct vpath_go_offsets);
 } go_procs SEC(".maps");
 
-/* Go executables named or found at start: a process exec'ed from one joins go_procs. */
+/* Go executables followed (named, found at start or at exec): a process exec'ed from one joins go_procs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, VPATH_MAX_GO_EXES);
@@ -1048,6 +1048,8 @@ int BPF_PROG(inet_sock_set_state, struct sock *sk, int oldstate, int newstate)
 
 /* ---- threads ---- */
 
+#include "exec_watch.h"
+
 static __always_inline int record_task(struct task_struct *task, __u32 kind, __u32 parent_tid,
 				       const char *comm, __u32 exit_signal)
 {
@@ -1086,6 +1088,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	go_exec(p, bprm);
+	exec_watch_tell(p, bprm);
 	return record_task(p, VPR_TASK_EXEC, 0, p->comm, 0);
 }
 

@@ -78,4 +78,32 @@ struct vpath_go_exe {
 #define VPATH_MAX_GO_PROCS 4096
 #define VPATH_MAX_GO_EXES 64
 
+/*
+ * An executable file as the exec watch (bpf/exec_watch.h, user/exec_watch.c)
+ * tells it apart: the inode, and its modification time so that an inode
+ * number reused, or a file rewritten in place, is a new executable.
+ */
+struct vpath_exe_id {
+	__u64 ino;
+	__u32 dev; /* the kernel's encoding: major << 20 | minor */
+	__u32 mtime_nsec;
+	__s64 mtime_sec;
+};
+
+/*
+ * Through the exec_news ring: a process exec'ed an executable the recorder
+ * has not decided about yet (the first exec of each, and every exec of it
+ * while the recorder is still looking at it).
+ */
+struct vpath_exec_news {
+	struct vpath_exe_id exe;
+	__u32 pid; /* thread group id */
+	__u32 pad;
+	__u64 ts; /* bpf_ktime_get_ns() at the exec */
+};
+
+/* exec_seen's values: what the recorder knows of an executable. */
+#define VPATH_EXE_PENDING 1 /* told, not decided yet: each exec of it is told too */
+#define VPATH_EXE_DECIDED 2 /* its execs are not told again */
+
 #endif /* VPATH_BPF_H */

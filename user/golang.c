@@ -4,8 +4,14 @@
  * is (the g pointer in thread-local storage, goid in runtime.g from the
  * binary's DWARF or, without it, from a table by Go version), fill the BPF
  * maps go_procs / go_exes, attach the runtime uprobes (go_newproc1,
- * go_runqput, go_goready) by ELF symbol.  Uprobes are per file: one attach
- * covers every process started from it, now or later.
+ * go_runqput, go_goready) at the ELF symbols' offsets.  Uprobes are per
+ * file: one attach covers every process started from it, now or later.
+ *
+ * Binaries are found three ways: named (--go-binary), run by a process at
+ * start (/proc/PID/exe), and exec'ed later (the exec watch, exec_watch.h).
+ * Each file is read here, by the recorder, and attached to through the
+ * probe helper (priv_helper.h), which keeps the privileges that takes
+ * after the recorder has dropped them.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <elfutils/libdw.h>
@@ -29,7 +36,6 @@
 static const char *const go_probe_syms[] = { "runtime.newproc1", "runtime.runqput",
 					     "runtime.goready" };
 static const char *const go_probe_progs[] = { "go_newproc1", "go_runqput", "go_goready" };
-#define GO_NPROBES 3
 
 uint32_t go_goid_offset_for_version(const char *version)
 {
@@ -135,6 +141,8 @@ static int dwarf_goid_offset(int fd, uint32_t *off)
 struct elf_facts {
 	bool is_go, has_symtab;
 	bool syms[GO_NPROBES];
+	uint64_t sym_addr[GO_NPROBES];
+	uint32_t sym_shndx[GO_NPROBES];
 	uint64_t build_version; /* address of runtime.buildVersion, 0 if absent */
 	int32_t tls_g;
 };
@@ -156,8 +164,12 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf
 		if (strcmp(name, "runtime.buildVersion") == 0)
 			f->build_version = sym.st_value;
 		for (int p = 0; p < GO_NPROBES; p++)
-			if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && strcmp(name, go_probe_syms[p]) == 0)
+			if (GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+			    strcmp(name, go_probe_syms[p]) == 0) {
 				f->syms[p] = true;
+				f->sym_addr[p] = sym.st_value;
+				f->sym_shndx[p] = sym.st_shndx;
+			}
 	}
 }
 
@@ -201,18 +213,28 @@ static void elf_scan(Elf *elf, struct elf_facts *f)
 		}
 }
 
-int go_binary__inspect(const char *path, struct go_binary *info, const char **why)
+/* Where a function starts in the file (what a uprobe is set at), from its section. */
+static int file_offset(Elf *elf, uint64_t addr, uint32_t shndx, uint64_t *off)
+{
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+	    addr >= sh.sh_addr + sh.sh_size)
+		return -1;
+	*off = addr - sh.sh_addr + sh.sh_offset;
+	return 0;
+}
+
+int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 {
 	struct elf_facts f = { 0 };
 	Elf *elf;
-	int fd, ret;
+	int ret;
 
 	memset(info, 0, sizeof(*info));
 	*why = NULL;
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		elf_scan(elf, &f);
@@ -226,11 +248,16 @@ int go_binary__inspect(const char *path, struct go_binary *info, const char **wh
 	}
 	if (f.build_version)
 		read_build_version(elf, fd, f.build_version, info->version, sizeof(info->version));
-	for (int p = 0; p < GO_NPROBES; p++)
+	for (int p = 0; p < GO_NPROBES; p++) {
 		if (!f.syms[p]) {
 			*why = "a runtime function to probe is missing (inlined or renamed)";
 			goto out;
 		}
+		if (file_offset(elf, f.sym_addr[p], f.sym_shndx[p], &info->probe_off[p])) {
+			*why = "a runtime function to probe is not in the file's code";
+			goto out;
+		}
+	}
 	info->off.tls_g = f.tls_g;
 	if (dwarf_goid_offset(fd, &info->off.g_goid) == 0) {
 		info->goid_from = GO_GOID_DWARF;
@@ -246,26 +273,28 @@ int go_binary__inspect(const char *path, struct go_binary *info, const char **wh
 out:
 	if (elf)
 		elf_end(elf);
-	close(fd);
 	return ret;
 }
 
 /* ---- following the Go processes of the host ---- */
 
+/* A file told apart as the exec watch does: inode, and modification time. */
 struct go_exe_seen {
 	dev_t dev;
 	ino_t ino;
+	struct timespec mtime;
 	int state; /* go_binary__inspect's answer */
 	struct vpath_go_offsets off;
 };
 
 struct go_follow {
 	struct bpf_object *obj;
+	struct priv_helper *ph;
+	struct go_follow_opts opts;
 	int procs_fd, exes_fd;
-	int verbose;
 	struct go_exe_seen *seen;
 	unsigned nseen, capseen;
-	struct bpf_link **links;
+	struct bpf_link **links; /* without a helper: attached here */
 	unsigned nlinks, caplinks;
 	unsigned nexes; /* binaries followed */
 };
@@ -286,32 +315,59 @@ static int grow(void **arr, unsigned *cap, unsigned need, size_t elem)
 	return 0;
 }
 
-static int attach_probes(struct go_follow *gf, const char *path)
+/* In this process, when no helper could be started (it can only be done before the drop). */
+static int attach_here(struct go_follow *gf, const char *prog_name, int fd, uint64_t off)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(gf->obj, prog_name);
+	struct bpf_link *link;
+	char path[64];
+
+	if (!prog)
+		return -ENOTSUP;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	link = bpf_program__attach_uprobe(prog, false, -1, path, (size_t)off);
+	if (!link)
+		return -errno;
+	if (grow((void **)&gf->links, &gf->caplinks, gf->nlinks + 1, sizeof(*gf->links))) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	gf->links[gf->nlinks++] = link;
+	return 0;
+}
+
+static int attach_probes(struct go_follow *gf, int fd, const struct go_binary *info)
 {
 	for (int p = 0; p < GO_NPROBES; p++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = go_probe_syms[p]);
-		struct bpf_program *prog = bpf_object__find_program_by_name(gf->obj, go_probe_progs[p]);
-		struct bpf_link *link;
+		int err = gf->ph ? priv_helper__attach_uprobe(gf->ph, go_probe_progs[p], fd,
+							      info->probe_off[p])
+				 : attach_here(gf, go_probe_progs[p], fd, info->probe_off[p]);
 
-		if (!prog)
-			return -ENOTSUP;
-		link = bpf_program__attach_uprobe_opts(prog, -1, path, 0, &uo);
-		if (!link)
-			return -errno;
-		if (grow((void **)&gf->links, &gf->caplinks, gf->nlinks + 1, sizeof(*gf->links))) {
-			bpf_link__destroy(link);
-			return -ENOMEM;
-		}
-		gf->links[gf->nlinks++] = link;
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
+static struct go_exe_seen *find_exe(struct go_follow *gf, dev_t dev, ino_t ino,
+				    const struct timespec *mtime)
+{
+	for (unsigned i = 0; i < gf->nseen; i++) {
+		struct go_exe_seen *e = &gf->seen[i];
+
+		if (e->dev == dev && e->ino == ino && e->mtime.tv_sec == mtime->tv_sec &&
+		    e->mtime.tv_nsec == mtime->tv_nsec)
+			return e;
+	}
+	return NULL;
+}
+
 /*
- * The file at path (a name given, or /proc/PID/exe), inspected and
- * probed once per inode; its entry in the list of files seen.
+ * The file open at fd (a name given, a running process's executable, one
+ * exec'ed later), inspected and probed once per file; its entry in the
+ * list of files seen.  label names it in messages.
  */
-static struct go_exe_seen *see_exe(struct go_follow *gf, const char *path, const char *label)
+static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *label)
 {
 	struct go_binary info;
 	struct go_exe_seen *e;
@@ -319,18 +375,19 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, const char *path, const
 	const char *why;
 	int err;
 
-	if (stat(path, &st))
+	if (fstat(fd, &st))
 		return NULL;
-	for (unsigned i = 0; i < gf->nseen; i++)
-		if (gf->seen[i].dev == st.st_dev && gf->seen[i].ino == st.st_ino)
-			return &gf->seen[i];
+	e = find_exe(gf, st.st_dev, st.st_ino, &st.st_mtim);
+	if (e)
+		return e;
 	if (grow((void **)&gf->seen, &gf->capseen, gf->nseen + 1, sizeof(*gf->seen)))
 		return NULL;
 	e = &gf->seen[gf->nseen++];
 	memset(e, 0, sizeof(*e));
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
-	e->state = go_binary__inspect(path, &info, &why);
+	e->mtime = st.st_mtim;
+	e->state = S_ISREG(st.st_mode) ? go_binary__inspect(fd, &info, &why) : 0;
 	if (e->state < 0) {
 		fprintf(stderr, "vpath-record: warning: Go binary %s: %s; its goroutines are not "
 				"followed (thread-level rules)\n", label, why);
@@ -344,7 +401,7 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, const char *path, const
 		e->state = -1;
 		return e;
 	}
-	err = attach_probes(gf, path);
+	err = attach_probes(gf, fd, &info);
 	if (!err) {
 		struct vpath_go_exe key = { .ino = st.st_ino,
 					    .dev = (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)) };
@@ -359,12 +416,20 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, const char *path, const
 	}
 	e->off = info.off;
 	gf->nexes++;
-	if (gf->verbose)
+	if (gf->opts.go_active)
+		*gf->opts.go_active = 1;
+	if (gf->opts.verbose)
 		fprintf(stderr, "vpath-record: Go binary %s (%s): goroutines followed, goid at %u "
 				"(%s), g at fs%+d\n", label, info.version[0] ? info.version : "version ?",
 			info.off.g_goid, info.goid_from == GO_GOID_DWARF ? "DWARF" : "version table",
 			info.off.tls_g);
 	return e;
+}
+
+static void follow_process(struct go_follow *gf, uint32_t pid, const struct go_exe_seen *e)
+{
+	if (bpf_map_update_elem(gf->procs_fd, &pid, &e->off, BPF_ANY) && gf->opts.verbose)
+		fprintf(stderr, "vpath-record: Go process %u: %s\n", pid, strerror(errno));
 }
 
 static bool pid_listed(uint32_t pid, const uint32_t *pids, unsigned npids)
@@ -389,8 +454,7 @@ static bool pid_in_netns(unsigned long pid, uint32_t netns)
 	return stat(path, &st) == 0 && st.st_ino == netns;
 }
 
-static void scan_processes(struct go_follow *gf, const uint32_t *pids, unsigned npids,
-			   uint32_t netns)
+static void scan_processes(struct go_follow *gf)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -401,26 +465,64 @@ static void scan_processes(struct go_follow *gf, const uint32_t *pids, unsigned 
 		char path[64], label[96], *end;
 		unsigned long pid = strtoul(de->d_name, &end, 10);
 		struct go_exe_seen *e;
-		uint32_t key;
+		int fd;
 
 		if (*end || pid == 0 || pid > UINT32_MAX || pid == (unsigned long)getpid() ||
-		    !pid_listed((uint32_t)pid, pids, npids) || !pid_in_netns(pid, netns))
+		    !pid_listed((uint32_t)pid, gf->opts.pids, gf->opts.npids) ||
+		    !pid_in_netns(pid, gf->opts.netns))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%lu/exe", pid);
-		snprintf(label, sizeof(label), "of PID %lu", pid);
-		e = see_exe(gf, path, label);
-		if (!e || e->state != 1)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		key = (uint32_t)pid;
-		if (bpf_map_update_elem(gf->procs_fd, &key, &e->off, BPF_ANY) && gf->verbose)
-			fprintf(stderr, "vpath-record: Go process %lu: %s\n", pid, strerror(errno));
+		snprintf(label, sizeof(label), "of PID %lu", pid);
+		e = see_exe(gf, fd, label);
+		close(fd);
+		if (e && e->state == 1)
+			follow_process(gf, (uint32_t)pid, e);
 	}
 	closedir(d);
 }
 
-struct go_follow *go_follow__start(struct bpf_object *obj, const char *const *binaries,
-				   unsigned nbinaries, const uint32_t *pids, unsigned npids,
-				   uint32_t netns, int verbose)
+static uint64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A program exec'ed after the start (the exec watch's hook).  The BPF side
+ * already followed the process if its file was followed (go_exes); this
+ * is the first exec of a file, or one while it was being looked at.
+ */
+static void go_on_exec(void *ctx, struct exec_event *ev)
+{
+	struct go_follow *gf = ctx;
+	struct timespec mtime = { .tv_sec = ev->exe.mtime_sec, .tv_nsec = ev->exe.mtime_nsec };
+	dev_t dev = makedev(ev->exe.dev >> 20, ev->exe.dev & 0xfffff);
+	struct go_exe_seen *e = find_exe(gf, dev, (ino_t)ev->exe.ino, &mtime);
+	char label[320];
+	int fd;
+
+	if (!e) {
+		fd = exec_event__fd(ev);
+		if (fd < 0)
+			return; /* gone already: its file is told again at its next exec */
+		snprintf(label, sizeof(label), "%s (PID %u, started after the recorder)",
+			 ev->path[0] ? ev->path : "?", ev->pid);
+		e = see_exe(gf, fd, label);
+		if (e && e->state == 1 && gf->opts.verbose)
+			fprintf(stderr, "vpath-record: Go binary %s: probes in place %.1f ms after "
+					"its exec\n", label, (double)(mono_now_ns() - ev->exec_ns) / 1e6);
+	}
+	if (e && e->state == 1)
+		follow_process(gf, ev->pid, e);
+}
+
+struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *ph,
+				   struct exec_watch *ew, const struct go_follow_opts *opts)
 {
 	struct go_follow *gf = calloc(1, sizeof(*gf));
 	struct bpf_map *procs, *exes;
@@ -428,24 +530,35 @@ struct go_follow *go_follow__start(struct bpf_object *obj, const char *const *bi
 	if (!gf)
 		return NULL;
 	gf->obj = obj;
-	gf->verbose = verbose;
+	gf->ph = ph;
+	gf->opts = *opts;
 	procs = bpf_object__find_map_by_name(obj, "go_procs");
 	exes = bpf_object__find_map_by_name(obj, "go_exes");
-	if (!procs || !exes)
+	if (!procs || !exes || !bpf_object__find_program_by_name(obj, go_probe_progs[0]))
 		return gf; /* an architecture without the Go programs */
 	gf->procs_fd = bpf_map__fd(procs);
 	gf->exes_fd = bpf_map__fd(exes);
-	for (unsigned i = 0; i < nbinaries; i++) {
-		struct go_exe_seen *e = see_exe(gf, binaries[i], binaries[i]);
+	for (unsigned i = 0; i < opts->nbinaries; i++) {
+		const char *path = opts->binaries[i];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct go_exe_seen *e = fd < 0 ? NULL : see_exe(gf, fd, path);
 
 		if (!e)
-			fprintf(stderr, "vpath-record: warning: --go-binary %s: %s\n", binaries[i],
+			fprintf(stderr, "vpath-record: warning: --go-binary %s: %s\n", path,
 				strerror(errno));
 		else if (e->state == 0)
 			fprintf(stderr, "vpath-record: warning: --go-binary %s: not a Go binary\n",
-				binaries[i]);
+				path);
+		if (fd >= 0)
+			close(fd);
 	}
-	scan_processes(gf, pids, npids, netns);
+	scan_processes(gf);
+	/* (With -p, the BPF side tells only the execs of the processes named.) */
+	if (ew && exec_watch__add_hook(ew, go_on_exec, gf)) {
+		go_follow__free(gf);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return gf;
 }
 

@@ -11,39 +11,64 @@
 #include <bpf/libbpf.h>
 #include "../bpf/vpath.h"
 
+#include "exec_watch.h"
+#include "priv_helper.h"
+
 enum go_goid_source { GO_GOID_DWARF, GO_GOID_TABLE };
+
+/* The runtime functions probed (runtime.newproc1, runtime.runqput, runtime.goready). */
+#define GO_NPROBES 3
 
 struct go_binary {
 	char version[32]; /* runtime.buildVersion, "" when unreadable */
 	struct vpath_go_offsets off;
 	enum go_goid_source goid_from;
+	uint64_t probe_off[GO_NPROBES]; /* where in the file each probed function starts */
 };
 
 /*
- * What path is: 1 a Go binary whose goroutines can be followed (*info
- * filled), 0 not a Go binary, -1 a Go binary that cannot be followed (*why
- * says why: stripped, unknown version, ...) or an unreadable file.
+ * What the file open at fd is: 1 a Go binary whose goroutines can be
+ * followed (*info filled), 0 not a Go binary (or not an ELF file), -1 a Go
+ * binary that cannot be followed (*why says why: stripped, unknown
+ * version, ...).
  */
-int go_binary__inspect(const char *path, struct go_binary *info, const char **why);
+int go_binary__inspect(int fd, struct go_binary *info, const char **why);
 
 /* The goid offset in runtime.g for a Go version ("go1.19.8"); 0 when unknown. */
 uint32_t go_goid_offset_for_version(const char *version);
 
 struct go_follow;
 
+struct go_follow_opts {
+	const char *const *binaries; /* --go-binary */
+	unsigned nbinaries;
+	const uint32_t *pids; /* -p: only those processes (and none started later) */
+	unsigned npids;
+	uint32_t netns; /* --netns: only processes of that namespace; 0 every one */
+	int verbose;
+	/*
+	 * The BPF side's go_active: set when the first binary is followed, at
+	 * start or later, so that until then a socket operation pays one load.
+	 */
+	volatile uint32_t *go_active;
+};
+
 /*
- * Finds the Go processes running now (among pids when npids > 0, in network
- * namespace netns when it is not 0) and the binaries named, fills the BPF
- * maps and attaches the runtime uprobes.  A
- * binary that cannot be followed gets one warning line; never fails the
- * recording except for lack of memory (NULL, errno set).
+ * Finds the Go processes running now and the binaries named, fills the BPF
+ * maps and attaches the runtime uprobes through ph; with ew, registers to
+ * do the same for Go programs exec'ed later (docs/recorder.md, "Programs
+ * started later").  A binary that cannot be followed gets one warning
+ * line; never fails the recording except for lack of memory (NULL, errno
+ * set).
  */
-struct go_follow *go_follow__start(struct bpf_object *obj, const char *const *binaries,
-				   unsigned nbinaries, const uint32_t *pids, unsigned npids,
-				   uint32_t netns, int verbose);
+struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *ph,
+				   struct exec_watch *ew, const struct go_follow_opts *opts);
 /* Some Go binary is followed: the BPF side must look for Go processes. */
 bool go_follow__active(const struct go_follow *gf);
-/* Detaches the uprobes (before the last drain). */
+/*
+ * Detaches the uprobes attached in this process, without a helper (before
+ * the last drain); those of the helper go with it (priv_helper__stop).
+ */
 void go_follow__detach(struct go_follow *gf);
 void go_follow__free(struct go_follow *gf);
 

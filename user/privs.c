@@ -61,12 +61,11 @@ static int last_cap(void)
 	return last;
 }
 
-int privs_drop(bool keep_dac, bool keep_chown)
+/* Keeps only the capabilities in keep (those the process has), for good: no exec gets more. */
+static int privs_keep_only(uint64_t keep)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
-	uint64_t keep = CAP(CAP_BPF) | (keep_dac ? CAP(CAP_DAC_OVERRIDE) : 0) |
-			(keep_chown ? CAP(CAP_CHOWN) : 0);
 	int top = last_cap();
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
@@ -84,4 +83,16 @@ int privs_drop(bool keep_dac, bool keep_chown)
 	if (syscall(SYS_capset, &hdr, data))
 		return -errno;
 	return 0;
+}
+
+int privs_drop(bool keep_dac, bool keep_chown)
+{
+	return privs_keep_only(CAP(CAP_BPF) | (keep_dac ? CAP(CAP_DAC_OVERRIDE) : 0) |
+			       (keep_chown ? CAP(CAP_CHOWN) : 0));
+}
+
+int privs_drop_to_prober(void)
+{
+	return privs_keep_only(CAP(CAP_BPF) | CAP(CAP_PERFMON) | CAP(CAP_SYS_PTRACE) |
+			       CAP(CAP_DAC_READ_SEARCH));
 }

@@ -14,5 +14,12 @@ int privs_check(void);
  * keep_chown (a ring's later files go to the --group).  -errno.
  */
 int privs_drop(bool keep_dac, bool keep_chown);
+/*
+ * For the probe helper (user/priv_helper.c): keep what opening another
+ * user's executable through /proc/PID/exe (CAP_SYS_PTRACE, and
+ * CAP_DAC_READ_SEARCH for one that is not readable) and attaching uprobes
+ * (CAP_PERFMON, CAP_BPF) need, and nothing else.  -errno.
+ */
+int privs_drop_to_prober(void);
 
 #endif

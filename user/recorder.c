@@ -36,6 +36,8 @@
 #include "host.h"
 #include "netns.h"
 #include "output.h"
+#include "exec_watch.h"
+#include "priv_helper.h"
 #include "privs.h"
 #include "redact.h"
 #include "redact_carry.h"
@@ -77,6 +79,8 @@ struct recorder {
 	const struct record_opts *opts;
 	struct vpath_bpf *skel;
 	struct go_follow *go;
+	struct priv_helper *ph; /* attaches uprobes after the privileges are dropped */
+	struct exec_watch *ew;	/* programs started later, told to the probers */
 	struct ring_buffer *rb;
 	struct reorder *ro;
 	struct watermark *wm;
@@ -600,6 +604,14 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 {
 	struct bpf_program *prog;
 	int err;
+	struct go_follow_opts gopts = {
+		.binaries = r->opts->go_binaries,
+		.nbinaries = r->opts->ngo_binaries,
+		.pids = r->opts->pids,
+		.npids = r->opts->npids,
+		.netns = r->netns_filter,
+		.verbose = verbosity,
+	};
 
 	r->skel = vpath_bpf__open();
 	if (!r->skel) {
@@ -641,14 +653,24 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	}
 	/* Nothing the probes write is stamped before this: the first file's start is. */
 	r->emitted_ts = mono_ns();
+	/* Forked while privileged, before anything it must not hold is open (the output). */
+	r->ph = priv_helper__start(r->skel->obj);
+	if (!r->ph)
+		fprintf(stderr, "vpath-record: warning: cannot start the probe helper (%s): Go "
+				"programs started later are not followed\n", strerror(errno));
+	r->ew = exec_watch__new(r->skel->obj, r->ph);
+	if (!r->ew) {
+		fprintf(stderr, "vpath-record: out of memory\n");
+		return -ENOMEM;
+	}
 	/* Before the tracepoints: an operation seen is then one of a known Go process or none. */
-	r->go = go_follow__start(r->skel->obj, r->opts->go_binaries, r->opts->ngo_binaries,
-				 r->opts->pids, r->opts->npids, r->netns_filter, verbosity);
+	gopts.go_active = (volatile uint32_t *)&r->skel->bss->go_active;
+	r->go = go_follow__start(r->skel->obj, r->ph, r->ph ? r->ew : NULL, &gopts);
 	if (!r->go) {
 		fprintf(stderr, "vpath-record: out of memory\n");
 		return -ENOMEM;
 	}
-	r->skel->bss->go_active = go_follow__active(r->go);
+	r->skel->bss->exec_watch_on = exec_watch__wanted(r->ew);
 	err = vpath_bpf__attach(r->skel);
 	if (err) {
 		fprintf(stderr, "vpath-record: cannot attach the BPF programs: %s%s\n",
@@ -657,6 +679,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	}
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), handle_record, r, NULL);
 	if (r->rb)
+		err = exec_watch__listen(r->ew, r->rb);
+	if (r->rb && !err)
 		err = map_ring_positions(r);
 	else
 		err = -errno;
@@ -756,6 +780,8 @@ static int finish(struct recorder *r)
 	int err;
 
 	vpath_bpf__detach(r->skel);
+	exec_watch__stop(r->ew);
+	priv_helper__stop(r->ph);
 	go_follow__detach(r->go);
 	err = drain(r, &upto);
 	if (!err)
@@ -874,6 +900,8 @@ cleanup:
 	unmap_ring_positions(&r);
 	ring_buffer__free(r.rb);
 	go_follow__free(r.go);
+	exec_watch__free(r.ew);
+	priv_helper__free(r.ph);
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
 	reorder__free(r.ro);

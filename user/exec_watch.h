@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The exec watch: programs started after the recorder, told to the probers
+ * that registered a hook (Go's runtime probes, user/golang.c), once per
+ * executable file (bpf/exec_watch.h, docs/recorder.md "Programs started
+ * later").
+ */
+#ifndef VPATH_RECORD_EXEC_WATCH_H
+#define VPATH_RECORD_EXEC_WATCH_H
+
+#include <stdint.h>
+#include <bpf/libbpf.h>
+#include "../bpf/vpath.h"
+#include "priv_helper.h"
+
+struct exec_watch;
+
+/* A process that exec'ed a file the recorder has not decided about yet. */
+struct exec_event {
+	uint32_t pid;
+	struct vpath_exe_id exe;
+	uint64_t exec_ns; /* CLOCK_MONOTONIC at the exec */
+	struct exec_watch *ew;
+	int fd, fd_err; /* exec_event__fd's, once asked */
+	char path[256];	/* the file's path once exec_event__fd opened it, else "" */
+};
+
+/*
+ * A prober's hook: called for each event, in the recorder's thread, as soon
+ * as the recorder reads it.  It decides about the file before returning:
+ * the file is not told again (a later process of it is the prober's own
+ * business, as Go's go_exes map does in BPF).
+ */
+typedef void (*exec_hook_fn)(void *ctx, struct exec_event *ev);
+
+/* Watches with obj's exec_news / exec_seen maps; opens files through ph.  NULL, errno. */
+struct exec_watch *exec_watch__new(struct bpf_object *obj, struct priv_helper *ph);
+int exec_watch__add_hook(struct exec_watch *ew, exec_hook_fn fn, void *ctx);
+/* Some prober listens: the BPF side must tell execs (exec_watch_on). */
+bool exec_watch__wanted(const struct exec_watch *ew);
+/* Reads exec_news with the recorder's other rings (consumed by the same polls). */
+int exec_watch__listen(struct exec_watch *ew, struct ring_buffer *rb);
+/* After the BPF side is detached: no hook runs any more. */
+void exec_watch__stop(struct exec_watch *ew);
+void exec_watch__free(struct exec_watch *ew);
+
+/*
+ * A read-only descriptor of the file the process exec'ed (owned by the
+ * event, closed after the hooks; ev->path then says where it is), or -errno: the process is gone or has
+ * exec'ed something else since.
+ */
+int exec_event__fd(struct exec_event *ev);
+
+#endif
