@@ -26,8 +26,8 @@ struct exec_event {
 };
 
 /*
- * A prober's hook: called for each event, in the recorder's thread, as soon
- * as the recorder reads it.  It decides about the file before returning:
+ * A prober's hook: called for each event, in the watch's own thread (the
+ * only one calling hooks), as soon as it is told.  It decides about the file before returning:
  * the file is not told again (a later process of it is the prober's own
  * business, as Go's go_exes map does in BPF).
  */
@@ -38,9 +38,12 @@ struct exec_watch *exec_watch__new(struct bpf_object *obj, struct priv_helper *p
 int exec_watch__add_hook(struct exec_watch *ew, exec_hook_fn fn, void *ctx);
 /* Some prober listens: the BPF side must tell execs (exec_watch_on). */
 bool exec_watch__wanted(const struct exec_watch *ew);
-/* Reads exec_news with the recorder's other rings (consumed by the same polls). */
-int exec_watch__listen(struct exec_watch *ew, struct ring_buffer *rb);
-/* After the BPF side is detached: no hook runs any more. */
+/*
+ * Starts the thread that reads exec_news and runs the hooks; call it after
+ * the privileges are dropped (the thread has the caller's).  0 or -errno.
+ */
+int exec_watch__start(struct exec_watch *ew);
+/* Ends the thread: no hook runs once this returns.  NULL-safe. */
 void exec_watch__stop(struct exec_watch *ew);
 void exec_watch__free(struct exec_watch *ew);
 

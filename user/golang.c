@@ -139,7 +139,7 @@ static int dwarf_goid_offset(int fd, uint32_t *off)
 }
 
 struct elf_facts {
-	bool is_go, has_symtab;
+	bool is_go, has_symtab, has_dwarf;
 	bool syms[GO_NPROBES];
 	uint64_t sym_addr[GO_NPROBES];
 	uint32_t sym_shndx[GO_NPROBES];
@@ -190,6 +190,8 @@ static void elf_scan(Elf *elf, struct elf_facts *f)
 		if (name && (strcmp(name, ".go.buildinfo") == 0 || strcmp(name, ".gopclntab") == 0 ||
 			     strcmp(name, ".note.go.buildid") == 0))
 			f->is_go = true;
+		if (name && (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0))
+			f->has_dwarf = true;
 		if (sh.sh_type == SHT_SYMTAB) {
 			f->has_symtab = true;
 			scan_symbols(elf, scn, &sh, f);
@@ -259,21 +261,40 @@ int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 		}
 	}
 	info->off.tls_g = f.tls_g;
-	if (dwarf_goid_offset(fd, &info->off.g_goid) == 0) {
-		info->goid_from = GO_GOID_DWARF;
-	} else {
-		info->off.g_goid = go_goid_offset_for_version(info->version);
-		info->goid_from = GO_GOID_TABLE;
-		if (!info->off.g_goid) {
+	info->has_dwarf = f.has_dwarf;
+	/*
+	 * The table first: reading DWARF takes libdw 0.2 s on a small server
+	 * (it inflates every compressed .debug_* section), too long to wait at
+	 * a program's exec; go_binary__verify checks the table against it after.
+	 */
+	info->off.g_goid = go_goid_offset_for_version(info->version);
+	info->goid_from = GO_GOID_TABLE;
+	if (!info->off.g_goid) {
+		if (!f.has_dwarf || dwarf_goid_offset(fd, &info->off.g_goid)) {
 			*why = "no DWARF and a Go version vpath does not know";
 			goto out;
 		}
+		info->goid_from = GO_GOID_DWARF;
 	}
 	ret = 1;
 out:
 	if (elf)
 		elf_end(elf);
 	return ret;
+}
+
+int go_binary__verify(int fd, struct go_binary *info)
+{
+	uint32_t goid;
+
+	if (info->goid_from != GO_GOID_TABLE || !info->has_dwarf || dwarf_goid_offset(fd, &goid))
+		return 0;
+	info->goid_from = GO_GOID_DWARF;
+	if (goid == info->off.g_goid)
+		return 0;
+	info->table_goid = info->off.g_goid;
+	info->off.g_goid = goid;
+	return 1;
 }
 
 /* ---- following the Go processes of the host ---- */
@@ -284,6 +305,7 @@ struct go_exe_seen {
 	ino_t ino;
 	struct timespec mtime;
 	int state; /* go_binary__inspect's answer */
+	bool verified; /* goid's offset checked against DWARF (go_binary__verify) */
 	struct vpath_go_offsets off;
 };
 
@@ -349,6 +371,12 @@ static int attach_probes(struct go_follow *gf, int fd, const struct go_binary *i
 	return 0;
 }
 
+static struct vpath_go_exe go_exe_key(const struct stat *st)
+{
+	return (struct vpath_go_exe){ .ino = st->st_ino,
+				      .dev = (uint32_t)(major(st->st_dev) << 20 | minor(st->st_dev)) };
+}
+
 static struct go_exe_seen *find_exe(struct go_follow *gf, dev_t dev, ino_t ino,
 				    const struct timespec *mtime)
 {
@@ -362,12 +390,21 @@ static struct go_exe_seen *find_exe(struct go_follow *gf, dev_t dev, ino_t ino,
 	return NULL;
 }
 
+static void warn_table(const char *label, const struct go_binary *info)
+{
+	fprintf(stderr, "vpath-record: warning: Go binary %s (%s): goid is at %u in runtime.g by "
+			"its DWARF, not %u as for that version: DWARF's taken\n", label,
+		info->version, info->off.g_goid, info->table_goid);
+}
+
 /*
  * The file open at fd (a name given, a running process's executable, one
  * exec'ed later), inspected and probed once per file; its entry in the
- * list of files seen.  label names it in messages.
+ * list of files seen.  label names it in messages.  Without verify, the
+ * caller is in a hurry (a program just started): goid's offset from the
+ * table is not checked against DWARF, go_follow_verify does it later.
  */
-static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *label)
+static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *label, bool verify)
 {
 	struct go_binary info;
 	struct go_exe_seen *e;
@@ -401,10 +438,14 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 		e->state = -1;
 		return e;
 	}
+	if (verify) {
+		e->verified = true;
+		if (go_binary__verify(fd, &info))
+			warn_table(label, &info);
+	}
 	err = attach_probes(gf, fd, &info);
 	if (!err) {
-		struct vpath_go_exe key = { .ino = st.st_ino,
-					    .dev = (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)) };
+		struct vpath_go_exe key = go_exe_key(&st);
 
 		err = bpf_map_update_elem(gf->exes_fd, &key, &info.off, BPF_ANY) ? -errno : 0;
 	}
@@ -424,6 +465,36 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 			info.off.g_goid, info.goid_from == GO_GOID_DWARF ? "DWARF" : "version table",
 			info.off.tls_g);
 	return e;
+}
+
+static void follow_process(struct go_follow *gf, uint32_t pid, const struct go_exe_seen *e);
+
+/*
+ * Once the probes of a program just started are in place: the table's
+ * offset checked against DWARF.  Should they differ, the file and that
+ * process are corrected (another process of it started in the meantime
+ * keeps the table's: the table is the fallback that has held so far).
+ */
+static void go_follow_verify(struct go_follow *gf, struct go_exe_seen *e, int fd, uint32_t pid,
+			     const char *label)
+{
+	struct go_binary info;
+	struct stat st;
+	const char *why;
+
+	if (e->state != 1 || e->verified)
+		return;
+	e->verified = true;
+	if (go_binary__inspect(fd, &info, &why) != 1 || go_binary__verify(fd, &info) == 0)
+		return;
+	warn_table(label, &info);
+	e->off = info.off;
+	if (fstat(fd, &st) == 0) {
+		struct vpath_go_exe key = go_exe_key(&st);
+
+		bpf_map_update_elem(gf->exes_fd, &key, &e->off, BPF_ANY);
+	}
+	follow_process(gf, pid, e);
 }
 
 static void follow_process(struct go_follow *gf, uint32_t pid, const struct go_exe_seen *e)
@@ -476,7 +547,7 @@ static void scan_processes(struct go_follow *gf)
 		if (fd < 0)
 			continue;
 		snprintf(label, sizeof(label), "of PID %lu", pid);
-		e = see_exe(gf, fd, label);
+		e = see_exe(gf, fd, label, true);
 		close(fd);
 		if (e && e->state == 1)
 			follow_process(gf, (uint32_t)pid, e);
@@ -512,12 +583,18 @@ static void go_on_exec(void *ctx, struct exec_event *ev)
 			return; /* gone already: its file is told again at its next exec */
 		snprintf(label, sizeof(label), "%s (PID %u, started after the recorder)",
 			 ev->path[0] ? ev->path : "?", ev->pid);
-		e = see_exe(gf, fd, label);
-		if (e && e->state == 1 && gf->opts.verbose)
-			fprintf(stderr, "vpath-record: Go binary %s: probes in place %.1f ms after "
-					"its exec\n", label, (double)(mono_now_ns() - ev->exec_ns) / 1e6);
+		e = see_exe(gf, fd, label, false);
+		if (e && e->state == 1) {
+			follow_process(gf, ev->pid, e);
+			if (gf->opts.verbose)
+				fprintf(stderr, "vpath-record: Go binary %s: probes in place %.1f ms "
+						"after its exec\n", label,
+					(double)(mono_now_ns() - ev->exec_ns) / 1e6);
+			go_follow_verify(gf, e, fd, ev->pid, label);
+		}
+		return;
 	}
-	if (e && e->state == 1)
+	if (e->state == 1)
 		follow_process(gf, ev->pid, e);
 }
 
@@ -541,7 +618,7 @@ struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *p
 	for (unsigned i = 0; i < opts->nbinaries; i++) {
 		const char *path = opts->binaries[i];
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		struct go_exe_seen *e = fd < 0 ? NULL : see_exe(gf, fd, path);
+		struct go_exe_seen *e = fd < 0 ? NULL : see_exe(gf, fd, path, true);
 
 		if (!e)
 			fprintf(stderr, "vpath-record: warning: --go-binary %s: %s\n", path,

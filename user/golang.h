@@ -23,6 +23,8 @@ struct go_binary {
 	char version[32]; /* runtime.buildVersion, "" when unreadable */
 	struct vpath_go_offsets off;
 	enum go_goid_source goid_from;
+	bool has_dwarf;
+	uint32_t table_goid; /* go_binary__verify's: the table's offset, when DWARF said otherwise */
 	uint64_t probe_off[GO_NPROBES]; /* where in the file each probed function starts */
 };
 
@@ -33,6 +35,12 @@ struct go_binary {
  * version, ...).
  */
 int go_binary__inspect(int fd, struct go_binary *info, const char **why);
+/*
+ * After go_binary__inspect took goid's offset from the table: checks it
+ * against the binary's DWARF, when it has some.  1 when they differ (DWARF's
+ * is then in info->off), else 0.
+ */
+int go_binary__verify(int fd, struct go_binary *info);
 
 /* The goid offset in runtime.g for a Go version ("go1.19.8"); 0 when unknown. */
 uint32_t go_goid_offset_for_version(const char *version);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -177,7 +178,7 @@ static void helper_serve(int sock, struct bpf_object *obj)
 	}
 }
 
-static void helper_main(int sock, pid_t parent, struct bpf_object *obj)
+static void helper_main(int sock, pid_t parent, struct bpf_object *obj, int nice)
 {
 	/* Stopped by the recorder closing its end, never by the terminal's or systemd's signals. */
 	signal(SIGINT, SIG_IGN);
@@ -187,6 +188,8 @@ static void helper_main(int sock, pid_t parent, struct bpf_object *obj)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(0);
 	prctl(PR_SET_NAME, "vpath-probes", 0, 0, 0);
+	/* As soon as it is asked, as the recorder's reader: a program's first requests are near. */
+	setpriority(PRIO_PROCESS, 0, nice);
 	if (privs_drop_to_prober())
 		_exit(1);
 	helper_serve(sock, obj);
@@ -195,7 +198,7 @@ static void helper_main(int sock, pid_t parent, struct bpf_object *obj)
 
 /* ---- the recorder's side ---- */
 
-struct priv_helper *priv_helper__start(struct bpf_object *obj)
+struct priv_helper *priv_helper__start(struct bpf_object *obj, int nice)
 {
 	struct priv_helper *ph = calloc(1, sizeof(*ph));
 	pid_t parent = getpid();
@@ -220,7 +223,7 @@ struct priv_helper *priv_helper__start(struct bpf_object *obj)
 	}
 	if (ph->pid == 0) {
 		close(sv[0]);
-		helper_main(sv[1], parent, obj);
+		helper_main(sv[1], parent, obj, nice);
 	}
 	close(sv[1]);
 	ph->sock = sv[0];

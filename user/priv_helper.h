@@ -16,8 +16,11 @@
 
 struct priv_helper;
 
-/* Forks the helper, which may attach obj's programs.  NULL and errno on failure. */
-struct priv_helper *priv_helper__start(struct bpf_object *obj);
+/*
+ * Forks the helper, which may attach obj's programs, at priority nice (best
+ * effort).  NULL and errno on failure.
+ */
+struct priv_helper *priv_helper__start(struct bpf_object *obj, int nice);
 /*
  * A read-only descriptor of the executable process pid runs, when it is
  * still the file id names (else -ESTALE: the process exec'ed again or is

@@ -93,6 +93,6 @@ int privs_drop(bool keep_dac, bool keep_chown)
 
 int privs_drop_to_prober(void)
 {
-	return privs_keep_only(CAP(CAP_BPF) | CAP(CAP_PERFMON) | CAP(CAP_SYS_PTRACE) |
-			       CAP(CAP_DAC_READ_SEARCH));
+	return privs_keep_only(CAP(CAP_BPF) | CAP(CAP_PERFMON) | CAP(CAP_SYS_ADMIN) |
+			       CAP(CAP_SYS_PTRACE) | CAP(CAP_DAC_READ_SEARCH));
 }

@@ -654,7 +654,7 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	/* Nothing the probes write is stamped before this: the first file's start is. */
 	r->emitted_ts = mono_ns();
 	/* Forked while privileged, before anything it must not hold is open (the output). */
-	r->ph = priv_helper__start(r->skel->obj);
+	r->ph = priv_helper__start(r->skel->obj, RECORDER_NICE);
 	if (!r->ph)
 		fprintf(stderr, "vpath-record: warning: cannot start the probe helper (%s): Go "
 				"programs started later are not followed\n", strerror(errno));
@@ -679,8 +679,6 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	}
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), handle_record, r, NULL);
 	if (r->rb)
-		err = exec_watch__listen(r->ew, r->rb);
-	if (r->rb && !err)
 		err = map_ring_positions(r);
 	else
 		err = -errno;
@@ -799,7 +797,7 @@ int recorder_run(const struct record_opts *opts)
 {
 	struct recorder r = { .opts = opts };
 	uint64_t cgroup_id = 0, started;
-	int err;
+	int err, werr;
 
 	verbosity = opts->verbose;
 	libbpf_set_print(libbpf_print);
@@ -848,6 +846,12 @@ int recorder_run(const struct record_opts *opts)
 	err = privs_drop(opts->ring > 0, opts->ring > 0 && opts->group);
 	if (err && verbosity)
 		fprintf(stderr, "vpath-record: could not drop privileges: %s\n", strerror(-err));
+	/* After the drop: the watch's thread must not keep what the recorder gave up. */
+	werr = exec_watch__start(r.ew);
+	if (werr)
+		fprintf(stderr, "vpath-record: warning: cannot watch for programs started later "
+				"(%s): a Go program started later is followed only when named with "
+				"--go-binary\n", strerror(-werr));
 	fprintf(stderr, "vpath-record: recording to %s (Ctrl-C to stop)\n", output__path(r.out));
 	started = mono_ns();
 	err = poll_loop(&r);

@@ -8,11 +8,13 @@
 # TAP lines and the figures.  Exit status: 0 when the gates pass, 1 when
 # not, 2 when the run itself failed.  Needs root.
 #
-#   tests/handoff/run.sh --app python|java|go|python-http|java-http
+#   tests/handoff/run.sh --app python|java|go|go-exec|python-http|java-http
 #                        [--requests N] [--sessions S] [--seed X] [--keep DIR]
 # python: frontend_pool.py (ThreadPoolExecutor) -> tests/evloop/backend.py
 # java:   HandoffFront.java (HttpServer, CompletableFuture) -> backend.py
 # go:     goapp.go front (net/http, http.Client) -> goapp.go back (net/http)
+# go-exec: the same, the binary not named (--go-binary): the recorders find
+#         it when it is exec'ed after them (docs/recorder.md)
 # python-http, java-http: the same hand-offs over HTTP/1.1, forwarding the
 #         client's traceparent trace id on every call (frontend_http_pool.py,
 #         HandoffFront.java --http) -> tests/evloop/backend_http.py,
@@ -41,15 +43,15 @@ app=$wl_kind wl_front_host=front
 # Here a back-end call found as a root marked exact fails the run too.
 wl_score_opts=(--gate-roots)
 case $app in
-python | java | go | python-http | java-http) ;;
-*) echo "run.sh: --app python|java|go|python-http|java-http" >&2; exit 2 ;;
+python | java | go | go-exec | python-http | java-http) ;;
+*) echo "run.sh: --app python|java|go|go-exec|python-http|java-http" >&2; exit 2 ;;
 esac
 
 # What this run needs that is not installed: the Debian package's name.
 ho_missing() {
 	case $app in
 	java | java-http) command -v javac >/dev/null && command -v java >/dev/null || echo openjdk-17-jdk-headless ;;
-	go) command -v go >/dev/null || echo golang-go ;;
+	go | go-exec) command -v go >/dev/null || echo golang-go ;;
 	esac
 }
 
@@ -75,15 +77,21 @@ ho_build() {
 		javac -d "$build" "$HO_SRC/HandoffFront.java" >"$E2E_DIR/build.log" 2>&1 || return 1
 		front_cmd=(java -cp "$build" HandoffFront "$HO_FRONT" "$HO_BACKEND" --http)
 		;;
-	go)
+	go | go-exec)
 		GOCACHE=$build/cache GOPATH=$build/gopath GOPROXY=off GOFLAGS= GO111MODULE=off \
 			go build -o "$build/goapp" "$HO_SRC/goapp.go" >"$E2E_DIR/build.log" 2>&1 ||
 			return 1
 		front_cmd=("$build/goapp" front "$HO_FRONT" "$HO_BACKEND")
 		# Go's hand-offs are followed to >= 99% (docs/analyzer.md): a gate here
 		wl_score_opts+=(--min-accuracy 99)
-		# started after the recorders: their goroutines are followed from exec
-		wl_record_opts+=(--go-binary "$build/goapp")
+		# started after the recorders: their goroutines are followed from
+		# exec, the binary named (go) or found at its exec (go-exec)
+		if [ "$app" = go ]; then
+			wl_record_opts+=(--go-binary "$build/goapp")
+		else
+			# -v: the recorders' logs say how long after its exec each was followed
+			wl_record_opts+=(-v)
+		fi
 		back_cmd=("$build/goapp" back "$HO_BACKEND")
 		;;
 	esac
