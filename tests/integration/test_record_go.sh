@@ -21,14 +21,7 @@ if ! command -v go >/dev/null; then
 fi
 ROUNDS=20
 dir=$(scratch_dir)
-# The build cache is build output: kept in $OUTPUT, so that only the first run compiles the runtime.
-cache=$(realpath -m "$OUTPUT/go-cache")
-mkdir -p "$dir/src" "$cache"
-cp tests/golang/gorecord.go "$dir/src/"
-printf 'module gorecord\ngo 1.19\n' >"$dir/src/go.mod"
-if ! (cd "$dir/src" && GOCACHE=$cache GOPATH=$dir/gopath GOPROXY=off GOFLAGS= \
-	go build -o "$dir/gorecord" . && go build -ldflags='-s -w' -o "$dir/gorecord-stripped" .) \
-	>"$dir/build.log" 2>&1; then
+if ! build_gorecord "$dir"; then
 	not_ok "record go: gorecord builds ($(head -c 300 "$dir/build.log"))"
 	exit 1
 fi

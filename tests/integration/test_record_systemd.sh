@@ -51,8 +51,9 @@ fi
 sandbox() { /usr/bin/python3 tests/tools/unit_sandbox.py "$d/vpath-record.service" --rw "$d/out" -- "$@"; }
 mkdir -p "$d/out"
 # The sandbox is real: what the unit forbids fails in it.
-check "record systemd: sandbox has only CAP_BPF CAP_PERFMON" \
-	test "$(sandbox grep CapBnd /proc/self/status 2>/dev/null | awk '{ print $2 }')" = 000000c000000000
+# CAP_BPF CAP_PERFMON, and for the probe helper CAP_SYS_ADMIN CAP_SYS_PTRACE CAP_DAC_READ_SEARCH
+check "record systemd: sandbox has only the unit's five capabilities" \
+	test "$(sandbox grep CapBnd /proc/self/status 2>/dev/null | awk '{ print $2 }')" = 000000c000280004
 check "record systemd: sandbox refuses IP sockets" \
 	test "$(sandbox /usr/bin/python3 -c 'import socket
 try:
@@ -100,3 +101,30 @@ check "record systemd: sandboxed ring stops cleanly ($(tail -1 "$d/ring.log"))" 
 segments=$(ls "$d/out" | grep -c '^ring\.[0-9]*$')
 check "record systemd: sandboxed ring rotated and removed old segments (ring.004 exists, $segments kept)" \
 	test -e "$d/out/ring.004" -a "$segments" -le 3
+
+# A Go service (re)started while the unit records: found at its exec, its
+# goroutines followed, under the unit's capabilities (issue 27).
+if ! command -v go >/dev/null; then
+	skip "record systemd: a Go program started later is followed" "no Go compiler (golang-go)"
+	exit 0
+fi
+if ! build_gorecord "$d/go-build"; then
+	not_ok "record systemd: gorecord builds ($(head -c 300 "$d/go-build/build.log"))"
+	exit 0
+fi
+port=$(free_port)
+rm -f "$d/go"
+must_start_recorder "record systemd sandbox go" "$d/out/go.vpr" "$d/go.log" -v
+"$d/go-build/gorecord" "127.0.0.1:$port" "$rounds" "$d/go" >"$d/go-truth.txt" 2>"$d/go-prog.err" &
+gpid=$!
+on_exit "kill -KILL $gpid"
+wait_for "$d/go-truth.txt" listening && wait_for "$d/go.log" "(PID $gpid, started after the recorder)"
+touch "$d/go"
+wait_for "$d/go-truth.txt" '^done'
+wait "$gpid"
+stop_recorder
+check "record systemd: sandboxed recorder follows a Go program started later" \
+	grep -q "(PID $gpid, started after the recorder).*goroutines followed" "$d/go.log"
+"$VPATH_ANALYZE" dump "$d/out/go.vpr" >"$d/go-dump.txt" 2>/dev/null
+python3 tests/golang/check_gorecord.py "$d/go-dump.txt" "$d/go-truth.txt" "$gpid" "$rounds" |
+	sed 's/^\(not \)\?ok - /&record systemd, a Go program started later: /'

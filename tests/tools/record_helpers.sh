@@ -134,3 +134,18 @@ connect_and_wait() {
 	on_exit "kill -KILL $CLIENT_PID"
 	wait_for "$dir/server.log" "^server pid" && wait_for "$dir/client.log" "^client pid"
 }
+
+# build_gorecord DIR: tests/golang/gorecord.go built into DIR/gorecord and,
+# stripped, DIR/gorecord-stripped (offline; the build cache kept in
+# $OUTPUT, so that only the first run compiles the runtime).  Logs in
+# DIR/build.log; 1 when it does not build.
+build_gorecord() {
+	local dir=$1 cache
+	cache=$(realpath -m "$OUTPUT/go-cache")
+	mkdir -p "$dir/src" "$cache"
+	cp tests/golang/gorecord.go "$dir/src/"
+	printf 'module gorecord\ngo 1.19\n' >"$dir/src/go.mod"
+	(cd "$dir/src" && GOCACHE=$cache GOPATH=$dir/gopath GOPROXY=off GOFLAGS= \
+		go build -o "$dir/gorecord" . && go build -ldflags='-s -w' -o "$dir/gorecord-stripped" .) \
+		>"$dir/build.log" 2>&1
+}
