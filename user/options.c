@@ -83,8 +83,9 @@ static const struct argp_option options[] = {
 	  "under bursts",
 	  3 },
 	{ "go-binary", OPT_GO_BINARY, "PATH", 0,
-	  "Follow the goroutines of processes started from this Go binary, also later ones "
-	  "(repeatable, up to 16; Go processes running at start are found without it)",
+	  "Follow the goroutines of this Go binary's processes from their first instruction "
+	  "(repeatable, up to 16; Go programs running at start or started later are found "
+	  "without it, the later ones a few ms after their exec)",
 	  1 },
 	{ "capture", OPT_CAPTURE, "N", 0,
 	  "Also record the first N bytes (1-256) of each send and receive on the connections "
