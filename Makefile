@@ -124,6 +124,7 @@ $(OUTPUT)/vapp: $(patsubst %.c,$(OUTPUT)/%.o,$(VAPP_SRCS)) $(LIBCOMMON)
 $(OUTPUT)/tests/test_reorder: $(OUTPUT)/user/reorder.o
 $(OUTPUT)/tests/test_redact: $(OUTPUT)/user/redact.o
 $(OUTPUT)/tests/test_watermark: $(OUTPUT)/user/watermark.o
+$(OUTPUT)/tests/test_priv_helper: $(OUTPUT)/user/priv_helper.o $(OUTPUT)/user/privs.o
 
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/unit/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMON) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)

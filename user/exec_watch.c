@@ -106,6 +106,12 @@ static int on_news(void *ctx, void *data, size_t size)
 		ew->hooks[i].fn(ew->hooks[i].ctx, &ev);
 	if (ev.fd >= 0)
 		close(ev.fd);
+	if (ev.fd_err == -EPIPE) {
+		/* The helper is gone (killed): nothing started later can be attached any more. */
+		fprintf(stderr, "vpath-record: warning: the probe helper has exited: programs "
+				"started from now on are not looked at\n");
+		ew->stopping = true;
+	}
 	if (ev.fd_err)
 		bpf_map_delete_elem(ew->seen_fd, &ev.exe);
 	else

@@ -142,7 +142,7 @@ static int attach_uprobe(struct bpf_object *obj, const struct ph_request *rq, in
 
 	if (fd < 0)
 		return -EBADF;
-	prog = bpf_object__find_program_by_name(obj, rq->prog);
+	prog = obj ? bpf_object__find_program_by_name(obj, rq->prog) : NULL;
 	if (!prog)
 		return -ENOENT;
 	/* A uprobe is set on the inode the path leads to; this one leads to the file sent. */
