@@ -35,6 +35,13 @@ typedef void (*exec_hook_fn)(void *ctx, struct exec_event *ev);
 
 /* Watches with obj's exec_news / exec_seen maps; opens files through ph.  NULL, errno. */
 struct exec_watch *exec_watch__new(struct bpf_object *obj, struct priv_helper *ph);
+/*
+ * A prober registers before the recorder attaches the BPF side (which
+ * tells execs only when some prober listens: exec_watch__wanted) and
+ * before exec_watch__start.  To attach uprobes to the file it is told of,
+ * it asks the probe helper (priv_helper__attach_uprobe), as user/golang.c
+ * does.  0 or -ENOMEM.
+ */
 int exec_watch__add_hook(struct exec_watch *ew, exec_hook_fn fn, void *ctx);
 /* Some prober listens: the BPF side must tell execs (exec_watch_on). */
 bool exec_watch__wanted(const struct exec_watch *ew);
