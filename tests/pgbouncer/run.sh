@@ -4,13 +4,12 @@
 # keep-alive connections) -> app.py (a thread per connection, a pool of 8
 # psycopg2 connections) -> PgBouncer in transaction pooling (2 server
 # connections) -> PostgreSQL, each on its own network-namespace host with
-# its own vpath-record (--capture on PgBouncer's two ports unless
-# --no-capture); then vpath-analyze and score.py against the client's
-# truth.  Exit status: 0 when the gates pass, 1 when not, 2 when the run
-# itself failed.  Needs root.
+# its own vpath-record (--capture 256 on PgBouncer's two ports); then
+# vpath-analyze and score.py against the client's truth.  Exit status: 0
+# when the gates pass, 1 when not, 2 when the run itself failed.  Needs root.
 #
 #   tests/pgbouncer/run.sh [--requests N] [--sessions S] [--seed X]
-#                          [--min-accuracy P] [--no-capture] [--keep DIR]
+#                          [--min-accuracy P] [--keep DIR]
 # --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl and
 # every log are copied to DIR.
 set -u
@@ -26,7 +25,7 @@ PB_BOUNCER=$PB_NET.2:6432
 PB_DB=$PB_NET.3:5432
 PB_DIR=
 PB_PY=/usr/bin/python3 # Debian's, where python3-psycopg2 lives
-requests=2000 sessions=8 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 capture=1
+requests=2000 sessions=8 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--requests) requests=$2; shift ;;
@@ -34,8 +33,7 @@ while [ $# -gt 0 ]; do
 	--seed) seed=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	--min-accuracy) min_accuracy=$2; shift ;;
-	--no-capture) capture=0 ;;
-	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -136,9 +134,10 @@ PB_DIR=$(mktemp -d /tmp/vpath-pgb.XXXXXX) || exit 2
 on_exit "rm -rf '$PB_DIR'"
 on_exit 'cp "$PB_DIR"/pgbouncer.log "$E2E_DIR"/ 2>/dev/null'
 chown postgres: "$PB_DIR"
-e2e_log "pgbouncer: seed $seed, $requests requests on $sessions sessions, capture $capture"
-rec=()
-[ $capture = 0 ] || rec=(--capture 256 --capture-port "${PB_BOUNCER#*:}" --capture-port "${PB_DB#*:}")
+e2e_log "pgbouncer: seed $seed, $requests requests on $sessions sessions"
+# PgBouncer's two sides: the queries it reads and those it sends on (the
+# scorer reads the statements from the same bytes).
+rec=(--capture 256 --capture-port "${PB_BOUNCER#*:}" --capture-port "${PB_DB#*:}")
 # The servers first (the pools' connections open), then the recorders: the
 # client's connections and ordinals are recorded from their start.
 pb_postgres_start && pb_bouncer_start && pb_app_start || exit 2

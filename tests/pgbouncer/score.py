@@ -16,7 +16,10 @@ of the call it hangs under.
 
 Gates (exit 1): every request found, every request and every link marked
 exact right, at least --min-accuracy percent of the requests right.
-Prints the figures and the links' bases; wrong requests go to --failures."""
+Prints the figures and the links' bases; wrong requests go to --failures.
+--break move|lose scores a broken copy instead, to show the gates can fail:
+one PgBouncer -> PostgreSQL call, exact, moved under another request's
+call (its flags kept), or one request left out."""
 import argparse
 import collections
 import json
@@ -31,6 +34,19 @@ def statement(call):
     return w.get("statement") or w.get("label") or ""
 
 
+def broken(found, args):
+    """Breaks found as --break says (see the docstring)."""
+    reqs = [r for r in found["requests"] if r["root"]["server"]["addr"] == args.app]
+    if args.brk == "lose":
+        found["requests"].remove(reqs[0])
+        return
+    pgb = [c for r in reqs for c in r["root"]["calls"] if c["server"]["addr"] == args.pgbouncer
+           and c["calls"]]
+    call = pgb[0]["calls"].pop(0)
+    call["link"]["exact"] = True
+    pgb[-1]["calls"].append(call)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--truth", required=True)
@@ -40,9 +56,12 @@ def main():
     ap.add_argument("--db", required=True)
     ap.add_argument("--min-accuracy", type=float, default=0)
     ap.add_argument("--failures")
+    ap.add_argument("--break", dest="brk", choices=["move", "lose"])
     args = ap.parse_args()
     truth = [json.loads(l) for l in open(args.truth)]
     found = json.load(open(args.found))
+    if args.brk:
+        broken(found, args)
     by_conn = {}
     for r in found["requests"]:
         root = r["root"]
