@@ -1003,9 +1003,12 @@ void vp_attr__forwarded(struct vp_attr *a, struct vp_xchg *c)
 	struct vp_proc *p = xchg_proc(a, c);
 	struct vp_xchg *m;
 
-	/* Its bytes are the first request's of a message that may hold several. */
+	/*
+	 * Its bytes are the first request's of a message that may hold several;
+	 * a pipelined request's bytes are those of the requests after it too.
+	 */
 	if (!c->muxed && c->up_state != VP_UP_ROOT && !c->id_mixed &&
-	    (m = vp_fwd__source(&p->open, c)) && m->content &&
+	    (m = vp_fwd__source(&p->open, c)) && m->content && !vp_xchg__pipelined(m) &&
 	    /* The same bytes came in another of its latest requests: they name neither. */
 	    vp_idseen__count_hash(&p->contents, vp_fwd__hash(m->content)) <= 1)
 		claim_for(a, p, c, m, VP_BASIS_FORWARDED, &p->calls_forwarded, &p->fwd_disagree);
