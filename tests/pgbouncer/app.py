@@ -7,10 +7,13 @@ PgBouncer in transaction pooling may run on any of its server connections.
 
 GET /r?id=N&k=K runs K queries, each carrying the request's id in a comment
 as real applications do (sqlcommenter, Rails' marginalia), and answers with
-the statements it ran (the client's truth)."""
+the statements it ran (the client's truth).  With --shared P, P percent of
+the requests first run one statement that is the same for all (a `SELECT 1`
+habit): two clients' identical queries, which their bytes cannot tell apart."""
 import argparse
 import json
 import queue
+import random
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,9 +21,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import psycopg2
 
 
-def statements(rid, k):
-    """The K statements of request rid: a query per step, the id in each."""
-    out = []
+SHARED = "SELECT count(*) FROM items WHERE hits >= 0"
+
+
+def statements(rid, k, shared):
+    """The K statements of request rid: a query per step, the id in each,
+    after the shared one for shared percent of the requests."""
+    out = [SHARED] if random.Random(rid).random() * 100 < shared else []
     for j in range(k):
         row = (rid * 7 + j * 131) % 1000
         if j % 2 == 0:
@@ -36,6 +43,7 @@ def main():
     ap.add_argument("--listen", required=True)
     ap.add_argument("--dsn", required=True)
     ap.add_argument("--pool", type=int, default=8)
+    ap.add_argument("--shared", type=float, default=0)
     args = ap.parse_args()
     pool = queue.Queue()
     for _ in range(args.pool):
@@ -49,7 +57,7 @@ def main():
         def do_GET(self):
             q = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
             rid, k = int(q["id"][0]), int(q["k"][0])
-            sts = statements(rid, k)
+            sts = statements(rid, k, args.shared)
             conn = pool.get()
             try:
                 with conn.cursor() as cur:

@@ -9,7 +9,9 @@
 # when the gates pass, 1 when not, 2 when the run itself failed.  Needs root.
 #
 #   tests/pgbouncer/run.sh [--requests N] [--sessions S] [--seed X]
-#                          [--min-accuracy P] [--keep DIR]
+#                          [--min-accuracy P] [--shared P] [--keep DIR]
+# --shared P: P percent of the requests also run a statement that is the
+# same for all (app.py), which its bytes must not link.
 # --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl and
 # every log are copied to DIR.
 set -u
@@ -25,7 +27,7 @@ PB_BOUNCER=$PB_NET.2:6432
 PB_DB=$PB_NET.3:5432
 PB_DIR=
 PB_PY=/usr/bin/python3 # Debian's, where python3-psycopg2 lives
-requests=2000 sessions=8 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0
+requests=2000 sessions=8 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 shared=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--requests) requests=$2; shift ;;
@@ -33,7 +35,8 @@ while [ $# -gt 0 ]; do
 	--seed) seed=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	--min-accuracy) min_accuracy=$2; shift ;;
-	-h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--shared) shared=$2; shift ;;
+	-h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -118,6 +121,7 @@ pb_bouncer_start() {
 
 pb_app_start() {
 	pb_spawn app app "$PB_APP" "$PB_PY" "$PB_SRC/app.py" --listen "$PB_APP" --pool 8 \
+		--shared "$shared" \
 		--dsn "host=${PB_BOUNCER%:*} port=${PB_BOUNCER#*:} dbname=vpath user=vpath"
 }
 
@@ -134,7 +138,7 @@ PB_DIR=$(mktemp -d /tmp/vpath-pgb.XXXXXX) || exit 2
 on_exit "rm -rf '$PB_DIR'"
 on_exit 'cp "$PB_DIR"/pgbouncer.log "$E2E_DIR"/ 2>/dev/null'
 chown postgres: "$PB_DIR"
-e2e_log "pgbouncer: seed $seed, $requests requests on $sessions sessions"
+e2e_log "pgbouncer: seed $seed, $requests requests on $sessions sessions, $shared% with a shared statement"
 # PgBouncer's two sides: the queries it reads and those it sends on (the
 # scorer reads the statements from the same bytes).
 rec=(--capture 256 --capture-port "${PB_BOUNCER#*:}" --capture-port "${PB_DB#*:}")

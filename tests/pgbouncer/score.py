@@ -10,9 +10,12 @@ calls' witnesses (the captured bytes: the text the app sent, which names
 its request).  A request is right when the statements of its calls to
 PgBouncer are exactly those the app says it ran, and under each of them
 PgBouncer's calls carrying a request's comment are exactly one, of the
-same statement.  PgBouncer's own statements (no comment) are counted
-apart.  A link PgBouncer -> PostgreSQL is right when its statement is that
-of the call it hangs under.
+same statement.  A statement the app ran for several requests (app.py
+--shared) is right under any call of the same text (the bytes cannot tell
+which), but no such call may be linked by its bytes (`forwarded`): that
+is a gate.  PgBouncer's own statements (no comment) are counted apart.  A
+link PgBouncer -> PostgreSQL is right when its statement is that of the
+call it hangs under.
 
 Gates (exit 1): every request found, every request and every link marked
 exact right, at least --min-accuracy percent of the requests right.
@@ -62,6 +65,9 @@ def main():
     found = json.load(open(args.found))
     if args.brk:
         broken(found, args)
+    times = collections.Counter(s for t in truth for s in t["statements"])
+    shared = {s for s, v in times.items() if v > 1}
+    shared_links = collections.Counter()  # basis
     by_conn = {}
     for r in found["requests"]:
         root = r["root"]
@@ -85,6 +91,10 @@ def main():
                 if d["server"]["addr"] != args.db:
                     continue
                 s = statement(d)
+                if s in shared:
+                    shared_links[d["link"]["basis"]] += 1
+                    tagged.append(s)
+                    continue
                 if not TAG.search(s):
                     untagged += 1
                     continue
@@ -115,6 +125,9 @@ def main():
         bases[b][2] += v if g else 0
     for b, (v, e, g) in sorted(bases.items()):
         print("  basis %-13s %6d links, %6d exact, %6d right" % (b, v, e, g))
+    if shared:
+        print("links of statements several requests ran: %d, by basis %s"
+              % (sum(shared_links.values()), dict(sorted(shared_links.items()))))
     if args.failures:
         with open(args.failures, "w") as f:
             for x in failures:
@@ -122,6 +135,8 @@ def main():
     gates = [("every request found", n_found == n and n > 0),
              ("every request marked exact right", exact_wrong == 0),
              ("every link marked exact right", exact_links_wrong == 0),
+             ("no statement several requests ran linked by its bytes",
+              shared_links["forwarded"] == 0),
              ("at least %g%% of the requests right" % args.min_accuracy, acc >= args.min_accuracy)]
     for name, good in gates:
         print("%s - %s" % ("ok" if good else "not ok", name))
