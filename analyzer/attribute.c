@@ -1007,7 +1007,7 @@ void vp_attr__forwarded(struct vp_attr *a, struct vp_xchg *c)
 	 * Its bytes are the first request's of a message that may hold several;
 	 * a pipelined request's bytes are those of the requests after it too.
 	 */
-	if (!c->muxed && c->up_state != VP_UP_ROOT && !c->id_mixed &&
+	if (!c->muxed && !(c->sock && c->sock->h2) && c->up_state != VP_UP_ROOT && !c->id_mixed &&
 	    (m = vp_fwd__source(&p->open, c)) && m->content && !vp_xchg__pipelined(m) &&
 	    /* The same bytes came in another of its latest requests: they name neither. */
 	    vp_idseen__count_hash(&p->contents, vp_fwd__hash(m->content)) <= 1)

@@ -39,7 +39,11 @@ struct vp_xchg *vp_fwd__source(struct vp_xchg *head, const struct vp_xchg *c)
 
 		if (x->req.first_ts > c->req.first_ts)
 			break; /* by request time: the rest came later */
-		if (++n > VP_FWD_SCAN_MAX)
+		/*
+		 * On a connection carrying several exchanges at once its bytes are
+		 * the connection's, not its own message's: what it carries is unknown.
+		 */
+		if (++n > VP_FWD_SCAN_MAX || x->muxed)
 			return NULL;
 		f = vp_fwd__fit(c->content, x->content, &k);
 		if (f == VP_FWD_DIFFER)

@@ -48,7 +48,8 @@ enum vp_fwd_fit vp_fwd__fit(const struct vp_wit_req *c, const struct vp_wit_req 
 /*
  * The one request of the list of open requests at head (list_next links,
  * by request time) whose content call c carries, among those received
- * before c was sent; NULL when none, several or one unknown may.
+ * before c was sent; NULL when none, several or one unknown may (one on a
+ * multiplexed connection is unknown: its bytes are the connection's).
  */
 struct vp_xchg *vp_fwd__source(struct vp_xchg *head, const struct vp_xchg *c);
 /* A hash of a request's content, for counting repeats (never a decision by itself). */
