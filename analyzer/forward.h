@@ -15,9 +15,9 @@
  * VP_FWD_MIN bytes, every other one provably differs, and no other of the
  * process's latest requests carried the same content (a `SELECT 1` from
  * two clients decides nothing, nor does a message a relay sends of its own
- * that a client happened to send too).  Chance: two different requests
- * whose first VP_FWD_MIN bytes or more are equal are not told apart by
- * them, so the bytes that decide are those no other candidate shares.
+ * that a client happened to send too).  What decides is the part of the
+ * call's bytes that no other candidate shares: a candidate agreeing with
+ * it on all it captured, however long, makes the bytes decide nothing.
  */
 #ifndef VPATH_FORWARD_H
 #define VPATH_FORWARD_H
