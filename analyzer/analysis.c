@@ -612,7 +612,7 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	struct vpr_payload p;
 	struct vp_sock *s;
 	struct vp_xchg *x;
-	bool had_id, had_mixed;
+	bool had_id, had_mixed, had_content;
 
 	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
 		return;
@@ -625,6 +625,7 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	x = s->x;
 	had_id = x && x->prop;
 	had_mixed = x && x->id_mixed;
+	had_content = x && x->content;
 	if (vp_exchanges__payload(s, &p))
 		abort(); /* out of memory: no sensible partial result */
 	/* A call's id arrives right after the operation that sent it: attribution looks again. */
@@ -634,6 +635,12 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 		abort(); /* out of memory: an id not counted could decide wrongly */
 	if (x && !had_mixed && x->id_mixed && x->side == VP_CLIENT)
 		vp_attr__id_mixed(&hs->attr, x);
+	/* And its first bytes: a relay's call carries a request's (forward.h). */
+	if (x && !had_content && x->content && x->side == VP_CLIENT)
+		vp_attr__forwarded(&hs->attr, x);
+	if (x && !had_content && x->content && x->side == VP_SERVER &&
+	    vp_attr__request_content(&hs->attr, x))
+		abort(); /* out of memory: a repeat not counted could decide wrongly */
 	steps(a, hs, h, s);
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "forward.h"
 #include "goroutines.h"
 
 void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths)
@@ -446,6 +447,9 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 	struct vp_xchg *c;
 
 	list_del(s);
+	/* Done: no call can carry its bytes for it any more. */
+	free(s->content);
+	s->content = NULL;
 	/* No open request older than a pending call: nothing can claim it any more. */
 	oldest = p->open.list_next != &p->open ? p->open.list_next->req.first_ts : UINT64_MAX;
 	while ((c = p->pending.list_next) != &p->pending && c->req.first_ts < oldest) {
@@ -887,7 +891,8 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	 * anyone's task next.
 	 */
 	set_cur(a, t, c->up_state == VP_UP_LINKED &&
-			      (t->reads_requests || c->link.basis != VP_BASIS_PROPAGATED_ID) ?
+			      (t->reads_requests || (c->link.basis != VP_BASIS_PROPAGATED_ID &&
+						     c->link.basis != VP_BASIS_FORWARDED)) ?
 			      c->up : NULL);
 	if (t->cur)
 		inflight_input(a, t, t->cur);
@@ -925,11 +930,63 @@ static struct vp_xchg *named_by_id(struct vp_proc *p, const struct vp_xchg *c)
 	return m;
 }
 
+/*
+ * What a call carries (an id, forwarded bytes) names request m, open in its
+ * process p when it was sent: the call is m's, exact with basis b, whatever
+ * the thread rules chose, unless an exact link already says otherwise (then
+ * neither is taken as exact: *disagree counts it).  *by counts the calls
+ * the evidence linked.
+ */
+static void claim_for(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, struct vp_xchg *m,
+		      enum vp_basis b, uint64_t *by, uint64_t *disagree)
+{
+	int r;
+
+	/* Waiting for its thread's reply to claim it (a worker's): the evidence claims it first. */
+	if (c->up_state == VP_UP_UNDECIDED) {
+		if (!c->tlist_next)
+			return; /* settled already, waiting for the wake-up rule's gate: left to it */
+		pending_del(c);
+		(*by)++;
+		/* Linked first: the call's hold on the requests is let go after. */
+		link_call(a, p, c, m, b, 1);
+		release_held(a, c, false);
+		return;
+	}
+	if (c->judged) {
+		r = vp_judge__by_id(&p->judge, a->paths, c, m, b);
+		*by += r > 0;
+		*disagree += r < 0;
+		return;
+	}
+	if (c->up == m) {
+		if (!c->link.exact && !vp_xchg__pipelined(m)) {
+			c->link = vp_link_make(b, 1);
+			p->calls_exact++;
+			(*by)++;
+		}
+		return;
+	}
+	if (c->link.exact) {
+		/* Two kinds of evidence disagree: neither is taken as exact. */
+		c->link.exact = false;
+		p->calls_exact--;
+		(*disagree)++;
+		m->tainted = true;
+		return;
+	}
+	if (vp_xchg__pipelined(m) || vp_hpaths__is_ancestor(a->paths, c, m))
+		return;
+	vp_hpaths__move_child(a->paths, c, m);
+	c->link = vp_link_make(b, 1);
+	p->calls_exact++;
+	(*by)++;
+}
+
 void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
 {
 	struct vp_proc *p = xchg_proc(a, c);
 	struct vp_xchg *m;
-	int r;
 
 	p->calls_with_id++;
 	/* Its id is the first request's of a message that may hold several. */
@@ -938,45 +995,31 @@ void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c)
 	/* The trace came through this process before: c may be a late call of that request. */
 	if (vp_idseen__count(&p->ids, c->prop) > 1)
 		return;
-	/* Waiting for its thread's reply to claim it (a worker's): the id claims it first. */
-	if (c->up_state == VP_UP_UNDECIDED) {
-		if (!c->tlist_next)
-			return; /* settled already, waiting for the wake-up rule's gate: left to it */
-		pending_del(c);
-		p->calls_by_id++;
-		/* Linked first: the call's hold on the requests is let go after. */
-		link_call(a, p, c, m, VP_BASIS_PROPAGATED_ID, 1);
-		release_held(a, c, false);
-		return;
-	}
-	if (c->judged) {
-		r = vp_judge__by_id(&p->judge, a->paths, c, m);
-		p->calls_by_id += r > 0;
-		p->id_disagree += r < 0;
-		return;
-	}
-	if (c->up == m) {
-		if (!c->link.exact && !vp_xchg__pipelined(m)) {
-			c->link = vp_link_make(VP_BASIS_PROPAGATED_ID, 1);
-			p->calls_exact++;
-			p->calls_by_id++;
-		}
-		return;
-	}
-	if (c->link.exact) {
-		/* Two kinds of evidence disagree: neither is taken as exact. */
-		c->link.exact = false;
-		p->calls_exact--;
-		p->id_disagree++;
-		m->tainted = true;
-		return;
-	}
-	if (vp_xchg__pipelined(m) || vp_hpaths__is_ancestor(a->paths, c, m))
-		return;
-	vp_hpaths__move_child(a->paths, c, m);
-	c->link = vp_link_make(VP_BASIS_PROPAGATED_ID, 1);
-	p->calls_exact++;
-	p->calls_by_id++;
+	claim_for(a, p, c, m, VP_BASIS_PROPAGATED_ID, &p->calls_by_id, &p->id_disagree);
+}
+
+void vp_attr__forwarded(struct vp_attr *a, struct vp_xchg *c)
+{
+	struct vp_proc *p = xchg_proc(a, c);
+	struct vp_xchg *m;
+
+	/*
+	 * Its bytes are the first request's of a message that may hold several;
+	 * a pipelined request's bytes are those of the requests after it too.
+	 */
+	if (!c->muxed && !(c->sock && c->sock->h2) && c->up_state != VP_UP_ROOT && !c->id_mixed &&
+	    (m = vp_fwd__source(&p->open, c)) && m->content && !vp_xchg__pipelined(m) &&
+	    /* The same bytes came in another of its latest requests: they name neither. */
+	    vp_idseen__count_hash(&p->contents, vp_fwd__hash(m->content)) <= 1)
+		claim_for(a, p, c, m, VP_BASIS_FORWARDED, &p->calls_forwarded, &p->fwd_disagree);
+	/* Only attribution looks at a call's bytes, and only now. */
+	free(c->content);
+	c->content = NULL;
+}
+
+int vp_attr__request_content(struct vp_attr *a, struct vp_xchg *x)
+{
+	return vp_idseen__add_hash(&xchg_proc(a, x)->contents, vp_fwd__hash(x->content));
 }
 
 int vp_attr__request_id(struct vp_attr *a, struct vp_xchg *x)
@@ -1065,6 +1108,7 @@ void vp_attr__free(struct vp_attr *a)
 	while (u64map__next(&a->procs, &pos, NULL, &v)) {
 		vp_judge__free(&((struct vp_proc *)v)->judge);
 		vp_idseen__free(&((struct vp_proc *)v)->ids);
+		vp_idseen__free(&((struct vp_proc *)v)->contents);
 		free(v);
 	}
 	u64map__free(&a->threads);

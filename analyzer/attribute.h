@@ -101,6 +101,13 @@ struct vp_proc {
 	uint64_t calls_with_id, calls_by_id, id_disagree;
 	struct vp_idseen ids; /* the ids of its latest requests: one named twice decides nothing */
 	/*
+	 * Forwarded bytes (vp_attr__forwarded): calls they linked, calls an
+	 * exact rule linked elsewhere (left inferred), and the contents of its
+	 * latest requests (the same twice decides nothing).
+	 */
+	uint64_t calls_forwarded, fwd_disagree;
+	struct vp_idseen contents;
+	/*
 	 * A thread that reads requests replied to one another thread read: the
 	 * threads carry more than one request each in turn (an M:N runtime such
 	 * as Go's), so no thread rule decides a link in this process any more.
@@ -213,6 +220,17 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 void vp_attr__propagated(struct vp_attr *a, struct vp_xchg *c);
 /* Server exchange x's request carries an id (x->prop): counted for its process.  -ENOMEM. */
 int vp_attr__request_id(struct vp_attr *a, struct vp_xchg *x);
+/*
+ * Call c's request's first bytes were captured (c->content), right after
+ * the operation that sent them.  When they are those of exactly one
+ * request its process had open when it was sent (forward.h), the call is
+ * that request's, exact (basis forwarded), as with a propagated id: an
+ * exact rule that linked it elsewhere leaves it inferred, counted as a
+ * disagreement.  c->content is let go.
+ */
+void vp_attr__forwarded(struct vp_attr *a, struct vp_xchg *c);
+/* Server exchange x's request's first bytes were captured (x->content): counted.  -ENOMEM. */
+int vp_attr__request_content(struct vp_attr *a, struct vp_xchg *x);
 /*
  * A later operation of call c's request carried another id (two requests
  * pipelined in one message): its id link is no longer exact, and every

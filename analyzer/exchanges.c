@@ -471,6 +471,8 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 	}
 	if (!(*wit = vp_wit_req__new(p->data, p->len, p->bytes)))
 		return -ENOMEM;
+	if (m == &x->req && !x->content && !(x->content = vp_wit_req__new(p->data, p->len, p->bytes)))
+		return -ENOMEM;
 	if (m == &x->req && !x->prop) {
 		struct vp_propid id;
 

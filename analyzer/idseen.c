@@ -36,8 +36,11 @@ static void forget_oldest(struct vp_idseen *s)
 
 int vp_idseen__add(struct vp_idseen *s, const struct vp_propid *id)
 {
-	uint64_t h = id_hash(id);
+	return vp_idseen__add_hash(s, id_hash(id));
+}
 
+int vp_idseen__add_hash(struct vp_idseen *s, uint64_t h)
+{
 	if (!s->ring && !(s->ring = malloc(VP_IDSEEN_MAX * sizeof(*s->ring))))
 		return -ENOMEM;
 	if (s->n == VP_IDSEEN_MAX)
@@ -51,7 +54,12 @@ int vp_idseen__add(struct vp_idseen *s, const struct vp_propid *id)
 
 uint32_t vp_idseen__count(const struct vp_idseen *s, const struct vp_propid *id)
 {
-	return s->ring ? (uint32_t)count_of(s, id_hash(id)) : 0;
+	return vp_idseen__count_hash(s, id_hash(id));
+}
+
+uint32_t vp_idseen__count_hash(const struct vp_idseen *s, uint64_t h)
+{
+	return s->ring ? (uint32_t)count_of(s, h) : 0;
 }
 
 void vp_idseen__free(struct vp_idseen *s)

@@ -29,6 +29,9 @@ struct vp_idseen {
 int vp_idseen__add(struct vp_idseen *s, const struct vp_propid *id);
 /* How many of the latest requests carried id. */
 uint32_t vp_idseen__count(const struct vp_idseen *s, const struct vp_propid *id);
+/* The same for something else a request carries, by its hash (forward.h: content). */
+int vp_idseen__add_hash(struct vp_idseen *s, uint64_t h);
+uint32_t vp_idseen__count_hash(const struct vp_idseen *s, uint64_t h);
 void vp_idseen__free(struct vp_idseen *s);
 
 #endif

@@ -132,7 +132,8 @@ void vp_judge__open(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c,
 	j->v[j->n++] = g;
 }
 
-int vp_judge__by_id(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c, struct vp_xchg *m)
+int vp_judge__by_id(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c, struct vp_xchg *m,
+		    enum vp_basis b)
 {
 	for (size_t i = 0; i < j->n; i++) {
 		struct vp_judgment *g = j->v[i];
@@ -142,7 +143,7 @@ int vp_judge__by_id(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c, 
 		for (unsigned k = 0; k < g->n; k++)
 			if (g->cand[k] == m && g->fit[k] == VP_FIT_NO)
 				return -1;
-		c->link = vp_link_make(VP_BASIS_PROPAGATED_ID, 1);
+		c->link = vp_link_make(b, 1);
 		/* Moved before the candidates are let go: the one it leaves may complete. */
 		if (c->up != m) {
 			vp_hpaths__move_child(p, c, m);

@@ -70,11 +70,13 @@ struct vp_judge {
 void vp_judge__open(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c,
 		    struct vp_xchg *const *cand, unsigned n);
 /*
- * Call c's propagated id names request m (attribute.h vp_attr__propagated):
- * its judgment is decided for m, exact.  1: decided; 0: c is not judged;
+ * Call c's propagated id (or its forwarded bytes) names request m
+ * (attribute.h vp_attr__propagated, vp_attr__forwarded): its judgment is
+ * decided for m, exact, with basis b.  1: decided; 0: c is not judged;
  * -1: the window already ruled m out (left to the judgment).
  */
-int vp_judge__by_id(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c, struct vp_xchg *m);
+int vp_judge__by_id(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c, struct vp_xchg *m,
+		    enum vp_basis b);
 /* Something happened that may decide judgments: a reply byte or the end of a server exchange, a call's reply. */
 void vp_judge__update(struct vp_judge *j, struct vp_hpaths *p);
 /* End of input: decide everything with what is known (unknown fits count as fitting). */

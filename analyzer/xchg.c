@@ -23,7 +23,9 @@ void vp_xpool__put(struct vp_xpool *p, struct vp_xchg *x)
 	free(x->wit);
 	free(x->wit_req);
 	free(x->prop);
+	free(x->content);
 	x->prop = NULL;
+	x->content = NULL;
 	x->wit = NULL;
 	x->wit_req = NULL;
 	x->sibling = p->free;

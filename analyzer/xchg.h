@@ -97,6 +97,8 @@ struct vp_xchg {
 	struct vp_propid *prop; /* the id its request carries (proto/propid.h); NULL: none seen */
 	bool id_known; /* its request's captured bytes say for sure whether it carries one */
 	bool id_mixed; /* a later operation of its request carries another id: two requests' bytes */
+	/* Its request's first operation's captured bytes, for forwarded bytes (forward.h); NULL: none. */
+	struct vp_wit_req *content;
 	struct vp_xchg **held; /* pending client: open requests that might claim it, each held */
 	uint16_t nheld;
 	bool sent_among_open; /* client: requests of its process were open when it was sent */

@@ -160,6 +160,11 @@ void vp_out_json_end(struct vp_out_ctx *o)
 			cJSON_AddNumberToObject(po, "calls_by_id", (double)pv[i]->calls_by_id);
 			cJSON_AddNumberToObject(po, "id_disagreements", (double)pv[i]->id_disagree);
 		}
+		/* Only where forwarded bytes linked or disagreed: outputs without payload stay as they were. */
+		if (pv[i]->calls_forwarded || pv[i]->fwd_disagree) {
+			cJSON_AddNumberToObject(po, "calls_forwarded", (double)pv[i]->calls_forwarded);
+			cJSON_AddNumberToObject(po, "forward_disagreements", (double)pv[i]->fwd_disagree);
+		}
 		cJSON_AddItemToArray(procs, po);
 	}
 	free(pv);

@@ -77,6 +77,8 @@ static const char *marks(const struct vp_call *c, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "  [%s]", vp_outcome_name(vp_call__outcome(c)));
 	if (c->link.exact && c->link.basis == VP_BASIS_PROPAGATED_ID && n < len)
 		snprintf(buf + n, len - n, "  [by id]");
+	if (c->link.exact && c->link.basis == VP_BASIS_FORWARDED && n < len)
+		snprintf(buf + n, len - n, "  [forwarded]");
 	if (!c->link.exact && n < len) {
 		if (c->link.candidates > 1 && c->link.candidates < UINT16_MAX)
 			snprintf(buf + n, len - n, "  [inferred: %s, %u candidates]",

@@ -1115,7 +1115,9 @@ static void test_event_loop_shared_id_decides_nothing(void **state)
  * window's inferred choice.  Before, request 2 was the one open request
  * with the id, and the link was marked exact.  (Ids are counted per
  * process: a trace's hop through another process, such as db's request
- * carrying a in test_event_loop_id_decides, does not count.)
+ * carrying a in test_event_loop_id_decides, does not count.)  The call's
+ * span is not request 2's: a copy of request 2's bytes would be forwarded
+ * (test_forwarded_bytes_decide).
  */
 static void test_trace_seen_twice_decides_nothing(void **state)
 {
@@ -1128,7 +1130,7 @@ static void test_trace_seen_twice_decides_nothing(void **state)
 	synth_rep(k.l1, 100, 300, US(110), 901);
 	send_traced(k.l1, 'c', '1', 901, US(150), 300);
 	send_traced(k.l2, 'a', '2', 902, US(200), 300);
-	send_traced(k.d1, 'a', '2', 300, US(210), 401);
+	send_traced(k.d1, 'a', '1', 300, US(210), 401);
 	synth_rep(k.d1, 30, 401, US(216), 300);
 	synth_rep(k.l2, 50, 300, US(225), 902);
 	synth_rep(k.l1, 100, 300, US(230), 901);
@@ -1263,6 +1265,189 @@ static void test_pipelined_ids_decide_nothing(void **state)
 	assert_false(w->c.reqs[0]->exact);
 	assert_false(w->c.reqs[1]->exact);
 	assert_int_equal(collected_proc(&w->c, "web", 300)->id_disagree, 0);
+}
+
+/* Message `m` (captured whole) from l's client to its server, or a call's. */
+static void send_text(struct synth_link *l, const char *m, uint32_t stid, uint64_t ts, uint32_t rtid)
+{
+	synth_xfer_data(l, SYNTH_C2S, m, (uint32_t)strlen(m), 256, stid, ts, rtid, ts + SYNTH_DELAY_NS);
+}
+
+#define Q1 "SELECT val FROM items WHERE id = 17 /* request 1 */"
+#define Q2 "SELECT val FROM items WHERE id = 18 /* request 2 */"
+
+/*
+ * A relay on one event loop (a connection pooler): it reads request 1
+ * (first), then request 2 (second: its bytes, NULL when not captured), and
+ * sends first on: the timing leaves both requests, its last input was 2's.
+ */
+static void relay_forwards(struct world *w, const char *first, const char *second)
+{
+	struct links k = open_links(w);
+
+	send_text(k.l1, first, 901, US(100), 300);
+	if (second)
+		send_text(k.l2, second, 902, US(102), 300);
+	else
+		synth_req(k.l2, 100, 902, US(102), 300);
+	send_text(k.d1, first, 300, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(116), 300);
+	synth_rep(k.l2, 50, 300, US(125), 902);
+	synth_rep(k.l1, 100, 300, US(130), 901);
+	close_links(&k, US(400));
+}
+
+/* The call carries request 1's bytes and no other open request's: forwarded, exact. */
+static void test_forwarded_bytes_decide(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+	const struct vp_proc *p;
+
+	relay_forwards(w, Q1, Q2);
+	assert_string_equal(analyze(w), "lg/901>web/300(web/300>db/401) | lg/902>web/300");
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_FORWARDED);
+	assert_true(call->link.exact);
+	assert_true(w->c.reqs[0]->exact);
+	assert_true(w->c.reqs[1]->exact);
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->calls_forwarded, 1);
+	assert_int_equal(p->fwd_disagree, 0);
+}
+
+/* Both open requests carry the same bytes (two clients' identical queries): nothing decided. */
+static void test_forwarded_same_bytes_decide_nothing(void **state)
+{
+	struct world *w = *state;
+	const struct vp_call *call;
+
+	relay_forwards(w, Q1, Q1);
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	call = w->c.reqs[1]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_LAST_INPUT);
+	assert_false(call->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
+}
+
+/* Request 2's bytes were not captured: it may carry the same, so nothing is decided. */
+static void test_forwarded_unknown_bytes_decide_nothing(void **state)
+{
+	struct world *w = *state;
+
+	relay_forwards(w, Q1, NULL);
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	assert_false(w->c.reqs[1]->root->calls[0]->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
+}
+
+/*
+ * Request 2's capture ended after 20 bytes, all equal to Q1's: it may be the
+ * same message (nothing decided).  Cut where it differs, it is not.
+ */
+static void test_forwarded_cut_bytes(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	send_text(k.l1, Q1, 901, US(100), 300);
+	synth_xfer_data(k.l2, SYNTH_C2S, Q1, (uint32_t)strlen(Q1), 20, 902, US(102), 300,
+			US(102) + SYNTH_DELAY_NS);
+	send_text(k.d1, Q1, 300, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(116), 300);
+	synth_rep(k.l2, 50, 300, US(125), 902);
+	synth_rep(k.l1, 100, 300, US(130), 901);
+	close_links(&k, US(400));
+	analyze(w);
+	assert_false(w->c.reqs[1]->root->calls[0]->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
+}
+
+static void test_forwarded_cut_where_it_differs(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	send_text(k.l1, Q1, 901, US(100), 300);
+	/* 40 bytes: through "id = 18", where it differs from Q1 */
+	synth_xfer_data(k.l2, SYNTH_C2S, Q2, (uint32_t)strlen(Q2), 40, 902, US(102), 300,
+			US(102) + SYNTH_DELAY_NS);
+	send_text(k.d1, Q1, 300, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(116), 300);
+	synth_rep(k.l2, 50, 300, US(125), 902);
+	synth_rep(k.l1, 100, 300, US(130), 901);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/300(web/300>db/401) | lg/902>web/300");
+	assert_int_equal(w->c.reqs[0]->root->calls[0]->link.basis, VP_BASIS_FORWARDED);
+	assert_true(w->c.reqs[0]->root->calls[0]->link.exact);
+}
+
+/* Short messages (`PING`) are common to many requests: equal bytes there prove nothing. */
+static void test_forwarded_short_bytes_decide_nothing(void **state)
+{
+	struct world *w = *state;
+
+	relay_forwards(w, "GET /a?id=1", "GET /a?id=2");
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	assert_false(w->c.reqs[1]->root->calls[0]->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
+}
+
+/*
+ * Request 1 carried Q1 and is finished (its connection's next request
+ * came); request 2 carries Q1 too.  A call carrying Q1 may be a late call
+ * of request 1: the bytes decide nothing.
+ */
+static void test_forwarded_bytes_seen_twice_decide_nothing(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+
+	send_text(k.l1, Q1, 901, US(100), 300);
+	synth_rep(k.l1, 100, 300, US(110), 901);
+	send_text(k.l1, Q2, 901, US(150), 300);
+	send_text(k.l2, Q1, 902, US(200), 300);
+	send_text(k.d1, Q1, 300, US(210), 401);
+	synth_rep(k.d1, 30, 401, US(216), 300);
+	synth_rep(k.l2, 50, 300, US(225), 902);
+	synth_rep(k.l1, 100, 300, US(230), 901);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	call = w->c.reqs[2]->root->calls[0];
+	assert_int_not_equal(call->link.basis, VP_BASIS_FORWARDED);
+	assert_false(call->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
+}
+
+/*
+ * A thread per connection: the thread rule links thread 301's call to its
+ * request, exact, but the call carries the bytes of the request thread 302
+ * serves.  The two disagree: inferred, counted, neither request exact.
+ */
+static void test_forwarded_against_the_thread_rule(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_call *call;
+	const struct vp_proc *p;
+
+	send_text(k.l1, Q1, 901, US(100), 301);
+	send_text(k.l2, Q2, 902, US(102), 302);
+	send_text(k.d1, Q2, 301, US(110), 401);
+	synth_rep(k.d1, 30, 401, US(116), 301);
+	synth_rep(k.l2, 50, 302, US(125), 902);
+	synth_rep(k.l1, 100, 301, US(130), 901);
+	close_links(&k, US(400));
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302");
+	call = w->c.reqs[0]->root->calls[0];
+	assert_int_equal(call->link.basis, VP_BASIS_THREAD);
+	assert_false(call->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+	assert_false(w->c.reqs[1]->exact);
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->fwd_disagree, 1);
+	assert_int_equal(p->calls_forwarded, 0);
 }
 
 /*
@@ -1474,6 +1659,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_next_task_claimed_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_ids_decide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_bytes_decide, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_same_bytes_decide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_unknown_bytes_decide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_cut_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_cut_where_it_differs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_short_bytes_decide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_bytes_seen_twice_decide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_against_the_thread_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_requests_calls_in_one_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_call_sent_while_a_reply_was_coming, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http2_preface_is_never_exact, setup, teardown),

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Stage 5c: forwarded bytes (forward.h). */
+#include <string.h>
+
+#include "forward.h"
+
+enum vp_fwd_fit vp_fwd__fit(const struct vp_wit_req *c, const struct vp_wit_req *r, size_t *k)
+{
+	size_t n;
+
+	*k = 0;
+	if (!r)
+		return VP_FWD_UNKNOWN;
+	n = c->len < r->len ? c->len : r->len;
+	if (memcmp(c->data, r->data, n))
+		return VP_FWD_DIFFER;
+	/*
+	 * The call sent more than the whole operation the request came in: its
+	 * bytes may hold another request's message after this one's, so it is
+	 * not this request's message (a relay that joins one client's pieces
+	 * into one send is not linked by its bytes).
+	 */
+	if (c->len == c->total && r->len == r->total && c->total > r->total)
+		return VP_FWD_DIFFER;
+	*k = n;
+	return VP_FWD_AGREE;
+}
+
+struct vp_xchg *vp_fwd__source(struct vp_xchg *head, const struct vp_xchg *c)
+{
+	struct vp_xchg *m = NULL;
+	unsigned n = 0;
+
+	if (!c->content)
+		return NULL;
+	for (struct vp_xchg *x = head->list_next; x != head; x = x->list_next) {
+		enum vp_fwd_fit f;
+		size_t k;
+
+		if (x->req.first_ts > c->req.first_ts)
+			break; /* by request time: the rest came later */
+		/*
+		 * On a connection carrying several exchanges at once its bytes are
+		 * the connection's, not its own message's: what it carries is unknown.
+		 */
+		if (++n > VP_FWD_SCAN_MAX || x->muxed)
+			return NULL;
+		f = vp_fwd__fit(c->content, x->content, &k);
+		if (f == VP_FWD_DIFFER)
+			continue;
+		/* One that may carry it, or carries too little of it to tell: nothing is decided. */
+		if (f == VP_FWD_UNKNOWN || k < VP_FWD_MIN || m)
+			return NULL;
+		m = x;
+	}
+	return m;
+}
+
+/* FNV-1a over the size and the captured bytes. */
+uint64_t vp_fwd__hash(const struct vp_wit_req *w)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ w->total;
+
+	for (uint16_t i = 0; i < w->len; i++)
+		h = (h ^ w->data[i]) * 0x100000001b3ull;
+	return h;
+}
