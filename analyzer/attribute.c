@@ -209,6 +209,9 @@ static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 	ref_set(a, &t->lineage, NULL);
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
+	vp_loglines__free_list(t->lines);
+	t->lines = t->lines_tail = NULL;
+	t->nlines = 0;
 }
 
 /* No request open in p now is exact: one of them may be missing a call. */
@@ -393,6 +396,39 @@ static void become_mixed(struct vp_proc *p)
 	taint_open(p);
 }
 
+/* Line l is s's, on the evidence link says. */
+static void give_line(struct vp_proc *p, struct vp_xchg *s, struct vp_logline *l, struct vp_link link)
+{
+	if (p->mixed || s->muxed || vp_xchg__pipelined(s))
+		link.exact = false;
+	l->link = link;
+	l->next = NULL;
+	if (s->logs_tail)
+		s->logs_tail->next = l;
+	else
+		s->logs = l;
+	s->logs_tail = l;
+}
+
+/* vPath, for lines as for calls: a worker's lines since the request arrived are s's. */
+static void claim_lines(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t, struct vp_xchg *s)
+{
+	uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
+	struct vp_logline *l = t->lines;
+
+	t->lines = t->lines_tail = NULL;
+	t->nlines = 0;
+	while (l) {
+		struct vp_logline *next = l->next;
+
+		if (l->ts >= s->req.first_ts)
+			give_line(p, s, l, vp_link_make(VP_BASIS_HANDOFF, n));
+		else
+			free(l);
+		l = next;
+	}
+}
+
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first)
 {
@@ -433,6 +469,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			root_call(a, p, c, VP_BASIS_ROOT);
 		}
 	}
+	claim_lines(a, p, t, s);
 	/* A worker's next call is for a request it has not read: not s's by input. */
 	if (!t->reads_requests)
 		set_cur(a, t, NULL);
@@ -992,6 +1029,58 @@ void vp_attr__id_mixed(struct vp_attr *a, struct vp_xchg *c)
 	if (c->link.basis == VP_BASIS_PROPAGATED_ID && c->link.exact) {
 		c->link.exact = false;
 		p->calls_exact--;
+	}
+}
+
+/* Lines a worker holds at most: a thread that never replies (housekeeping) keeps the newest. */
+#define VP_LINES_HELD_MAX 256
+
+uint64_t vp_attr__cause_id(struct vp_attr *a, uint64_t unit)
+{
+	struct vp_thread *t = u64map__get(&a->threads, unit);
+
+	return t && cause_of(t) ? t->cur->id : 0;
+}
+
+void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
+{
+	struct vp_thread *t = u64map__get(&a->threads, l->unit);
+	struct vp_proc *p;
+	struct vp_xchg *s;
+
+	/* A thread that never did a socket operation serves no request (yet). */
+	if (!t) {
+		free(l);
+		return;
+	}
+	p = thread_proc(a, t, t->pid ? t->pid : l->pid);
+	if ((s = cause_of(t))) {
+		uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
+		struct vp_link link = vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
+
+		/* Its first bytes were written for another request, or for none. */
+		if (l->cause != s->id)
+			link.exact = false;
+		give_line(p, s, l, link);
+		return;
+	}
+	/* Served nothing it read, in a process with requests open: a worker's, for its reply. */
+	if (t->reads_requests || p->open.list_next == &p->open) {
+		free(l);
+		return;
+	}
+	l->next = NULL;
+	if (t->lines_tail)
+		t->lines_tail->next = l;
+	else
+		t->lines = l;
+	t->lines_tail = l;
+	if (++t->nlines > VP_LINES_HELD_MAX) {
+		struct vp_logline *old = t->lines;
+
+		t->lines = old->next;
+		t->nlines--;
+		free(old);
 	}
 }
 

@@ -28,6 +28,7 @@
 #include "hashmap.h"
 #include "idseen.h"
 #include "judge.h"
+#include "loglines.h"
 #include "sockets.h"
 #include "paths.h"
 #include "xchg.h"
@@ -70,6 +71,9 @@ struct vp_thread {
 	 */
 	struct vp_xchg *lineage;
 	bool call_io;
+	/* Log lines it wrote serving no request it read: a worker's, claimed by its next reply. */
+	struct vp_logline *lines, *lines_tail;
+	uint32_t nlines;
 };
 
 struct vp_proc {
@@ -241,6 +245,18 @@ void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c);
  * process is exact any more, nor any request open in it now or later.
  */
 void vp_attr__blind(struct vp_attr *a, uint32_t pid);
+/*
+ * Unit l->unit wrote log line l (loglines.h): it goes to the request the
+ * unit serves, by the rules its calls follow (docs/analyzer.md, "log
+ * lines"): the unit's current cause (basis thread, or last-input among
+ * several in flight: inferred); a worker's line waits for the worker's next
+ * reply (handoff); a unit that serves nothing keeps none: the line is freed.
+ * Never exact where a call would not be (a mixed process, a multiplexed or
+ * pipelined request), nor when its unit's cause changed while it was written.
+ */
+void vp_attr__log(struct vp_attr *a, struct vp_logline *l);
+/* Id of the unit's current cause, 0 when none (for a line that begins). */
+uint64_t vp_attr__cause_id(struct vp_attr *a, uint64_t unit);
 /* Client exchange c finished (next request, close, end of input). */
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
 /* Links to p's calls that are exact, judged ones included. */
