@@ -123,6 +123,7 @@ $(OUTPUT)/vapp: $(patsubst %.c,$(OUTPUT)/%.o,$(VAPP_SRCS)) $(LIBCOMMON)
 # Unit tests of the recorder's modules link the module they test.
 $(OUTPUT)/tests/test_reorder: $(OUTPUT)/user/reorder.o
 $(OUTPUT)/tests/test_redact: $(OUTPUT)/user/redact.o
+$(OUTPUT)/tests/test_redact_log: $(OUTPUT)/user/redact_log.o
 $(OUTPUT)/tests/test_watermark: $(OUTPUT)/user/watermark.o
 
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/unit/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMON) | $(OUTPUT)/tests

@@ -53,7 +53,8 @@ static struct vp_logline *line_new(const struct partial *p, const uint8_t *more,
 	l->redacted = p->redacted;
 	l->cut = cut;
 	memcpy(l->text, p->buf, p->len);
-	memcpy(l->text + p->len, more, len - p->len);
+	if (len > p->len)
+		memcpy(l->text + p->len, more, len - p->len);
 	/* A CRLF line ends at the CR too. */
 	while (len && l->text[len - 1] == '\r')
 		len--;
