@@ -179,6 +179,7 @@ $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 	FUZZ_CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 $(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 $(OUTPUT)/fuzz/fuzz_redact: $(OUTPUT)/fuzz/obj/user/redact.o
+$(OUTPUT)/fuzz/fuzz_logs: $(OUTPUT)/fuzz/obj/user/redact_log.o
 $(OUTPUT)/fuzz/fuzz_analyze: $(OUTPUT)/fuzz/obj/tests/fuzz/json_arena.o
 $(OUTPUT)/fuzz/fuzz_%: $(OUTPUT)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
