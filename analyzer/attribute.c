@@ -1053,7 +1053,6 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 		free(l);
 		return;
 	}
-	p = thread_proc(a, t, t->pid ? t->pid : l->pid);
 	if ((s = cause_of(t))) {
 		uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
 		struct vp_link link = vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
@@ -1061,11 +1060,13 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 		/* Its first bytes were written for another request, or for none. */
 		if (l->cause != s->id)
 			link.exact = false;
-		give_line(p, s, l, link);
+		give_line(xchg_proc(a, s), s, l, link);
 		return;
 	}
+	/* Looked up, not made: a line changes nothing of what attribution knows. */
+	p = u64map__get(&a->procs, t->pid ? t->pid : l->pid);
 	/* Served nothing it read, in a process with requests open: a worker's, for its reply. */
-	if (t->reads_requests || p->open.list_next == &p->open) {
+	if (t->reads_requests || !p || p->open.list_next == &p->open) {
 		free(l);
 		return;
 	}
