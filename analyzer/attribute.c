@@ -209,9 +209,7 @@ static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 	ref_set(a, &t->lineage, NULL);
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
-	vp_loglines__free_list(t->lines);
-	t->lines = t->lines_tail = NULL;
-	t->nlines = 0;
+	vp_lineq__free(&t->lines);
 }
 
 /* No request open in p now is exact: one of them may be missing a call. */
@@ -262,6 +260,12 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 	struct vp_thread *t;
 
 	if (tk->kind == VPR_TASK_EXIT) {
+		struct vp_lineq *early = u64map__del(&a->early_lines, tk->h.tid);
+
+		if (early) {
+			vp_lineq__free(early);
+			free(early);
+		}
 		if (tk->exit_signal && tk->pid)
 			proc_get(a, tk->pid)->life.killed_by = tk->exit_signal;
 		t = u64map__del(&a->threads, tk->h.tid);
@@ -414,10 +418,17 @@ static void give_line(struct vp_proc *p, struct vp_xchg *s, struct vp_logline *l
 static void claim_lines(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t, struct vp_xchg *s)
 {
 	uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
-	struct vp_logline *l = t->lines;
+	struct vp_lineq *early = u64map__del(&a->early_lines, t->tid);
+	struct vp_logline *l = vp_lineq__take(&t->lines);
 
-	t->lines = t->lines_tail = NULL;
-	t->nlines = 0;
+	/* Written before its first socket operation: older than those it held since. */
+	if (early) {
+		if (early->tail) {
+			early->tail->next = l;
+			l = vp_lineq__take(early);
+		}
+		free(early);
+	}
 	while (l) {
 		struct vp_logline *next = l->next;
 
@@ -1045,15 +1056,11 @@ uint64_t vp_attr__cause_id(struct vp_attr *a, uint64_t unit)
 void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 {
 	struct vp_thread *t = u64map__get(&a->threads, l->unit);
+	struct vp_lineq *q;
 	struct vp_proc *p;
 	struct vp_xchg *s;
 
-	/* A thread that never did a socket operation serves no request (yet). */
-	if (!t) {
-		free(l);
-		return;
-	}
-	if ((s = cause_of(t))) {
+	if (t && (s = cause_of(t))) {
 		uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
 		struct vp_link link = vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
 
@@ -1064,25 +1071,34 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 		return;
 	}
 	/* Looked up, not made: a line changes nothing of what attribution knows. */
-	p = u64map__get(&a->procs, t->pid ? t->pid : l->pid);
+	p = u64map__get(&a->procs, t && t->pid ? t->pid : l->pid);
 	/* Served nothing it read, in a process with requests open: a worker's, for its reply. */
-	if (t->reads_requests || !p || p->open.list_next == &p->open) {
+	if ((t && t->reads_requests) || !p || p->open.list_next == &p->open) {
 		free(l);
 		return;
 	}
-	l->next = NULL;
-	if (t->lines_tail)
-		t->lines_tail->next = l;
-	else
-		t->lines = l;
-	t->lines_tail = l;
-	if (++t->nlines > VP_LINES_HELD_MAX) {
-		struct vp_logline *old = t->lines;
-
-		t->lines = old->next;
-		t->nlines--;
-		free(old);
+	if (t) {
+		vp_lineq__push(&t->lines, l, VP_LINES_HELD_MAX);
+		return;
 	}
+	/* A thread before its first socket operation (a new pool worker): kept apart. */
+	q = u64map__get(&a->early_lines, l->unit);
+	if (!q && (!(q = calloc(1, sizeof(*q))) || u64map__put(&a->early_lines, l->unit, q)))
+		abort(); /* out of memory: no sensible partial result */
+	vp_lineq__push(q, l, VP_LINES_HELD_MAX);
+}
+
+/* Lines of threads never seen in a socket operation: nobody can claim them any more. */
+static void free_early_lines(struct vp_attr *a)
+{
+	size_t pos = 0;
+	void *v;
+
+	while (u64map__next(&a->early_lines, &pos, NULL, &v)) {
+		vp_lineq__free(v);
+		free(v);
+	}
+	u64map__free(&a->early_lines);
 }
 
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c)
@@ -1159,4 +1175,5 @@ void vp_attr__free(struct vp_attr *a)
 	}
 	u64map__free(&a->threads);
 	u64map__free(&a->procs);
+	free_early_lines(a);
 }

@@ -72,8 +72,7 @@ struct vp_thread {
 	struct vp_xchg *lineage;
 	bool call_io;
 	/* Log lines it wrote serving no request it read: a worker's, claimed by its next reply. */
-	struct vp_logline *lines, *lines_tail;
-	uint32_t nlines;
+	struct vp_lineq lines;
 };
 
 struct vp_proc {
@@ -139,6 +138,12 @@ struct vp_attr {
 	struct u64map threads; /* tid -> vp_thread */
 	struct u64map procs;   /* pid -> vp_proc, kept to the end for reports */
 	uint32_t chain_made[VP_CHAIN_KEEP]; /* their ids, oldest replaced first */
+	/*
+	 * tid -> struct vp_lineq: lines of threads no socket operation showed
+	 * yet (a new pool worker, a housekeeping thread), kept apart so that a
+	 * line never makes a thread attribution would not know of.
+	 */
+	struct u64map early_lines;
 	uint32_t chain_next;
 };
 

@@ -173,3 +173,33 @@ void vp_loglines__free_list(struct vp_logline *l)
 		l = next;
 	}
 }
+
+void vp_lineq__push(struct vp_lineq *q, struct vp_logline *l, uint32_t max)
+{
+	l->next = NULL;
+	if (q->tail)
+		q->tail->next = l;
+	else
+		q->head = l;
+	q->tail = l;
+	if (++q->n > max) {
+		struct vp_logline *old = q->head;
+
+		q->head = old->next;
+		q->n--;
+		free(old);
+	}
+}
+
+struct vp_logline *vp_lineq__take(struct vp_lineq *q)
+{
+	struct vp_logline *l = q->head;
+
+	memset(q, 0, sizeof(*q));
+	return l;
+}
+
+void vp_lineq__free(struct vp_lineq *q)
+{
+	vp_loglines__free_list(vp_lineq__take(q));
+}

@@ -35,6 +35,17 @@ struct vp_logline {
 	char text[]; /* len bytes, without the newline, NUL-terminated */
 };
 
+/* Lines held in time order, at most a bound: past it the oldest go. */
+struct vp_lineq {
+	struct vp_logline *head, *tail;
+	uint32_t n;
+};
+
+void vp_lineq__push(struct vp_lineq *q, struct vp_logline *l, uint32_t max);
+/* The lines held, as a list (next links); q is empty after. */
+struct vp_logline *vp_lineq__take(struct vp_lineq *q);
+void vp_lineq__free(struct vp_lineq *q);
+
 /* Takes a finished line (and owns it from then on). */
 typedef void (*vp_logline_fn)(void *ctx, struct vp_logline *l);
 

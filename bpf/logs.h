@@ -30,6 +30,8 @@
 
 /* Set by the recorder between open and load; 0: --logs off (and the programs not loaded). */
 const volatile __u32 logs_len = 0; /* 1..VPR_LOG_MAX */
+/* The recorder itself: its own writes (the recording) would feed back into it. */
+const volatile __u32 logs_self_pid = 0;
 
 /* A write in progress, per thread, from entry to exit. */
 struct log_call {
@@ -83,7 +85,7 @@ static __always_inline int log_enter(__u64 fd, __u32 data_kind, __u64 data)
 	__u32 tid = (__u32)pid_tgid;
 	struct log_call call = {.data = data, .data_kind = (__u16)data_kind};
 
-	if (fd > 0x7fffffff || !current_wanted(pid_tgid) ||
+	if (fd > 0x7fffffff || (pid_tgid >> 32) == logs_self_pid || !current_wanted(pid_tgid) ||
 	    !task_netns_wanted((struct task_struct *)bpf_get_current_task()))
 		return 0;
 	call.fd = (__u32)fd;

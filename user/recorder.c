@@ -401,6 +401,7 @@ static void set_filters(struct recorder *r, uint64_t cgroup_id)
 		skel->rodata->capture_ports[i] = o->capture_ports[i];
 	skel->rodata->capture_nports = o->ncapture_ports;
 	skel->rodata->logs_len = o->logs;
+	skel->rodata->logs_self_pid = (uint32_t)getpid();
 	skel->rodata->filter_netns = r->netns_filter;
 	/*
 	 * Early enough that the ring does not fill while a busy host is slow

@@ -15,7 +15,8 @@
 /* Words that make a key a secret's when the key contains them (case-insensitive). */
 static const char *const secret_words[] = {
 	"passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "authorization",
-	"cookie", "credential", "private_key", "privatekey", "session", "access_key", "passphrase",
+	"cookie", "credential", "private_key", "privatekey", "sessionid", "session_id", "session-id",
+	"sessid", "access_key", "passphrase",
 };
 
 static bool key_char(uint8_t c)

@@ -59,6 +59,8 @@ check "logs: no byte of the password in the file" bash -c "! grep -a -q hunter2 
 check "logs: the pipe line recorded as a pipe's" grep -q 'pipe bytes=12 len=12 data="to the pipe\\n"' "$d/on.txt"
 check "logs: the unix socket line recorded as a unix socket's" \
 	grep -q 'unix bytes=19 len=19 data="to the unix socket\\n"' "$d/on.txt"
+check "logs: none of the recorder's own writes (its file, its messages)" \
+	bash -c "! grep '^log ' '$d/on.txt' | grep -q -e VPATHREC -e VBLK -e 'vpath-record:'"
 check "logs: the file is 600 ($(stat -c %a "$d/on.vpr"))" test "$(stat -c %a "$d/on.vpr")" = 600
 
 record_writes "$d/off.vpr"

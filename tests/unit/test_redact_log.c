@@ -40,7 +40,9 @@ static void test_key_values(void **state)
 	CHECK("db_passwd: s3cr3t, host: db\n", "db_passwd: ******, host: db\n");
 	CHECK("{\"api_key\": \"abc123\", \"n\": 1}\n", "{\"api_key\": \"******\", \"n\": 1}\n");
 	CHECK("token='x y z' next\n", "token='*****' next\n");
-	CHECK("SESSION=abcd&x=1\n", "SESSION=****&x=1\n");
+	CHECK("SESSIONID=abcd&x=1\n", "SESSIONID=****&x=1\n");
+	/* A session's number is no secret; its id is. */
+	CHECK("{\"session\": 3, \"session_id\": \"ab\"}\n", "{\"session\": 3, \"session_id\": \"**\"}\n");
 	CHECK("auth=pw1 author=me\n", "auth=*** author=me\n");
 	assert_int_equal(CHECK("GET /x 200 12ms rid=17\n", "GET /x 200 12ms rid=17\n"), REDACT_NONE);
 	CHECK("at 12:30:01 user: bob\n", "at 12:30:01 user: bob\n");
