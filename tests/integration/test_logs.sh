@@ -7,7 +7,8 @@
 # flagged.  The analyzer: tests/logs/run.sh, two threaded Python services
 # logging through `logging`: at least 99% of requests carry exactly their
 # own lines, every line marked exact is on its own request, no housekeeping
-# line is on any request (tests/logs/README.md).
+# line is on any request (tests/logs/README.md); the same read from the
+# local file.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/tools/record_helpers.sh
@@ -69,4 +70,9 @@ check "logs: without --logs no log record ($(grep -c '^log ' "$d/off.txt") found
 	test "$(grep -c '^log ' "$d/off.txt")" = 0
 check "logs: without --logs no flag" bash -c "! grep -q 'flags=.*logs,' '$d/off.txt'"
 
-bash tests/logs/run.sh --requests 400 --sessions 6 --seed 3
+bash tests/logs/run.sh --requests 400 --sessions 6 --seed 3 --keep "$d/run"
+# The local file (vpath-analyze local) keeps the lines: the same gates on it.
+"$VPATH_ANALYZE" local -o "$d/run/rec.vpl" "$d/run/rec.vpr" 2>"$d/local.err"
+check "logs: local file written" test $? -eq 0
+"$VPATH_ANALYZE" paths --json "$d/run/rec.vpl" >"$d/local.json" 2>>"$d/local.err"
+"$PY" tests/logs/score.py "$d/run/truth.jsonl" "$d/local.json" | sed 's/- logs: /- logs (local file): /'
