@@ -403,7 +403,7 @@ static void become_mixed(struct vp_proc *p)
 /* Line l is s's, on the evidence link says. */
 static void give_line(struct vp_proc *p, struct vp_xchg *s, struct vp_logline *l, struct vp_link link)
 {
-	if (p->mixed || s->muxed || vp_xchg__pipelined(s))
+	if (p->mixed || s->muxed || vp_xchg__pipelined(s) || l->batched)
 		link.exact = false;
 	l->link = link;
 	l->next = NULL;

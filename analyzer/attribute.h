@@ -257,7 +257,8 @@ void vp_attr__blind(struct vp_attr *a, uint32_t pid);
  * several in flight: inferred); a worker's line waits for the worker's next
  * reply (handoff); a unit that serves nothing keeps none: the line is freed.
  * Never exact where a call would not be (a mixed process, a multiplexed or
- * pipelined request), nor when its unit's cause changed while it was written.
+ * pipelined request), nor when its unit's cause changed while it was written,
+ * nor when its write held other lines too (batched: a buffer filled earlier).
  */
 void vp_attr__log(struct vp_attr *a, struct vp_logline *l);
 /* Id of the unit's current cause, 0 when none (for a line that begins). */

@@ -10,7 +10,7 @@ struct partial {
 	uint32_t tid, pid;
 	uint64_t ino, ts, unit, cause;
 	uint8_t kind;
-	bool redacted;
+	bool redacted, batched;
 	uint16_t len;
 	char buf[VP_LOGLINE_MAX];
 };
@@ -51,6 +51,7 @@ static struct vp_logline *line_new(const struct partial *p, const uint8_t *more,
 	l->cause = p->cause;
 	l->kind = p->kind;
 	l->redacted = p->redacted;
+	l->batched = p->batched;
 	l->cut = cut;
 	memcpy(l->text, p->buf, p->len);
 	if (len > p->len)
@@ -89,8 +90,11 @@ int vp_loglines__write(struct vp_loglines *ll, const struct vpr_log *rec, uint64
 			       .redacted = rec->flags & VPR_LOG_REDACTED};
 	const uint8_t *d = rec->data;
 	size_t len = rec->len < VPR_LOG_MAX ? rec->len : VPR_LOG_MAX, at = 0;
+	const uint8_t *first_nl = memchr(d, '\n', len);
 	int err = 0;
 
+	/* More after a newline (seen, or past what was recorded): several lines in one write. */
+	here.batched = first_nl && (size_t)(first_nl - d) + 1 < rec->bytes;
 	if (p && (p->tid != rec->h.tid || p->ino != rec->ino)) {
 		/* Another pair's line in this slot (a hash collision): it ends here, cut. */
 		err = hand_on(ll, p, NULL, 0, true, fn, ctx);
@@ -108,8 +112,10 @@ int vp_loglines__write(struct vp_loglines *ll, const struct vpr_log *rec, uint64
 		size_t n = nl ? (size_t)(nl - (d + at)) : len - at;
 		const struct partial *begun = p ? p : &here;
 
-		if (p)
+		if (p) {
 			p->redacted |= here.redacted;
+			p->batched |= here.batched;
+		}
 		if (nl) {
 			err = hand_on(ll, begun, d + at, n, false, fn, ctx);
 		} else if (len < rec->bytes || begun->len + n >= VP_LOGLINE_MAX) {

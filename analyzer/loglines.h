@@ -30,6 +30,12 @@ struct vp_logline {
 	struct vp_link link;	 /* how it was given to its request (evidence.h) */
 	uint8_t kind;		 /* enum vpr_log_kind */
 	bool cut;		 /* its end was not recorded: the write was longer than --logs N */
+	/*
+	 * A write of its bytes held more than one line: a buffering writer
+	 * (stdio's full buffering, a batch) may have filled it while serving
+	 * another request than the one it served at the write.  Never exact.
+	 */
+	bool batched;
 	bool redacted;		 /* the recorder replaced secrets in it */
 	uint16_t len;
 	char text[]; /* len bytes, without the newline, NUL-terminated */

@@ -82,6 +82,8 @@ static void logs_json(cJSON *o, const struct vp_call *c)
 		cJSON_AddStringToObject(j, "basis", vp_basis_name(l->link.basis));
 		if (l->cut)
 			cJSON_AddBoolToObject(j, "cut", true);
+		if (l->batched)
+			cJSON_AddBoolToObject(j, "batched", true);
 		if (l->redacted)
 			cJSON_AddBoolToObject(j, "redacted", true);
 		cJSON_AddItemToArray(arr, j);

@@ -2,7 +2,8 @@
 /*
  * Log lines given to requests (vp_attr__log, docs/analyzer.md "Log lines")
  * on hand-written recordings: a thread-per-connection server's lines are
- * exact on the request its thread serves, a worker's are claimed by its
+ * exact on the request its thread serves (inferred when one write held
+ * several: a buffer may have been filled earlier), a worker's are claimed by its
  * reply (handoff), an event loop's with several requests in flight are
  * inferred, and a thread that serves nothing (housekeeping) gives its lines
  * to no request.
@@ -123,7 +124,7 @@ static void test_thread_per_connection(void **state)
 	assert_string_equal(lines_of(w, 0, b, sizeof(b)),
 			    "start 1/thread/exact, end 1/thread/exact");
 	assert_string_equal(lines_of(w, 1, b, sizeof(b)),
-			    "start 2/thread/exact, second line of 2/thread/exact, "
+			    "start 2/thread/inferred, second line of 2/thread/inferred, "
 			    "end of 2 written in two/thread/exact");
 	/* Lines of the db host's threads: none were written. */
 	assert_null(w->c.reqs[0]->root->calls[0]->logs);

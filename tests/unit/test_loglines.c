@@ -79,6 +79,18 @@ static void test_lines_in_one_write(void **state)
 	line_is(g.l[0], 1, 10, "first", false);
 	line_is(g.l[1], 1, 10, "second", false);
 	line_is(g.l[2], 1, 10, "third", false);
+	assert_true(g.l[0]->batched && g.l[2]->batched);
+	got_free(&g);
+	/* One line a write, or one line over two writes: not batched. */
+	write_(&ll, &g, 1, 9, 11, "alone\n", 0);
+	write_(&ll, &g, 1, 9, 12, "in ", 0);
+	write_(&ll, &g, 1, 9, 13, "two\n", 0);
+	assert_int_equal(g.n, 2);
+	assert_false(g.l[0]->batched || g.l[1]->batched);
+	/* One newline recorded, more written after it: batched. */
+	write_(&ll, &g, 1, 9, 14, "one\n", 40);
+	assert_int_equal(g.n, 3);
+	assert_true(g.l[2]->batched);
 	got_free(&g);
 	vp_loglines__free(&ll);
 }
