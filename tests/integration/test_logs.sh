@@ -78,3 +78,24 @@ bash tests/logs/run.sh --requests 400 --sessions 6 --seed 3 --keep "$d/run"
 check "logs: local file written" test $? -eq 0
 "$VPATH_ANALYZE" paths --json "$d/run/rec.vpl" >"$d/local.json" 2>>"$d/local.err"
 "$PY" tests/logs/score.py "$d/run/truth.jsonl" "$d/local.json" | sed 's/- logs: /- logs (local file): /'
+
+# Every output has the same lines: JSON's count against SQLite's table and OTLP's events.
+json_n=$("$PY" -c '
+import json, sys
+def n(c): return len(c.get("logs", [])) + sum(n(k) for k in c.get("calls", []))
+print(sum(n(r["root"]) for r in json.load(open(sys.argv[1]))["requests"]))' "$d/run/found.json")
+if command -v sqlite3 >/dev/null; then
+	"$VPATH_ANALYZE" sqlite -o "$d/run/logs.db" "$d/run/rec.vpr" 2>/dev/null
+	sql_n=$(sqlite3 "$d/run/logs.db" "SELECT count(*) FROM logs l JOIN calls c ON c.id = l.call_id")
+	check "logs: sqlite's logs table has the JSON's $json_n lines, each on a call ($sql_n)" \
+		test "$sql_n" = "$json_n" -a "$json_n" -gt 0
+else
+	skip "logs: sqlite's logs table" "sqlite3 not installed"
+fi
+"$VPATH_ANALYZE" otlp "$d/run/rec.vpr" 2>/dev/null >"$d/run/otlp.json"
+otlp_n=$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(1 for rs in d["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]
+          for e in s.get("events", []) if e["name"] == "log"))' "$d/run/otlp.json")
+check "logs: OTLP has the JSON's $json_n lines as span events ($otlp_n)" test "$otlp_n" = "$json_n"
