@@ -51,6 +51,7 @@ struct host_state {
 	struct vp_hpaths paths; /* its outbox: what the join applies after the quantum */
 	struct vp_fifo ahead; /* read and seen by the look-ahead, not analyzed yet */
 	struct vp_fifo conns; /* connection records the look-ahead saw, for the stream table */
+	struct vp_loglines lines; /* log lines being cut (loglines.h) */
 	uint64_t events, exchanges;
 	bool at_end; /* every record is in ahead */
 	bool ended;
@@ -606,6 +607,25 @@ static void on_send_failed(struct host_state *hs, const struct vpr_send_failed *
 	vp_attr__send_failed(&hs->attr, u ? u->id : f->h.tid, f->h.ts_ns);
 }
 
+static void give_line(void *ctx, struct vp_logline *l)
+{
+	vp_attr__log(ctx, l);
+}
+
+/* A write to a log: its lines to the requests their threads (or goroutines) served. */
+static void on_log(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_hdr *rec)
+{
+	struct vp_gor_unit *u = vp_gor__of_thread(&hs->gor, rec->tid);
+	uint64_t unit = u ? u->id : rec->tid;
+	struct vpr_log l;
+
+	if (!vp_input__log(a->in, (size_t)h, rec, &l))
+		return;
+	if (vp_loglines__write(&hs->lines, &l, unit, vp_attr__cause_id(&hs->attr, unit), give_line,
+			       &hs->attr))
+		abort(); /* out of memory: no sensible partial result */
+}
+
 /* A payload record: its whole bytes from the read stage, to the exchange of its operation. */
 static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_hdr *rec)
 {
@@ -749,6 +769,9 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 		break;
 	case VPR_PAYLOAD:
 		on_payload(a, hs, h, rec);
+		break;
+	case VPR_LOG:
+		on_log(a, hs, h, rec);
 		break;
 	case VPR_WAKEUP: {
 		const struct vpr_wakeup *w = (const void *)rec;
@@ -970,8 +993,10 @@ int vp_analysis__run(struct vp_analysis *a)
 			last_advance = events(a);
 		}
 	}
-	for (size_t h = 0; h < a->nhosts; h++)
+	for (size_t h = 0; h < a->nhosts; h++) {
+		vp_loglines__flush(&a->hs[h].lines, give_line, &a->hs[h].attr);
 		vp_attr__flush(&a->hs[h].attr);
+	}
 	for (size_t h = 0; h < a->nhosts; h++)
 		apply(a, &a->hs[h]);
 	advance(a, true);
@@ -1065,6 +1090,7 @@ void vp_analysis__free(struct vp_analysis *a)
 	vp_workers__free(&a->workers);
 	for (size_t h = 0; a->hs && h < a->nhosts; h++) {
 		vp_attr__free(&a->hs[h].attr);
+		vp_loglines__free(&a->hs[h].lines);
 		vp_gor__free(&a->hs[h].gor);
 		vp_hpaths__free(&a->hs[h].paths);
 		vp_fifo__free(&a->hs[h].conns);

@@ -210,6 +210,7 @@ static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 	ref_set(a, &t->lineage, NULL);
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
+	vp_lineq__free(&t->lines);
 }
 
 /* No request open in p now is exact: one of them may be missing a call. */
@@ -260,6 +261,12 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 	struct vp_thread *t;
 
 	if (tk->kind == VPR_TASK_EXIT) {
+		struct vp_lineq *early = u64map__del(&a->early_lines, tk->h.tid);
+
+		if (early) {
+			vp_lineq__free(early);
+			free(early);
+		}
 		if (tk->exit_signal && tk->pid)
 			proc_get(a, tk->pid)->life.killed_by = tk->exit_signal;
 		t = u64map__del(&a->threads, tk->h.tid);
@@ -394,6 +401,46 @@ static void become_mixed(struct vp_proc *p)
 	taint_open(p);
 }
 
+/* Line l is s's, on the evidence link says. */
+static void give_line(struct vp_proc *p, struct vp_xchg *s, struct vp_logline *l, struct vp_link link)
+{
+	if (p->mixed || s->muxed || vp_xchg__pipelined(s) || l->batched)
+		link.exact = false;
+	l->link = link;
+	l->next = NULL;
+	if (s->logs_tail)
+		s->logs_tail->next = l;
+	else
+		s->logs = l;
+	s->logs_tail = l;
+}
+
+/* vPath, for lines as for calls: a worker's lines since the request arrived are s's. */
+static void claim_lines(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t, struct vp_xchg *s)
+{
+	uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
+	struct vp_lineq *early = u64map__del(&a->early_lines, t->tid);
+	struct vp_logline *l = vp_lineq__take(&t->lines);
+
+	/* Written before its first socket operation: older than those it held since. */
+	if (early) {
+		if (early->tail) {
+			early->tail->next = l;
+			l = vp_lineq__take(early);
+		}
+		free(early);
+	}
+	while (l) {
+		struct vp_logline *next = l->next;
+
+		if (l->ts >= s->req.first_ts)
+			give_line(p, s, l, vp_link_make(VP_BASIS_HANDOFF, n));
+		else
+			free(l);
+		l = next;
+	}
+}
+
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first)
 {
@@ -434,6 +481,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 			root_call(a, p, c, VP_BASIS_ROOT);
 		}
 	}
+	claim_lines(a, p, t, s);
 	/* A worker's next call is for a request it has not read: not s's by input. */
 	if (!t->reads_requests)
 		set_cur(a, t, NULL);
@@ -1038,6 +1086,64 @@ void vp_attr__id_mixed(struct vp_attr *a, struct vp_xchg *c)
 	}
 }
 
+/* Lines a worker holds at most: a thread that never replies (housekeeping) keeps the newest. */
+#define VP_LINES_HELD_MAX 256
+
+uint64_t vp_attr__cause_id(struct vp_attr *a, uint64_t unit)
+{
+	struct vp_thread *t = u64map__get(&a->threads, unit);
+
+	return t && cause_of(t) ? t->cur->id : 0;
+}
+
+void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
+{
+	struct vp_thread *t = u64map__get(&a->threads, l->unit);
+	struct vp_lineq *q;
+	struct vp_proc *p;
+	struct vp_xchg *s;
+
+	if (t && (s = cause_of(t))) {
+		uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
+		struct vp_link link = vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
+
+		/* Its first bytes were written for another request, or for none. */
+		if (l->cause != s->id)
+			link.exact = false;
+		give_line(xchg_proc(a, s), s, l, link);
+		return;
+	}
+	/* Looked up, not made: a line changes nothing of what attribution knows. */
+	p = u64map__get(&a->procs, t && t->pid ? t->pid : l->pid);
+	/* Served nothing it read, in a process with requests open: a worker's, for its reply. */
+	if ((t && t->reads_requests) || !p || p->open.list_next == &p->open) {
+		free(l);
+		return;
+	}
+	if (t) {
+		vp_lineq__push(&t->lines, l, VP_LINES_HELD_MAX);
+		return;
+	}
+	/* A thread before its first socket operation (a new pool worker): kept apart. */
+	q = u64map__get(&a->early_lines, l->unit);
+	if (!q && (!(q = calloc(1, sizeof(*q))) || u64map__put(&a->early_lines, l->unit, q)))
+		abort(); /* out of memory: no sensible partial result */
+	vp_lineq__push(q, l, VP_LINES_HELD_MAX);
+}
+
+/* Lines of threads never seen in a socket operation: nobody can claim them any more. */
+static void free_early_lines(struct vp_attr *a)
+{
+	size_t pos = 0;
+	void *v;
+
+	while (u64map__next(&a->early_lines, &pos, NULL, &v)) {
+		vp_lineq__free(v);
+		free(v);
+	}
+	u64map__free(&a->early_lines);
+}
+
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c)
 {
 	if (c->judged)
@@ -1113,4 +1219,5 @@ void vp_attr__free(struct vp_attr *a)
 	}
 	u64map__free(&a->threads);
 	u64map__free(&a->procs);
+	free_early_lines(a);
 }

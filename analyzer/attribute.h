@@ -28,6 +28,7 @@
 #include "hashmap.h"
 #include "idseen.h"
 #include "judge.h"
+#include "loglines.h"
 #include "sockets.h"
 #include "paths.h"
 #include "xchg.h"
@@ -70,6 +71,8 @@ struct vp_thread {
 	 */
 	struct vp_xchg *lineage;
 	bool call_io;
+	/* Log lines it wrote serving no request it read: a worker's, claimed by its next reply. */
+	struct vp_lineq lines;
 };
 
 struct vp_proc {
@@ -142,6 +145,12 @@ struct vp_attr {
 	struct u64map threads; /* tid -> vp_thread */
 	struct u64map procs;   /* pid -> vp_proc, kept to the end for reports */
 	uint32_t chain_made[VP_CHAIN_KEEP]; /* their ids, oldest replaced first */
+	/*
+	 * tid -> struct vp_lineq: lines of threads no socket operation showed
+	 * yet (a new pool worker, a housekeeping thread), kept apart so that a
+	 * line never makes a thread attribution would not know of.
+	 */
+	struct u64map early_lines;
 	uint32_t chain_next;
 };
 
@@ -259,6 +268,19 @@ void vp_attr__muxed(struct vp_attr *a, struct vp_xchg *c);
  * process is exact any more, nor any request open in it now or later.
  */
 void vp_attr__blind(struct vp_attr *a, uint32_t pid);
+/*
+ * Unit l->unit wrote log line l (loglines.h): it goes to the request the
+ * unit serves, by the rules its calls follow (docs/analyzer.md, "log
+ * lines"): the unit's current cause (basis thread, or last-input among
+ * several in flight: inferred); a worker's line waits for the worker's next
+ * reply (handoff); a unit that serves nothing keeps none: the line is freed.
+ * Never exact where a call would not be (a mixed process, a multiplexed or
+ * pipelined request), nor when its unit's cause changed while it was written,
+ * nor when its write held other lines too (batched: a buffer filled earlier).
+ */
+void vp_attr__log(struct vp_attr *a, struct vp_logline *l);
+/* Id of the unit's current cause, 0 when none (for a line that begins). */
+uint64_t vp_attr__cause_id(struct vp_attr *a, uint64_t unit);
 /* Client exchange c finished (next request, close, end of input). */
 void vp_attr__client_done(struct vp_attr *a, struct vp_xchg *c);
 /* Links to p's calls that are exact, judged ones included. */

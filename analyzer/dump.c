@@ -89,6 +89,8 @@ static void endpoint_of(struct vp_endpoint *e, uint8_t family, const uint8_t *ad
 	memcpy(e->addr, addr, 16);
 }
 
+static void dump_bytes(FILE *out, const uint8_t *d, unsigned len);
+
 /*
  * A captured payload's bytes as C-escaped text: requests and replies stay
  * readable, and no byte can move the terminal or split the line.
@@ -100,11 +102,32 @@ static void dump_payload(FILE *out, const struct vpr_payload *p)
 		fprintf(out, " size=%u (damaged: its bytes run past the record, skipped)", p->h.size);
 		return;
 	}
-	fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u%s data=\"", p->pid,
+	fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u%s data=", p->pid,
 		(uint64_t)p->cookie, p->dir == VPR_DIR_SEND ? "send" : "recv", p->bytes, p->seq_end,
 		p->len, p->flags & VPR_PAYLOAD_REDACTED ? " redacted" : "");
-	for (unsigned i = 0; i < p->len; i++) {
-		unsigned char c = p->data[i];
+	dump_bytes(out, p->data, p->len);
+}
+
+/* A log write's first bytes, C-escaped like a payload's. */
+static void dump_log(FILE *out, const struct vpr_log *l)
+{
+	static const char *const kinds[] = {"?", "file", "pipe", "unix"};
+
+	if (l->h.size < VPR_LOG_HDR_SIZE || l->len > VPR_LOG_MAX || VPR_LOG_SIZE(l->len) > l->h.size) {
+		fprintf(out, " size=%u (damaged: its bytes run past the record, skipped)", l->h.size);
+		return;
+	}
+	fprintf(out, " pid=%u fd=%u ino=%" PRIu64 " %s bytes=%u len=%u%s data=", l->pid, l->fd,
+		(uint64_t)l->ino, kinds[l->kind <= VPR_LOG_UNIX ? l->kind : 0], l->bytes, l->len,
+		l->flags & VPR_LOG_REDACTED ? " redacted" : "");
+	dump_bytes(out, l->data, l->len);
+}
+
+static void dump_bytes(FILE *out, const uint8_t *d, unsigned len)
+{
+	fputc('"', out);
+	for (unsigned i = 0; i < len; i++) {
+		unsigned char c = d[i];
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
@@ -209,6 +232,9 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	case VPR_PAYLOAD:
 		dump_payload(out, (const struct vpr_payload *)h);
 		break;
+	case VPR_LOG:
+		dump_log(out, (const struct vpr_log *)h);
+		break;
 	case VPR_SEND_FAILED: {
 		const struct vpr_send_failed *sf = (const void *)h;
 
@@ -236,13 +262,13 @@ void vp_dump_header(FILE *out, const struct vpr_file_header *hd)
 {
 	fprintf(out,
 		"header  version=%u host=\"%.*s\" machine_id=%.*s boot_id=%.*s kernel=\"%.*s\""
-		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64 " netns=%u flags=%s%s%s%s",
+		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64 " netns=%u flags=%s%s%s%s%s",
 		hd->version, VPR_HOSTNAME_LEN, hd->hostname, VPR_ID_LEN, hd->machine_id, VPR_ID_LEN,
 		hd->boot_id, VPR_KERNEL_LEN, hd->kernel, (uint64_t)hd->start_mono_ns,
 		(uint64_t)hd->start_real_ns / 1000000000, (uint64_t)hd->start_real_ns % 1000000000,
 		hd->netns, hd->flags ? "" : "none", hd->flags & VPR_FILE_FALLBACK ? "fallback," : "",
 		hd->flags & VPR_FILE_SEGMENT ? "segment," : "",
-		hd->flags & VPR_FILE_PAYLOAD ? "payload," : "");
+		hd->flags & VPR_FILE_PAYLOAD ? "payload," : "", hd->flags & VPR_FILE_LOGS ? "logs," : "");
 	if (hd->flags & VPR_FILE_SEGMENT)
 		fprintf(out, " segment=%u", hd->segment);
 	fputc('\n', out);

@@ -376,7 +376,10 @@ static bool keep_payload(struct stream *s, const struct vpr_hdr *rec)
 {
 	const struct vpr_payload *p = (const struct vpr_payload *)rec;
 
-	if (rec->ts_ns >= VP_TS_MAX || !vp_payload__valid(p) || vp_payloads__put(&s->payloads, p)) {
+	bool valid = rec->type == VPR_LOG ? vp_log__valid((const struct vpr_log *)rec)
+					  : vp_payload__valid(p);
+
+	if (rec->ts_ns >= VP_TS_MAX || !valid || vp_payloads__put(&s->payloads, p)) {
 		s->host->payloads_bad++;
 		return false;
 	}
@@ -389,7 +392,7 @@ static bool usable(struct stream *s, const struct vpr_hdr *rec)
 {
 	if (!vpr_record_min_size(rec->type))
 		return false;
-	if (rec->type == VPR_PAYLOAD && !keep_payload(s, rec))
+	if ((rec->type == VPR_PAYLOAD || rec->type == VPR_LOG) && !keep_payload(s, rec))
 		return false;
 	if (plausible(rec))
 		return true;
@@ -754,4 +757,10 @@ bool vp_input__payload(struct vp_input *in, size_t host, const struct vpr_hdr *h
 		       struct vpr_payload *out)
 {
 	return vp_payloads__take(&in->streams[host].payloads, (const struct vpr_payload *)head, out);
+}
+
+bool vp_input__log(struct vp_input *in, size_t host, const struct vpr_hdr *head, struct vpr_log *out)
+{
+	return vp_payloads__take(&in->streams[host].payloads, (const struct vpr_payload *)head,
+				 (struct vpr_payload *)out);
 }

@@ -111,6 +111,8 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host);
  */
 bool vp_input__payload(struct vp_input *in, size_t host, const struct vpr_hdr *head,
 		       struct vpr_payload *out);
+/* The whole VPR_LOG record whose head the analysis was given (as vp_input__payload). */
+bool vp_input__log(struct vp_input *in, size_t host, const struct vpr_hdr *head, struct vpr_log *out);
 /* Whether [from, to] on the host's clock overlaps a loss window known so far. */
 bool vp_host__lost_between(const struct vp_host *h, uint64_t from, uint64_t to);
 void vp_input__free(struct vp_input *in);

@@ -80,6 +80,8 @@ static const char usage[] =
 	"                        outside (ClickHouse: docs/clickhouse.md), instead of here\n"
 	"      --no-frames       ignore what the recorder read of HTTP/2 (its preface): only\n"
 	"                        the byte-stream rules find multiplexed connections\n"
+	"      --logs            paths, show: each call's log lines under it (recorded with\n"
+	"                        vpath-record --logs; --json always has them)\n"
 	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output);\n"
 	"                        local: the local file to write (required)\n"
 	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
@@ -286,7 +288,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 {
 	enum { OPT_CSV = 256, OPT_FROM, OPT_TO, OPT_REORDER, OPT_ENDPOINT, OPT_NESTING, OPT_CONVOLUTION,
 	       OPT_QUANTUM, OPT_MAX_LAG, OPT_THREADS, OPT_PAIRS,
-	       OPT_NO_FRAMES };
+	       OPT_NO_FRAMES, OPT_LOGS };
 	static const struct option longs[] = {
 		{"json", no_argument, NULL, 'j'},	   {"csv", no_argument, NULL, OPT_CSV},
 		{"slowest", required_argument, NULL, 'n'}, {"request", required_argument, NULL, 'r'},
@@ -301,6 +303,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"pairs", required_argument, NULL, OPT_PAIRS},
 		{"no-frames", no_argument, NULL, OPT_NO_FRAMES},
+		{"logs", no_argument, NULL, OPT_LOGS},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -362,6 +365,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			break;
 		case OPT_NO_FRAMES:
 			c->opts.no_frames = true;
+			break;
+		case OPT_LOGS:
+			c->out.logs = true;
 			break;
 		case 'v':
 			c->verbose = true;

@@ -5,6 +5,7 @@
 
 #include "attribute.h"
 #include "exchanges.h"
+#include "loglines.h"
 #include "paths.h"
 
 int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
@@ -319,7 +320,7 @@ static bool cut_by_death(const struct vp_xchg *parent, const struct vp_xchg *c,
 /* The call of client end c and server end s (either may be NULL) that parent made, recursively. */
 static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct arena *m,
 			     const struct vp_xchg *parent, const struct vp_xchg *c,
-			     const struct vp_xchg *s, uint64_t *hosts_seen)
+			     struct vp_xchg *s, uint64_t *hosts_seen)
 {
 	const struct vp_xchg *main = c ? c : s;
 	struct vp_call *call = m->calls++;
@@ -340,6 +341,9 @@ static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct ar
 		call->srv_req_last = (int64_t)s->req.last_ts;
 		call->srv_rep_first = (int64_t)(s->has_rep ? s->rep.first_ts : s->req.last_ts);
 		call->srv_rep_last = (int64_t)vp_xchg__end_ts(s);
+		/* Its lines go with it: the exchange is released right after. */
+		call->logs = s->logs;
+		s->logs = s->logs_tail = NULL;
 	} else {
 		fill_external(&call->server, c);
 	}
@@ -506,6 +510,8 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 		call->srv_req_last += off;
 		call->srv_rep_first += off;
 		call->srv_rep_last += off;
+		for (struct vp_logline *l = call->logs; l; l = l->next)
+			l->at_ns = (int64_t)l->ts + off;
 	}
 	if (call->client.recorded &&
 	    !end_complete(p, call->client.host, call->cli_first, call->cli_last))
@@ -573,7 +579,16 @@ void vp_paths__free(struct vp_paths *p)
 	u64map__free(&p->blind);
 }
 
+static void free_logs(struct vp_call *c)
+{
+	vp_loglines__free_list(c->logs);
+	for (size_t i = 0; i < c->ncalls; i++)
+		free_logs(c->calls[i]);
+}
+
 void vp_request__free(struct vp_request *r)
 {
+	if (r && r->root)
+		free_logs(r->root);
 	free(r); /* one block with its calls (build_request) */
 }

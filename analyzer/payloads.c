@@ -16,9 +16,16 @@ bool vp_payload__valid(const struct vpr_payload *p)
 	       p->len <= p->bytes && p->dir <= VPR_DIR_RECV;
 }
 
+bool vp_log__valid(const struct vpr_log *l)
+{
+	return l->len <= VPR_LOG_MAX && l->h.size >= VPR_LOG_SIZE(l->len) && l->len <= l->bytes &&
+	       l->kind >= VPR_LOG_FILE && l->kind <= VPR_LOG_UNIX;
+}
+
+/* A log line is named by its fields at the same places (record.h: the same layout up to len). */
 static bool same_op(const struct vpr_payload *a, const struct vpr_payload *b)
 {
-	return a->h.tid == b->h.tid && a->h.ts_ns == b->h.ts_ns && a->cookie == b->cookie &&
+	return a->h.type == b->h.type && a->h.tid == b->h.tid && a->h.ts_ns == b->h.ts_ns && a->cookie == b->cookie &&
 	       a->dir == b->dir && a->seq_end == b->seq_end;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 1, read (its payload side): VPR_PAYLOAD records are longer than the
+ * Stage 1, read (its payload side): VPR_PAYLOAD and VPR_LOG records are longer than the
  * fixed-size slots of the reorder window and the look-ahead (union
  * vpr_any), which keep only their head.  Their whole bytes wait here, from
  * when the record is read until the analysis takes them by the operation
@@ -28,6 +28,13 @@ struct vp_payloads {
 
 /* Whether a payload record's len fits its size and its operation (else it is damaged). */
 bool vp_payload__valid(const struct vpr_payload *p);
+/*
+ * Whether a VPR_LOG record's len fits its size and write.  Log lines wait
+ * here too, passed as a struct vpr_payload: the two share their layout up
+ * to len, and a log's (pid, fd, ino) stand where a payload's (cookie,
+ * seq_end) do, so each is found by its own fields.
+ */
+bool vp_log__valid(const struct vpr_log *l);
 /* Keep a valid record's stored bytes; -ENOMEM, -ENOSPC when VP_PAYLOADS_MAX wait. */
 int vp_payloads__put(struct vp_payloads *t, const struct vpr_payload *p);
 /* Take the whole record of the operation head names (its first bytes suffice); false: none. */

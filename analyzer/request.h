@@ -17,6 +17,8 @@
 #include "proto/proto.h"
 #include "vpath/record.h"
 
+struct vp_logline;
+
 struct vp_call_end {
 	bool recorded; /* false: an external end, only its address is known */
 	int host;      /* -1 when not recorded */
@@ -44,6 +46,8 @@ struct vp_call {
 	struct vp_witness wit; /* what it was (proto/proto.h): proto VP_PROTO_NONE when not known */
 	struct vp_call **calls; /* calls its server made while serving it, by start_ns */
 	size_t ncalls;
+	/* Log lines its server's threads wrote for it, in time order (loglines.h; at_ns: common timeline). */
+	struct vp_logline *logs;
 };
 
 struct vp_request {

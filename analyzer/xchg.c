@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loglines.h"
 #include "xchg.h"
 
 struct vp_xchg *vp_xpool__get(struct vp_xpool *p)
@@ -24,6 +25,8 @@ void vp_xpool__put(struct vp_xpool *p, struct vp_xchg *x)
 	free(x->wit_req);
 	free(x->prop);
 	free(x->content);
+	vp_loglines__free_list(x->logs);
+	x->logs = x->logs_tail = NULL;
 	x->prop = NULL;
 	x->content = NULL;
 	x->wit = NULL;

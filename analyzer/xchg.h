@@ -39,6 +39,7 @@ enum vp_up_state {
 
 struct vp_sock;
 struct vp_proc;
+struct vp_logline;
 
 /* The first captured bytes of a request's first operation (VPR_PAYLOAD). */
 struct vp_wit_req {
@@ -122,6 +123,7 @@ struct vp_xchg {
 	struct vp_xchg *match_next;
 	struct vp_xchg *list_prev, *list_next; /* process list: open servers or pending clients */
 	struct vp_xchg *tlist_prev, *tlist_next; /* pending clients: their thread's list */
+	struct vp_logline *logs, *logs_tail; /* server: log lines written for it, in time order (loglines.h) */
 };
 
 /*

@@ -1320,3 +1320,6 @@ FALLBACK_ENTER(recvfrom, 3, USER_DATA_BUF)
 FALLBACK_EXIT(recvfrom, VPR_DIR_RECV)
 FALLBACK_ENTER(recvmsg, 2, USER_DATA_MSGHDR)
 FALLBACK_EXIT(recvmsg, VPR_DIR_RECV)
+
+/* ---- log lines (opt-in: --logs) ---- */
+#include "logs.h"

@@ -7,11 +7,11 @@
 # fails when they differ.
 
 _vpath_record_opts='--duration --output --cgroup --go-binary --netns --port --pid --group --host
-	--no-wakeups --ring --segment-size --wakeups --capture --capture-pid --capture-port
+	--no-wakeups --ring --segment-size --wakeups --capture --capture-pid --capture-port --logs
 	--ringbuf-size --verbose --help --usage --version'
 _vpath_analyze_cmds='paths show table patterns dot dump local calls otlp sqlite report baseline'
 _vpath_analyze_opts='--json --csv --slowest --request --pattern --from --to --entry --window
-	--reorder --threads --pairs --no-frames --output --endpoint --nesting --convolution --quantum
+	--reorder --threads --pairs --no-frames --logs --output --endpoint --nesting --convolution --quantum
 	--max-lag --verbose --version --help'
 _vpath_clickhouse_cmds='schema load pair drop'
 _vpath_clickhouse_opts='--client --cluster --help'
@@ -79,7 +79,7 @@ _vpath_record()
 		return
 		;;
 	-d | --duration | --port | --host | --ring | --segment-size | --capture | --capture-port | \
-		--ringbuf-size)
+		--logs | --ringbuf-size)
 		COMPREPLY=() # a value of the user's own
 		return
 		;;

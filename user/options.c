@@ -29,6 +29,7 @@ enum {
 	OPT_NO_WAKEUPS,
 	OPT_WAKEUPS,
 	OPT_TEST_STALL,
+	OPT_LOGS,
 };
 
 /* argp prints it for --version (-V): the package and the format it writes. */
@@ -51,11 +52,14 @@ static const char doc[] =
 	"                          # flight recorder: rec.000, rec.001, ..., 8 newest kept\n"
 	"  vpath-record --capture 256 --capture-port 8080 -o web.vpr\n"
 	"                          # also the first 256 bytes of each message on port 8080\n"
+	"  vpath-record --logs 200 -o web.vpr\n"
+	"                          # also the first 200 bytes of each write to a log\n"
 	"\n"
 	"Payload capture is off unless --capture is given.  Captured bytes can hold "
 	"personal data; HTTP Authorization/Cookie values, PostgreSQL and MySQL passwords "
 	"and Redis AUTH arguments are replaced before anything is written "
-	"(docs/security.md).\n";
+	"(docs/security.md).  Log lines (--logs) are off unless asked for too; "
+	"passwords, tokens and keys written as key=value are replaced the same way.\n";
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (required)", 0 },
@@ -96,6 +100,11 @@ static const struct argp_option options[] = {
 	{ "capture-pid", OPT_CAPTURE_PID, "PID", 0,
 	  "With --capture: operations of this process (repeatable, up to 16; with "
 	  "--capture-port both must match)",
+	  3 },
+	{ "logs", OPT_LOGS, "N", 0,
+	  "Also record the first N bytes (1-256) of each write by the recorded processes to a "
+	  "regular file, a pipe or a unix socket (their log lines); secrets are replaced "
+	  "(docs/security.md)",
 	  3 },
 	{ "verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3 },
 	{ "wakeups", OPT_WAKEUPS, NULL, 0,
@@ -204,6 +213,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			refuse(state, "invalid --capture '%s' (1 to %d bytes)", arg, VPR_PAYLOAD_MAX);
 		else
 			o->capture = (unsigned)v;
+		break;
+	case OPT_LOGS:
+		if (parse_u64(arg, VPR_LOG_MAX, &v) || !v)
+			refuse(state, "invalid --logs '%s' (1 to %d bytes)", arg, VPR_LOG_MAX);
+		else
+			o->logs = (unsigned)v;
 		break;
 	case OPT_CAPTURE_PORT:
 		if (o->ncapture_ports == VPATH_MAX_PORTS) {

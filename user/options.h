@@ -29,6 +29,7 @@ struct record_opts {
 	unsigned ncapture_pids;
 	uint16_t capture_ports[VPATH_MAX_PORTS];
 	unsigned ncapture_ports;
+	unsigned logs;	    /* --logs N: first N bytes of each write to a log; 0: none */
 	gid_t gid;	    /* its id; valid when group is set */
 	uint64_t segment_size;
 	uint64_t ringbuf_size;

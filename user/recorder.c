@@ -44,6 +44,7 @@
 #include "probe.h"
 #include "recfile.h"
 #include "reorder.h"
+#include "logs.h"
 #include "tasks.h"
 #include "watermark.h"
 #include "vpath/version.h"
@@ -97,6 +98,7 @@ struct recorder {
 	uint64_t *lost_written; /* per CPU, as last written */
 	uint64_t malformed;	/* ring records that failed the size check */
 	uint64_t payloads, redacted; /* VPR_PAYLOAD records taken, and how many had secrets replaced */
+	struct log_taker logs;	     /* with --logs: VPR_LOG records (logs.h) */
 	uint64_t emitted_ts;	/* stamp of the last record handed to the output */
 	uint64_t late, late_max_ns; /* records written behind a later one, and by how much at most */
 	uint64_t stuck_marks;	    /* rounds that found a CPU marked busy for longer than can be */
@@ -322,6 +324,16 @@ static int take_payload(struct recorder *r, const void *data, size_t size)
 	return reorder__add_payload(r->ro, &p);
 }
 
+/* A log line (bpf/logs.h), redacted before it is held; held with the payloads. */
+static int take_log(struct recorder *r, const void *data, size_t size)
+{
+	struct vpr_log l;
+
+	if (log_taker__take(&r->logs, data, size, &l))
+		return 0;
+	return reorder__add_payload(r->ro, (const struct vpr_payload *)&l);
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	union vpr_any rec;
@@ -332,6 +344,8 @@ static int handle_record(void *ctx, void *data, size_t size)
 		err = take_batch(r, data, size);
 	else if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPR_PAYLOAD)
 		err = take_payload(r, data, size);
+	else if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPR_LOG)
+		err = take_log(r, data, size);
 	else if (size < sizeof(rec.h) || size > sizeof(rec)) {
 		r->malformed++;
 		return 0;
@@ -390,6 +404,8 @@ static void set_filters(struct recorder *r, uint64_t cgroup_id)
 	for (unsigned i = 0; i < o->ncapture_ports; i++)
 		skel->rodata->capture_ports[i] = o->capture_ports[i];
 	skel->rodata->capture_nports = o->ncapture_ports;
+	skel->rodata->logs_len = o->logs;
+	skel->rodata->logs_self_pid = (uint32_t)getpid();
 	skel->rodata->filter_netns = r->netns_filter;
 	/*
 	 * Early enough that the ring does not fill while a busy host is slow
@@ -418,6 +434,10 @@ static void choose_programs(struct recorder *r)
 	}
 	if (r->opts->no_wakeups)
 		bpf_program__set_autoload(skel->progs.sched_waking, false);
+	/* Without --logs their tracepoints are not even entered (bpf/logs.h). */
+	bpf_object__for_each_program(prog, skel->obj)
+		if (!r->opts->logs && strncmp(bpf_program__name(prog), "log_", 4) == 0)
+			bpf_program__set_autoload(prog, false);
 	if (r->opts->verbose)
 		fprintf(stderr, "vpath-record: socket operations via %s\n",
 			r->fallback ? "syscall tracepoints (fallback)"
@@ -709,6 +729,8 @@ static int open_output(struct recorder *r)
 		oo.header.flags |= VPR_FILE_FALLBACK;
 	if (o->capture)
 		oo.header.flags |= VPR_FILE_PAYLOAD;
+	if (o->logs)
+		oo.header.flags |= VPR_FILE_LOGS;
 	err = task_table__scan_proc(r->tasks, &tf);
 	if (err) {
 		fprintf(stderr, "vpath-record: cannot list threads in /proc: %s\n", strerror(-err));
@@ -795,7 +817,7 @@ static int finish(struct recorder *r)
 
 int recorder_run(const struct record_opts *opts)
 {
-	struct recorder r = { .opts = opts };
+	struct recorder r = { .opts = opts, .logs = { .max_len = opts->logs } };
 	uint64_t cgroup_id = 0, started;
 	int err, werr;
 
@@ -873,6 +895,9 @@ int recorder_run(const struct record_opts *opts)
 	if (r.payloads)
 		fprintf(stderr, "vpath-record: %llu payloads captured, %llu with secrets replaced\n",
 			(unsigned long long)r.payloads, (unsigned long long)r.redacted);
+	if (r.logs.taken)
+		fprintf(stderr, "vpath-record: %llu log writes recorded, %llu with secrets replaced\n",
+			(unsigned long long)r.logs.taken, (unsigned long long)r.logs.redacted);
 	if (r.late)
 		fprintf(stderr,
 			"vpath-record: %llu records written out of time order, by up to %.1f ms\n",
@@ -889,6 +914,7 @@ int recorder_run(const struct record_opts *opts)
 			"by up to %.1f ms\n",
 			(unsigned long long)watermark__held_rounds(r.wm),
 			(double)watermark__held_max_ns(r.wm) / 1e6);
+	r.malformed += r.logs.malformed;
 	if (r.malformed)
 		fprintf(stderr, "vpath-record: %llu malformed ring buffer records skipped\n",
 			(unsigned long long)r.malformed);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * One queue per CPU for its socket operations (sorted as they arrive), one
- * for lone records and one for payloads (both kept sorted by insertion from
+ * for lone records and one for payloads and log lines (both kept sorted by insertion from
  * the tail, where nearly all of them land).  Handing out is a k-way merge of the queues'
  * heads through a small binary heap, so the cost per record is a few
  * comparisons, whatever the number of CPUs.
@@ -179,7 +179,8 @@ int reorder__add_payload(struct reorder *ro, const struct vpr_payload *p)
 	size_t at;
 	int err;
 
-	if (p->h.type != VPR_PAYLOAD || p->len > VPR_PAYLOAD_MAX ||
+	/* A log line (VPR_LOG, the same size and framing) waits here too. */
+	if ((p->h.type != VPR_PAYLOAD && p->h.type != VPR_LOG) || p->len > VPR_PAYLOAD_MAX ||
 	    p->h.size != VPR_PAYLOAD_SIZE(p->len))
 		return -EINVAL;
 	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs), &q->calm);
@@ -293,7 +294,7 @@ static int follow_with_payload(struct reorder *ro, const struct vpr_sock_op *op,
 	for (size_t i = q->head; i < q->len && q->recs[i].h.ts_ns <= op->h.ts_ns; i++) {
 		struct vpr_payload *p = &q->recs[i];
 
-		if (p->h.type == PAYLOAD_TAKEN || p->h.ts_ns != op->h.ts_ns || !payload_of(p, op))
+		if (p->h.type != VPR_PAYLOAD || p->h.ts_ns != op->h.ts_ns || !payload_of(p, op))
 			continue;
 		err = fn(ctx, p);
 		if (!err)

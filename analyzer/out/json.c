@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "loglines.h"
 #include "output.h"
 
 static cJSON *end_json(const struct vp_call_end *e)
@@ -63,6 +64,32 @@ static void witness_json(cJSON *o, const struct vp_witness *w)
 		cJSON_AddStringToObject(j, "error", w->err);
 }
 
+/* The lines its server wrote for the call (loglines.h), only when there are some. */
+static void logs_json(cJSON *o, const struct vp_call *c)
+{
+	cJSON *arr;
+
+	if (!c->logs)
+		return;
+	arr = cJSON_AddArrayToObject(o, "logs");
+	for (const struct vp_logline *l = c->logs; l; l = l->next) {
+		cJSON *j = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(j, "time_ns", (double)l->at_ns);
+		cJSON_AddNumberToObject(j, "tid", l->tid);
+		cJSON_AddStringToObject(j, "text", l->text);
+		cJSON_AddBoolToObject(j, "exact", l->link.exact);
+		cJSON_AddStringToObject(j, "basis", vp_basis_name(l->link.basis));
+		if (l->cut)
+			cJSON_AddBoolToObject(j, "cut", true);
+		if (l->batched)
+			cJSON_AddBoolToObject(j, "batched", true);
+		if (l->redacted)
+			cJSON_AddBoolToObject(j, "redacted", true);
+		cJSON_AddItemToArray(arr, j);
+	}
+}
+
 static cJSON *call_json(const struct vp_call *c)
 {
 	cJSON *o = cJSON_CreateObject(), *calls, *link;
@@ -89,6 +116,7 @@ static cJSON *call_json(const struct vp_call *c)
 	cJSON_AddNumberToObject(link, "candidates", c->link.candidates);
 	if (c->wit.proto)
 		witness_json(o, &c->wit);
+	logs_json(o, c);
 	calls = cJSON_AddArrayToObject(o, "calls");
 	for (size_t i = 0; i < c->ncalls; i++)
 		cJSON_AddItemToArray(calls, call_json(c->calls[i]));

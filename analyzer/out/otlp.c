@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "hashmap.h"
+#include "loglines.h"
 #include "otlp.h"
 #include "output.h"
 
@@ -205,6 +206,32 @@ static void loss_events(struct build *b, cJSON *span, int host, uint64_t first, 
 	}
 }
 
+/* The log lines the server wrote for the call (loglines.h), as span events named "log". */
+static void log_events(struct build *b, cJSON *span, const struct vp_call *c)
+{
+	cJSON *events;
+
+	if (!c->logs)
+		return;
+	events = cJSON_GetObjectItemCaseSensitive(span, "events");
+	if (!events)
+		events = cJSON_AddArrayToObject(span, "events");
+	for (const struct vp_logline *l = c->logs; l; l = l->next) {
+		cJSON *ev = cJSON_CreateObject(), *attrs;
+
+		add_u64_string(ev, "timeUnixNano", l->at_ns + b->epoch);
+		cJSON_AddStringToObject(ev, "name", "log");
+		attrs = cJSON_AddArrayToObject(ev, "attributes");
+		attr_str(attrs, "message", l->text);
+		attr_int(attrs, "thread.id", l->tid);
+		attr_bool(attrs, "vpath.log.exact", l->link.exact);
+		attr_str(attrs, "vpath.log.basis", vp_basis_name(l->link.basis));
+		if (l->cut)
+			attr_bool(attrs, "vpath.log.cut", true);
+		cJSON_AddItemToArray(events, ev);
+	}
+}
+
 /* The witness as OpenTelemetry's semantic conventions name it (HTTP, database). */
 static void witness_attrs(cJSON *attrs, const struct vp_witness *w)
 {
@@ -301,9 +328,10 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 		attr_bool(attrs, "vpath.request.exact", r->exact);
 		attr_bool(attrs, "vpath.request.complete", r->complete);
 	}
-	if (server)
+	if (server) {
 		loss_events(b, span, me->host, c->srv_first, c->srv_last);
-	else
+		log_events(b, span, c);
+	} else
 		loss_events(b, span, me->host, c->cli_first, c->cli_last);
 	cJSON_AddItemToArray(resource_spans(b, me), span);
 }

@@ -18,6 +18,7 @@ struct vp_out_ctx {
 	int64_t t0; /* times are shown relative to this (common timeline) */
 	bool csv;   /* table: comma-separated instead of tab-separated */
 	bool witnesses; /* table: a label column (the recordings may hold payload, --capture) */
+	bool logs;	/* text: each call's log lines under it (--logs) */
 	uint64_t count; /* requests written so far */
 };
 

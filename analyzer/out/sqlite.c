@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "loglines.h"
 #include "output.h"
 #include "sqlite_out.h"
 
@@ -44,6 +45,9 @@ static const char schema[] =
 	" PRIMARY KEY(call_id, ancestor_id)) WITHOUT ROWID;"
 	"CREATE TABLE losses(host INTEGER REFERENCES hosts(id), from_ns INTEGER, to_ns INTEGER,"
 	" host_from_ns INTEGER, host_to_ns INTEGER, records INTEGER);"
+	"CREATE TABLE logs(call_id INTEGER REFERENCES calls(id), request_id INTEGER"
+	" REFERENCES requests(id), time_ns INTEGER, tid INTEGER, text TEXT, exact INTEGER,"
+	" basis TEXT, cut INTEGER);"
 	"BEGIN;";
 
 static const char indexes[] =
@@ -58,15 +62,18 @@ static const char indexes[] =
 	"CREATE INDEX calls_by_client_host ON calls(client_host);"
 	"CREATE INDEX ancestors_by_ancestor ON call_ancestors(ancestor_id, distance);"
 	"CREATE INDEX losses_by_host ON losses(host, from_ns);"
+	"CREATE INDEX logs_by_call ON logs(call_id, time_ns);"
+	"CREATE INDEX logs_by_request ON logs(request_id, time_ns);"
 	"ANALYZE;";
 
-enum { ST_REQUEST, ST_CALL, ST_ANCESTOR, ST_MAX };
+enum { ST_REQUEST, ST_CALL, ST_ANCESTOR, ST_LOG, ST_MAX };
 
 static const char *const statements[ST_MAX] = {
 	"INSERT INTO requests VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	("INSERT INTO calls VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
 	 "?,?,?,?,?,?,?,?)"),
 	"INSERT INTO call_ancestors VALUES(?,?,?)",
+	"INSERT INTO logs VALUES(?,?,?,?,?,?,?,?)",
 };
 
 struct vp_sqlite {
@@ -285,6 +292,20 @@ static int add_call(struct vp_sqlite *s, const struct vp_analysis *a, const stru
 	witness_cols(&row, &c->wit);
 	if (step(&row))
 		return -1;
+	for (const struct vp_logline *l = c->logs; l; l = l->next) {
+		struct row lr = {s->st[ST_LOG], 0};
+
+		col_i64(&lr, id);
+		col_i64(&lr, (int64_t)r->id);
+		col_i64(&lr, l->at_ns);
+		col_i64(&lr, l->tid);
+		col_text(&lr, l->text);
+		col_i64(&lr, l->link.exact);
+		col_text(&lr, vp_basis_name(l->link.basis));
+		col_i64(&lr, l->cut);
+		if (step(&lr))
+			return -1;
+	}
 	for (size_t d = 0; d < depth; d++) {
 		struct row anc = {s->st[ST_ANCESTOR], 0};
 

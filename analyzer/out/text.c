@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "loglines.h"
 #include "output.h"
 
 #define BAR 24
@@ -89,12 +90,46 @@ static const char *marks(const struct vp_call *c, char *buf, size_t len)
 	return buf;
 }
 
+/* A log line's text, every byte that is not printable as \xNN: nothing in it can move the terminal. */
+static void put_text(FILE *f, const char *t)
+{
+	for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f)
+			fputc(*p, f);
+		else
+			fprintf(f, "\\x%02x", *p);
+	}
+}
+
+/*
+ * The lines from l on that its server wrote for a call before `before`,
+ * at the depth of its calls, between them in time order: when (after the
+ * request's start), which thread, the text.  "~" marks a line given to the
+ * request among candidates (inferred).  Returns the first not printed.
+ */
+static const struct vp_logline *text_logs(struct vp_out_ctx *o, const struct vp_logline *l,
+					  int64_t before, int64_t t0, const char *prefix)
+{
+	char off[32];
+
+	for (; o->logs && l && l->at_ns < before; l = l->next) {
+		off[0] = l->at_ns >= t0 ? '+' : '-';
+		vp_fmt_duration(l->at_ns >= t0 ? l->at_ns - t0 : t0 - l->at_ns, off + 1, sizeof(off) - 1);
+		fprintf(o->f, "  %10s %10s  %*s  %s%s tid %u: ", off, "log", BAR + 2, "", prefix,
+			l->link.exact ? "  >" : "  ~", l->tid);
+		put_text(o->f, l->text);
+		fputs(l->cut ? " [cut]\n" : "\n", o->f);
+	}
+	return l;
+}
+
 /* prefix: the tree drawing of the ancestors ("|  " where more siblings follow). */
 static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0, int64_t total,
 		      const struct widths *w, const char *prefix, const char *branch)
 {
 	char off[32], dur[32], name[160], ad[VP_ADDRSTRLEN], b[BAR + 1], rq[32], rp[32];
 	char sizes[72], tree[TREE_MAX + 160], next[TREE_MAX], mk[128], wl[VP_LABEL_TEXT + 160];
+	const struct vp_logline *lines = c->logs;
 
 	bar(b, t0, total, c->start_ns, c->end_ns);
 	/* Negative only within one machine: a receive stamped before its send returned. */
@@ -119,8 +154,10 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 		bool exact = c->calls[i]->link.exact;
 		const char *br = i + 1 < c->ncalls ? exact ? "|- " : "|~ " : exact ? "`- " : "`~ ";
 
+		lines = text_logs(o, lines, c->calls[i]->start_ns, t0, next);
 		text_call(o, c->calls[i], t0, total, w, next, br);
 	}
+	text_logs(o, lines, INT64_MAX, t0, next);
 }
 
 static bool any_inferred_link(const struct vp_call *c)

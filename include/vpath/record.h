@@ -36,6 +36,7 @@ enum vpr_type {
 	VPR_SEND_FAILED = 10, /* a send refused: the connection was reset or shut */
 	VPR_H2_FRAME = 11,    /* an HTTP/2 frame header at its stream position, or where they are lost */
 	VPR_WRITER = 12,      /* the program and package version that wrote the file */
+	VPR_LOG = 14,	      /* first bytes of a write to a log: file, pipe, unix socket (opt-in: --logs) */
 	VPR_TYPE_MAX,
 };
 
@@ -292,6 +293,40 @@ struct vpr_writer_info {
 };
 
 /*
+ * The first bytes of one write by a recorded thread to a regular file, a
+ * pipe or a unix socket (write, writev, pwrite64, pwritev, sendto, sendmsg),
+ * written only when the user asks for them (vpath-record --logs N;
+ * docs/security.md).  h.tid wrote them; h.ts_ns is when the write returned.
+ * Only len bytes of data are stored: the record's size is VPR_LOG_SIZE(len).
+ * Secrets are replaced before the record reaches a file (VPR_LOG_REDACTED).
+ * The same size as a vpr_payload at most, so that the recorder holds both in
+ * one queue.  A compatible addition to version 1: older readers step over it.
+ */
+#define VPR_LOG_MAX 256
+
+enum vpr_log_kind {
+	VPR_LOG_FILE = 1, /* a regular file */
+	VPR_LOG_PIPE = 2, /* a pipe or FIFO (a logging collector, a container's stdout) */
+	VPR_LOG_UNIX = 3, /* a unix socket (journald, syslog) */
+};
+
+struct vpr_log {
+	struct vpr_hdr h;
+	__u32 pid;
+	__u32 fd;    /* the descriptor written */
+	__u64 ino;   /* inode number of the file, pipe or socket: lines are cut per (thread, ino) */
+	__u32 bytes; /* what the write wrote; data[] holds the first len of them */
+	__u16 len;   /* 1..VPR_LOG_MAX */
+	__u8 kind;   /* enum vpr_log_kind */
+	__u8 flags;  /* VPR_LOG_* */
+	__u8 data[VPR_LOG_MAX];
+};
+
+#define VPR_LOG_REDACTED 0x01 /* some bytes of data[] were replaced (docs/security.md) */
+#define VPR_LOG_HDR_SIZE 40u
+#define VPR_LOG_SIZE(len) (VPR_LOG_HDR_SIZE + (((__u32)(len) + 7u) & ~7u))
+
+/*
  * Any one record of fixed size: room for the largest, for code that holds
  * records of every type.  A vpr_payload is not among them (up to 296 bytes).
  */
@@ -326,6 +361,10 @@ _Static_assert(__builtin_offsetof(struct vpr_h2_frame, seq) == 24, "vpr_h2_frame
 _Static_assert(__builtin_offsetof(struct vpr_h2_frame, type) == 36, "vpr_h2_frame layout");
 _Static_assert(sizeof(struct vpr_writer_info) == 64, "vpr_writer_info layout");
 _Static_assert(__builtin_offsetof(struct vpr_writer_info, program) == 48, "vpr_writer_info layout");
+_Static_assert(__builtin_offsetof(struct vpr_log, data) == VPR_LOG_HDR_SIZE, "vpr_log layout");
+_Static_assert(__builtin_offsetof(struct vpr_log, bytes) == 32, "vpr_log layout");
+_Static_assert(sizeof(struct vpr_log) == 296, "vpr_log layout");
+_Static_assert(sizeof(struct vpr_log) == sizeof(struct vpr_payload), "vpr_log: held like a payload");
 _Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn), "vpr_any: the largest is vpr_conn");
 #endif
 
@@ -342,6 +381,7 @@ _Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn), "vpr_any: the l
 #define VPR_FILE_FALLBACK 0x1 /* recorded with the syscall fallback */
 #define VPR_FILE_SEGMENT 0x2  /* one segment of a --ring recording */
 #define VPR_FILE_PAYLOAD 0x4  /* may hold VPR_PAYLOAD records (--capture; docs/security.md) */
+#define VPR_FILE_LOGS 0x8     /* may hold VPR_LOG records (--logs; docs/security.md) */
 
 struct vpr_file_header {
 	char magic[8];	     /* VPR_MAGIC */

@@ -297,6 +297,22 @@ void synth_payload(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid
 	put(h, &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(stored), ts, tid);
 }
 
+void synth_log(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t ino,
+	       const char *text)
+{
+	struct vpr_log l = {0};
+	size_t n = strlen(text);
+
+	l.pid = pid;
+	l.fd = 3;
+	l.ino = ino;
+	l.len = (uint16_t)(n < VPR_LOG_MAX ? n : VPR_LOG_MAX);
+	l.bytes = (uint32_t)n;
+	l.kind = VPR_LOG_FILE;
+	memcpy(l.data, text, l.len);
+	put(h, &l.h, VPR_LOG, VPR_LOG_SIZE(l.len), ts, tid);
+}
+
 void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
 		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts)
 {

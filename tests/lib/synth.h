@@ -79,6 +79,9 @@ void synth_op_flags(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t ti
 /* The first len bytes of the operation (tid, ts, cookie, dir, seq_end), as --capture writes them. */
 void synth_payload(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t cookie,
 		   uint8_t dir, uint32_t bytes, uint32_t seq_end, const void *data, uint16_t len);
+/* A write of text (up to VPR_LOG_MAX bytes recorded) by tid to file ino, as --logs writes it. */
+void synth_log(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t ino,
+	       const char *text);
 void synth_drops(struct synth_host *h, uint64_t ts, uint32_t cpu, uint64_t lost);
 void synth_clock(struct synth_host *h, uint64_t ts, uint64_t realtime_ns);
 /* Thread waker of process pid made thread woken runnable (VPR_WAKEUP). */
