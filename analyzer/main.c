@@ -12,17 +12,15 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "baseline/convolution.h"
-#include "baseline/nesting.h"
 #include "clock.h"
 #include "dump.h"
-#include "export.h"
 #include "local/local.h"
 #include "local/localfile.h"
 #include "local/localtsv.h"
 #include "output.h"
 #include "parse.h"
 #include "progress.h"
+#include "sink.h"
 #include "vpath/record.h"
 #include "vpath/version.h"
 
@@ -124,17 +122,13 @@ struct cli {
 	struct vp_analysis_opts opts;
 	struct vp_analysis *a;
 	struct vp_out_ctx out;
-	struct vp_patterns *patterns;
+	struct vp_sink_opts sink_opts;
+	struct vp_sink *sink;
 	struct vp_request **kept; /* --slowest, dot/show --request */
 	size_t nkept;
 	uint64_t shown;
-	struct vp_export_opts export_opts; /* otlp, sqlite, report */
-	struct vp_export *export;
 	struct vp_progress progress;
-	/* baseline: the message trace and which algorithm */
-	struct vp_btrace btrace;
-	bool nesting, convolution;
-	struct vp_conv_opts conv;
+	bool nesting, convolution; /* baseline: which algorithm */
 };
 
 static int64_t duration_of(const struct vp_request *r)
@@ -161,40 +155,7 @@ static bool wanted(struct cli *c, const struct vp_request *r)
 static void write_request(struct cli *c, const struct vp_request *r)
 {
 	c->shown++;
-	switch (c->cmd) {
-	case CMD_PATHS:
-	case CMD_SHOW:
-		if (c->json)
-			vp_out_json_request(&c->out, r);
-		else
-			vp_out_text(&c->out, r);
-		break;
-	case CMD_TABLE:
-		vp_out_table_row(&c->out, r);
-		break;
-	case CMD_PATTERNS:
-		if (vp_patterns__add(c->patterns, c->a, r))
-			fprintf(stderr, "warning: out of memory, request %" PRIu64 " not counted\n", r->id);
-		break;
-	case CMD_DOT:
-		if (!c->pattern)
-			vp_out_dot_request(&c->out, r);
-		else
-			vp_patterns__add(c->patterns, c->a, r);
-		break;
-	case CMD_OTLP:
-	case CMD_SQLITE:
-	case CMD_REPORT:
-		vp_export__add(c->export, c->a, r);
-		break;
-	case CMD_BASELINE:
-		if (vp_btrace__add_request(&c->btrace, c->a, r))
-			fprintf(stderr, "warning: out of memory, request %" PRIu64 " not counted\n", r->id);
-		break;
-	case CMD_DUMP:
-	case CMD_LOCAL:
-		break;
-	}
+	vp_sink__request(c->sink, r);
 }
 
 /* Keep the N slowest: replace the fastest kept one when a slower request comes. */
@@ -367,10 +328,10 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			c->verbose = true;
 			break;
 		case 'o':
-			c->export_opts.path = optarg;
+			c->sink_opts.path = optarg;
 			break;
 		case OPT_ENDPOINT:
-			c->export_opts.endpoint = optarg;
+			c->sink_opts.endpoint = optarg;
 			break;
 		case OPT_NESTING:
 			c->nesting = true;
@@ -379,12 +340,12 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			c->convolution = true;
 			break;
 		case OPT_QUANTUM:
-			err = parse_span(optarg, (uint64_t *)&c->conv.quantum_ns);
-			if (!err && !c->conv.quantum_ns)
+			err = parse_span(optarg, (uint64_t *)&c->sink_opts.conv.quantum_ns);
+			if (!err && !c->sink_opts.conv.quantum_ns)
 				err = -EINVAL;
 			break;
 		case OPT_MAX_LAG:
-			err = parse_span(optarg, (uint64_t *)&c->conv.max_lag_ns);
+			err = parse_span(optarg, (uint64_t *)&c->sink_opts.conv.max_lag_ns);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -414,31 +375,31 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		fprintf(stderr, "error: show needs --request ID\n");
 		return -EINVAL;
 	}
-	if (c->cmd == CMD_SQLITE && !c->export_opts.path) {
+	if (c->cmd == CMD_SQLITE && !c->sink_opts.path) {
 		fprintf(stderr, "error: sqlite needs -o FILE\n");
 		return -EINVAL;
 	}
-	if (c->export_opts.endpoint && (c->cmd != CMD_OTLP || c->export_opts.path)) {
+	if (c->sink_opts.endpoint && (c->cmd != CMD_OTLP || c->sink_opts.path)) {
 		fprintf(stderr, "error: --endpoint is for otlp, without -o\n");
 		return -EINVAL;
 	}
-	if (c->export_opts.path && c->cmd != CMD_OTLP && c->cmd != CMD_SQLITE && c->cmd != CMD_REPORT) {
+	if (c->sink_opts.path && c->cmd != CMD_OTLP && c->cmd != CMD_SQLITE && c->cmd != CMD_REPORT) {
 		fprintf(stderr, "error: -o is for otlp, sqlite and report\n");
 		return -EINVAL;
 	}
 	if (c->cmd == CMD_REPORT) { /* -n: the report's waterfalls, not a filter */
-		c->export_opts.slowest = c->slowest;
+		c->sink_opts.slowest = c->slowest;
 		c->slowest = 0;
 	}
 	if (c->cmd == CMD_BASELINE && c->nesting == c->convolution) {
 		fprintf(stderr, "error: baseline needs one of --nesting and --convolution\n");
 		return -EINVAL;
 	}
-	if (c->cmd == CMD_BASELINE && c->conv.max_lag_ns / c->conv.quantum_ns > 10000000) {
+	if (c->cmd == CMD_BASELINE && c->sink_opts.conv.max_lag_ns / c->sink_opts.conv.quantum_ns > 10000000) {
 		fprintf(stderr, "error: --max-lag is more than ten million quanta\n");
 		return -EINVAL;
 	}
-	if (c->cmd == CMD_BASELINE && c->conv.max_lag_ns < c->conv.quantum_ns) {
+	if (c->cmd == CMD_BASELINE && c->sink_opts.conv.max_lag_ns < c->sink_opts.conv.quantum_ns) {
 		fprintf(stderr, "error: --max-lag is shorter than --quantum\n");
 		return -EINVAL;
 	}
@@ -447,37 +408,6 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-/* baseline: Project 5's algorithms on the calls the analysis paired, printed at the end. */
-static int run_baseline(struct cli *c)
-{
-	int ret;
-
-	if (c->nesting) {
-		struct vp_nest_opts o;
-		struct vp_nesting n;
-
-		vp_nest_opts__default(&o);
-		ret = vp_nesting__run(&n, &c->btrace, &o);
-		if (!ret && c->json)
-			vp_nesting__print_json(&n, &c->btrace, stdout);
-		else if (!ret)
-			vp_nesting__print(&n, &c->btrace, stdout);
-		vp_nesting__free(&n);
-	} else {
-		struct vp_convolution cv;
-
-		ret = vp_convolution__run(&cv, &c->btrace, &c->conv);
-		if (!ret && c->json)
-			vp_convolution__print_json(&cv, &c->btrace, &c->conv, stdout);
-		else if (!ret)
-			vp_convolution__print(&cv, &c->btrace, &c->conv, stdout);
-		vp_convolution__free(&cv);
-	}
-	if (ret)
-		fprintf(stderr, "error: baseline failed: %s\n", strerror(-ret));
-	return ret;
 }
 
 /* `calls FILE.vpl...`: every call end as a row (localtsv.h); 1 when a file is unreadable or damaged. */
@@ -548,6 +478,31 @@ static int cmd_local(int argc, char **argv)
 			st.in_bytes ? 100.0 * (double)st.out_bytes / (double)st.in_bytes : 0.0,
 			st.recs_bytes, st.calls_bytes);
 	return 0;
+}
+
+static enum vp_sink_kind sink_of(const struct cli *c)
+{
+	switch (c->cmd) {
+	case CMD_PATHS:
+	case CMD_SHOW:
+		return c->json ? VP_SINK_JSON : VP_SINK_TEXT;
+	case CMD_TABLE:
+		return VP_SINK_TABLE;
+	case CMD_PATTERNS:
+		return VP_SINK_PATTERNS;
+	case CMD_DOT:
+		return c->pattern ? VP_SINK_DOT_PATTERN : VP_SINK_DOT;
+	case CMD_OTLP:
+		return VP_SINK_OTLP;
+	case CMD_SQLITE:
+		return VP_SINK_SQLITE;
+	case CMD_REPORT:
+		return VP_SINK_REPORT;
+	case CMD_BASELINE:
+		return c->nesting ? VP_SINK_NESTING : VP_SINK_CONVOLUTION;
+	default:
+		return VP_SINK_MAX;
+	}
 }
 
 static void report(struct cli *c)
@@ -647,7 +602,7 @@ int main(int argc, char **argv)
 	}
 	if (c.cmd == CMD_LOCAL)
 		return cmd_local(argc - 1, argv + 1);
-	vp_conv_opts__default(&c.conv);
+	vp_conv_opts__default(&c.sink_opts.conv);
 	if (parse_args(&c, argc - 1, argv + 1))
 		return 2;
 	/*
@@ -671,28 +626,19 @@ int main(int argc, char **argv)
 	for (size_t h = 0; h < vp_analysis__nhosts(c.a); h++)
 		c.out.witnesses |= vp_analysis__host(c.a, h)->captured;
 	vp_progress__init(&c.progress, c.a, stderr, vp_progress__wanted(stderr));
-	if (c.cmd == CMD_OTLP || c.cmd == CMD_SQLITE || c.cmd == CMD_REPORT) {
-		c.export = vp_export__open(c.cmd == CMD_OTLP	 ? VP_EXPORT_OTLP
-					   : c.cmd == CMD_SQLITE ? VP_EXPORT_SQLITE
-								 : VP_EXPORT_REPORT,
-					   &c.export_opts, err, sizeof(err));
-		if (!c.export) {
-			fprintf(stderr, "error: %s\n", err);
-			status = 1;
-			goto cleanup;
-		}
+	c.sink_opts.json = c.json;
+	c.sink_opts.pattern = c.pattern;
+	c.sink = vp_sink__open(sink_of(&c), &c.out, &c.sink_opts, err, sizeof(err));
+	if (!c.sink) {
+		fprintf(stderr, "error: %s\n", err);
+		status = 1;
+		goto cleanup;
 	}
 	if (c.slowest && !(c.kept = calloc(c.slowest, sizeof(*c.kept)))) {
 		fprintf(stderr, "error: out of memory\n");
 		status = 1;
 		goto cleanup;
 	}
-	if (c.cmd == CMD_PATTERNS || (c.cmd == CMD_DOT && c.pattern))
-		c.patterns = vp_patterns__new();
-	if (c.cmd == CMD_TABLE)
-		vp_out_table_header(&c.out);
-	if (c.json && (c.cmd == CMD_PATHS || c.cmd == CMD_SHOW))
-		vp_out_json_begin(&c.out);
 	ret = vp_analysis__run(c.a);
 	vp_progress__done(&c.progress);
 	if (ret) {
@@ -705,31 +651,19 @@ int main(int argc, char **argv)
 		write_request(&c, c.kept[i]);
 		vp_request__free(c.kept[i]);
 	}
-	if (c.json && (c.cmd == CMD_PATHS || c.cmd == CMD_SHOW))
-		vp_out_json_end(&c.out);
-	if (c.cmd == CMD_PATTERNS)
-		vp_patterns__print(c.patterns, &c.out);
-	if (c.cmd == CMD_DOT && c.pattern && vp_patterns__dot(c.patterns, &c.out, c.pattern)) {
-		fprintf(stderr, "error: no pattern %" PRIu64 "\n", c.pattern);
+	if (vp_sink__finish(c.sink, !ret))
 		status = 1;
-	}
 	if ((c.cmd == CMD_SHOW || c.cmd == CMD_DOT) && c.request_id && !c.shown) {
 		fprintf(stderr, "error: no request %" PRIu64 "\n", c.request_id);
 		status = 1;
 	}
-	if (c.export && vp_export__finish(c.export, c.a, c.out.t0))
-		status = 1;
-	if (c.cmd == CMD_BASELINE && !ret && run_baseline(&c))
-		status = 1;
 	report(&c);
 	for (size_t h = 0; h < vp_analysis__nhosts(c.a); h++)
 		if (vp_analysis__host(c.a, h)->corrupt)
 			status = 1;
 cleanup:
-	vp_export__free(c.export);
+	vp_sink__free(c.sink);
 	free(c.kept);
-	vp_patterns__free(c.patterns);
-	vp_btrace__free(&c.btrace);
 	vp_analysis__free(c.a);
 	return status;
 }
