@@ -137,13 +137,22 @@ static int split(const uint8_t *p, size_t n, char *buf, char **argv, int first)
 	return argc;
 }
 
+/* An abbreviation getopt may take for --NAME: "--v" is --version where no other option starts so. */
+static bool abbreviates(const char *arg, const char *name)
+{
+	size_t n = strcspn(arg, "=");
+
+	return n > 2 && n <= strlen(name) && !strncmp(arg, name, n);
+}
+
 /* vpath-analyze must not be sent to other files, nor to --help or --version (they exit). */
 static bool analyzer_may_run(char **argv, int argc)
 {
 	for (int i = 2; i < argc; i++)
 		if (strchr(argv[i], '/') ||
 		    (argv[i][0] == '-' && (strchr(argv[i], 'h') || strchr(argv[i], 'V') ||
-					   !strncmp(argv[i], "--vers", 6))))
+					   abbreviates(argv[i], "--version") ||
+					   abbreviates(argv[i], "--help"))))
 			return false;
 	return true;
 }
