@@ -21,7 +21,7 @@ static const char intro[] =
 /* Every command's options in one list; `vpath-analyze COMMAND --help` gives one command's. */
 static const char options[] =
 	"Options:\n"
-	"  -j, --json            paths, baseline: JSON output\n"
+	"  -j, --json            paths, show, baseline: JSON output\n"
 	"      --csv             table: comma-separated\n"
 	"  -n, --slowest N       only the N slowest requests (slowest first)\n"
 	"  -r, --request ID      only request ID\n"
