@@ -88,7 +88,7 @@ $(OUTPUT)/%.o: %.c $(wildcard include/vpath/*.h common/*.h analyzer/*.h analyzer
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 # The two objects that print --version, and the one that writes it into recordings (VPR_WRITER).
-VERSION_OBJS := $(OUTPUT)/user/options.o $(OUTPUT)/analyzer/main.o $(OUTPUT)/user/recorder.o
+VERSION_OBJS := $(OUTPUT)/user/options.o $(OUTPUT)/analyzer/cmd/cmd.o $(OUTPUT)/user/recorder.o
 $(VERSION_OBJS): VERSION
 $(VERSION_OBJS): CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 
@@ -176,7 +176,7 @@ $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o: analyzer/main.c $(wildcard commo
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -Dmain=vpath_analyze_main -c $< -o $@
 # The two objects that print --version, as above.
-$(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o: \
+$(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/cmd/cmd.o: \
 	FUZZ_CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 $(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 $(OUTPUT)/fuzz/fuzz_redact: $(OUTPUT)/fuzz/obj/user/redact.o

@@ -10,9 +10,11 @@ _vpath_record_opts='--duration --output --cgroup --go-binary --netns --port --pi
 	--no-wakeups --ring --segment-size --wakeups --capture --capture-pid --capture-port --logs
 	--ringbuf-size --verbose --help --usage --version'
 _vpath_analyze_cmds='paths show table patterns dot dump local calls otlp sqlite report baseline'
-_vpath_analyze_opts='--json --csv --slowest --request --pattern --from --to --entry --window
-	--reorder --threads --pairs --no-frames --logs --output --endpoint --nesting --convolution --quantum
-	--max-lag --verbose --version --help'
+# Each command's options, as `vpath-analyze COMMAND --help` lists them.
+_vpath_analyze_every='--help --version'
+_vpath_analyze_requests='--request --from --to --entry'
+_vpath_analyze_tuning='--window --reorder --threads --pairs --no-frames --verbose'
+_vpath_analyze_analysis="--slowest $_vpath_analyze_requests $_vpath_analyze_tuning $_vpath_analyze_every"
 _vpath_clickhouse_cmds='schema load pair drop'
 _vpath_clickhouse_opts='--client --cluster --help'
 
@@ -113,11 +115,24 @@ _vpath_analyze()
 	esac
 	case $cur in
 	-*)
-		if [ "$cmd" = local ]; then
-			_vpath_words '--output --verbose'
-		elif [ "$cmd" != calls ] && [ "$cmd" != dump ]; then
-			_vpath_words "$_vpath_analyze_opts"
-		fi
+		case $cmd in
+		paths | show) _vpath_words "--json --logs $_vpath_analyze_analysis" ;;
+		table) _vpath_words "--csv $_vpath_analyze_analysis" ;;
+		patterns) _vpath_words "$_vpath_analyze_analysis" ;;
+		dot) _vpath_words "--pattern $_vpath_analyze_analysis" ;;
+		otlp) _vpath_words "--output --endpoint $_vpath_analyze_analysis" ;;
+		sqlite) _vpath_words "--output $_vpath_analyze_analysis" ;;
+		report)
+			_vpath_words "--output --slowest $_vpath_analyze_requests $_vpath_analyze_tuning \
+				$_vpath_analyze_every"
+			;;
+		baseline)
+			_vpath_words "--json --nesting --convolution --quantum --max-lag \
+				$_vpath_analyze_analysis"
+			;;
+		local) _vpath_words "--output --verbose $_vpath_analyze_every" ;;
+		*) _vpath_words "$_vpath_analyze_every" ;;
+		esac
 		return
 		;;
 	esac

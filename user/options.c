@@ -166,7 +166,94 @@ static int number(struct argp_state *state, const char *what, const char *arg, u
 	return err;
 }
 
-static error_t parse_arg(int key, char *arg, struct argp_state *state)
+/*
+ * One more number of a repeatable option (-p, --port, --capture-port,
+ * --capture-pid): 0 when it fits in the list and is a valid, non-zero id.
+ */
+static int add_id(struct argp_state *state, const char *arg, const char *what, const char *option,
+		  unsigned n, unsigned cap, uint64_t max, uint64_t *v)
+{
+	if (n == cap) {
+		refuse(state, "at most %u %s options", cap, option);
+		return -E2BIG;
+	}
+	if (number(state, what, arg, max, v))
+		return -EINVAL;
+	if (!*v) {
+		refuse(state, "invalid %s '%s'", what, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Which processes and connections: -p, --port, --cgroup, --netns, --go-binary. */
+static error_t parse_filter(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'p':
+		if (!add_id(state, arg, "pid", "-p", o->npids, VPATH_MAX_PIDS, INT32_MAX, &v))
+			o->pids[o->npids++] = (uint32_t)v;
+		return 0;
+	case OPT_PORT:
+		if (!add_id(state, arg, "port", "--port", o->nports, VPATH_MAX_PORTS, 65535, &v))
+			o->ports[o->nports++] = (uint16_t)v;
+		return 0;
+	case OPT_GO_BINARY:
+		if (o->ngo_binaries == VPATH_MAX_GO_BINARIES)
+			refuse(state, "at most %d --go-binary options", VPATH_MAX_GO_BINARIES);
+		else
+			o->go_binaries[o->ngo_binaries++] = arg;
+		return 0;
+	case OPT_CGROUP:
+		o->cgroup = arg;
+		return 0;
+	case OPT_NETNS:
+		o->netns = arg;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+/* Payload capture: --capture, --capture-port, --capture-pid. */
+static error_t parse_capture(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case OPT_CAPTURE:
+		if (parse_u64(arg, VPR_PAYLOAD_MAX, &v) || !v)
+			refuse(state, "invalid --capture '%s' (1 to %d bytes)", arg, VPR_PAYLOAD_MAX);
+		else
+			o->capture = (unsigned)v;
+		return 0;
+	case OPT_LOGS:
+		if (parse_u64(arg, VPR_LOG_MAX, &v) || !v)
+			refuse(state, "invalid --logs '%s' (1 to %d bytes)", arg, VPR_LOG_MAX);
+		else
+			o->logs = (unsigned)v;
+		return 0;
+	case OPT_CAPTURE_PORT:
+		if (!add_id(state, arg, "--capture-port", "--capture-port", o->ncapture_ports,
+			    VPATH_MAX_PORTS, 65535, &v))
+			o->capture_ports[o->ncapture_ports++] = (uint16_t)v;
+		return 0;
+	case OPT_CAPTURE_PID:
+		if (!add_id(state, arg, "--capture-pid", "--capture-pid", o->ncapture_pids,
+			    VPATH_MAX_PIDS, INT32_MAX, &v))
+			o->capture_pids[o->ncapture_pids++] = (uint32_t)v;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+/* The recording: -o, -d, --host, --group, --ring, --segment-size. */
+static error_t parse_recording(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
 	uint64_t v;
@@ -174,151 +261,121 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'o':
 		o->output = arg;
-		break;
+		return 0;
 	case 'd':
 		if (parse_duration(arg, &o->duration_ns) || !o->duration_ns)
 			refuse(state, "invalid duration '%s' (examples: 30, 30s, 5m, 1h)", arg);
-		break;
-	case 'p':
-		if (o->npids == VPATH_MAX_PIDS) {
-			refuse(state, "at most %d -p options", VPATH_MAX_PIDS);
-			break;
-		}
-		if (number(state, "pid", arg, INT32_MAX, &v) == 0) {
-			if (!v)
-				refuse(state, "invalid pid '%s'", arg);
-			o->pids[o->npids++] = (uint32_t)v;
-		}
-		break;
-	case OPT_GO_BINARY:
-		if (o->ngo_binaries == VPATH_MAX_GO_BINARIES) {
-			refuse(state, "at most %d --go-binary options", VPATH_MAX_GO_BINARIES);
-			break;
-		}
-		o->go_binaries[o->ngo_binaries++] = arg;
-		break;
-	case OPT_PORT:
-		if (o->nports == VPATH_MAX_PORTS) {
-			refuse(state, "at most %d --port options", VPATH_MAX_PORTS);
-			break;
-		}
-		if (number(state, "port", arg, 65535, &v) == 0) {
-			if (!v)
-				refuse(state, "invalid port '%s'", arg);
-			o->ports[o->nports++] = (uint16_t)v;
-		}
-		break;
-	case OPT_CAPTURE:
-		if (parse_u64(arg, VPR_PAYLOAD_MAX, &v) || !v)
-			refuse(state, "invalid --capture '%s' (1 to %d bytes)", arg, VPR_PAYLOAD_MAX);
-		else
-			o->capture = (unsigned)v;
-		break;
-	case OPT_LOGS:
-		if (parse_u64(arg, VPR_LOG_MAX, &v) || !v)
-			refuse(state, "invalid --logs '%s' (1 to %d bytes)", arg, VPR_LOG_MAX);
-		else
-			o->logs = (unsigned)v;
-		break;
-	case OPT_CAPTURE_PORT:
-		if (o->ncapture_ports == VPATH_MAX_PORTS) {
-			refuse(state, "at most %d --capture-port options", VPATH_MAX_PORTS);
-			break;
-		}
-		if (number(state, "--capture-port", arg, 65535, &v) == 0) {
-			if (!v)
-				refuse(state, "invalid --capture-port '%s'", arg);
-			o->capture_ports[o->ncapture_ports++] = (uint16_t)v;
-		}
-		break;
-	case OPT_CAPTURE_PID:
-		if (o->ncapture_pids == VPATH_MAX_PIDS) {
-			refuse(state, "at most %d --capture-pid options", VPATH_MAX_PIDS);
-			break;
-		}
-		if (number(state, "--capture-pid", arg, INT32_MAX, &v) == 0) {
-			if (!v)
-				refuse(state, "invalid --capture-pid '%s'", arg);
-			o->capture_pids[o->ncapture_pids++] = (uint32_t)v;
-		}
-		break;
-	case OPT_GROUP:
-		if (resolve_group(state, arg, &o->gid) == 0)
-			o->group = arg;
-		break;
-	case OPT_CGROUP:
-		o->cgroup = arg;
-		break;
-	case OPT_NETNS:
-		o->netns = arg;
-		break;
+		return 0;
 	case OPT_HOST:
 		if (!*arg || strlen(arg) >= 64)
 			refuse(state, "--host NAME must have 1 to 63 characters");
 		o->host = arg;
-		break;
+		return 0;
+	case OPT_GROUP:
+		if (resolve_group(state, arg, &o->gid) == 0)
+			o->group = arg;
+		return 0;
 	case OPT_RING:
 		if (number(state, "ring size", arg, 999, &v) == 0) {
 			if (v < 2)
 				refuse(state, "--ring needs at least 2 segments");
 			o->ring = (unsigned)v;
 		}
-		break;
+		return 0;
 	case OPT_SEGMENT_SIZE:
 		if (parse_size(arg, &o->segment_size) || o->segment_size < 64 * 1024)
 			refuse(state, "invalid --segment-size '%s' (at least 64K)", arg);
-		break;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+/* --test-stall MS:EVERY. */
+static void parse_stall(struct argp_state *state, const char *arg)
+{
+	struct record_opts *o = state->input;
+	unsigned ms, every;
+	char tail;
+
+	if (sscanf(arg, "%u:%u%c", &ms, &every, &tail) != 2 || !ms || ms > 100 || !every) {
+		refuse(state, "--test-stall %s: expected MS:EVERY, 1 <= MS <= 100, EVERY >= 1", arg);
+		return;
+	}
+	o->test_stall_ms = ms;
+	o->test_stall_every = every;
+}
+
+/* How it records: --ringbuf-size, -v, --wakeups, and the hidden test switches. */
+static error_t parse_tuning(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+
+	switch (key) {
 	case OPT_RINGBUF_SIZE:
 		if (parse_size(arg, &o->ringbuf_size) || o->ringbuf_size < 4096 ||
 		    o->ringbuf_size > (1ull << 30) || (o->ringbuf_size & (o->ringbuf_size - 1)))
 			refuse(state, "invalid --ringbuf-size '%s' (a power of two, 4K to 1G)", arg);
-		break;
+		return 0;
 	case 'v':
 		o->verbose++;
-		break;
+		return 0;
 	case OPT_NO_WAKEUPS:
 		o->no_wakeups = true;
-		break;
+		return 0;
 	case OPT_WAKEUPS:
 		o->no_wakeups = false;
-		break;
+		return 0;
 	case OPT_FORCE_FALLBACK:
 		o->force_fallback = true;
-		break;
+		return 0;
 	case OPT_NO_BATCHES:
 		o->no_batches = true;
-		break;
-	case OPT_TEST_STALL: {
-		unsigned ms, every;
-		char tail;
-
-		if (sscanf(arg, "%u:%u%c", &ms, &every, &tail) != 2 || !ms || ms > 100 || !every) {
-			refuse(state, "--test-stall %s: expected MS:EVERY, 1 <= MS <= 100, EVERY >= 1",
-			       arg);
-			break;
-		}
-		o->test_stall_ms = ms;
-		o->test_stall_every = every;
-		break;
-	}
-	case ARGP_KEY_ARG:
-		refuse(state, "unexpected argument '%s'", arg);
-		break;
-	case ARGP_KEY_END:
-		if (!o->output)
-			refuse(state, "-o FILE is required");
-		if (o->segment_size && !o->ring)
-			refuse(state, "--segment-size needs --ring N");
-		/* Capturing everything is never what the user meant to ask for. */
-		if (o->capture && !o->ncapture_ports && !o->ncapture_pids)
-			refuse(state, "--capture N needs --capture-port PORT or --capture-pid PID");
-		if (!o->capture && (o->ncapture_ports || o->ncapture_pids))
-			refuse(state, "--capture-port and --capture-pid need --capture N");
-		break;
+		return 0;
+	case OPT_TEST_STALL:
+		parse_stall(state, arg);
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
-	return 0;
+}
+
+/* The options together, once all are read. */
+static void check_all(struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+
+	if (!o->output)
+		refuse(state, "-o FILE is required");
+	if (o->segment_size && !o->ring)
+		refuse(state, "--segment-size needs --ring N");
+	/* Capturing everything is never what the user meant to ask for. */
+	if (o->capture && !o->ncapture_ports && !o->ncapture_pids)
+		refuse(state, "--capture N needs --capture-port PORT or --capture-pid PID");
+	if (!o->capture && (o->ncapture_ports || o->ncapture_pids))
+		refuse(state, "--capture-port and --capture-pid need --capture N");
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	static const argp_parser_t groups[] = {parse_filter, parse_capture, parse_recording,
+					       parse_tuning};
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		refuse(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		check_all(state);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		error_t err = groups[i](key, arg, state);
+
+		if (err != ARGP_ERR_UNKNOWN)
+			return err;
+	}
+	return ARGP_ERR_UNKNOWN;
 }
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, unsigned argp_flags)

@@ -815,6 +815,47 @@ static int finish(struct recorder *r)
 	return err < 0 ? err : 0;
 }
 
+/* What the recording holds, or why it failed, and what went wrong on the way. */
+static void report_summary(const struct recorder *r, int err, uint64_t started)
+{
+	if (err) {
+		report_write_error(output__path(r->out), r->write_err ? r->write_err : err);
+	} else {
+		fprintf(stderr,
+			"vpath-record: %llu records, %llu lost, %.1f MiB in %.1f s to %s%s\n",
+			(unsigned long long)output__records(r->out),
+			(unsigned long long)total_lost(r),
+			(double)output__bytes(r->out) / (1 << 20),
+			(double)(mono_ns() - started) / 1e9, r->opts->output,
+			r->opts->ring ? ".NNN" : "");
+	}
+	if (r->payloads)
+		fprintf(stderr, "vpath-record: %llu payloads captured, %llu with secrets replaced\n",
+			(unsigned long long)r->payloads, (unsigned long long)r->redacted);
+	if (r->logs.taken)
+		fprintf(stderr, "vpath-record: %llu log writes recorded, %llu with secrets replaced\n",
+			(unsigned long long)r->logs.taken, (unsigned long long)r->logs.redacted);
+	if (r->late)
+		fprintf(stderr,
+			"vpath-record: %llu records written out of time order, by up to %.1f ms\n",
+			(unsigned long long)r->late, (double)r->late_max_ns / 1e6);
+	if (r->stuck_marks)
+		fprintf(stderr,
+			"vpath-record: %llu times a CPU was marked busy writing for over %llu ms: "
+			"not waited for\n",
+			(unsigned long long)r->stuck_marks,
+			(unsigned long long)(MAX_FLIGHT_NS / 1000000));
+	if (verbosity && r->wm && watermark__held_rounds(r->wm))
+		fprintf(stderr,
+			"vpath-record: %llu rounds waited for a CPU still writing records, "
+			"by up to %.1f ms\n",
+			(unsigned long long)watermark__held_rounds(r->wm),
+			(double)watermark__held_max_ns(r->wm) / 1e6);
+	if (r->malformed + r->logs.malformed)
+		fprintf(stderr, "vpath-record: %llu malformed ring buffer records skipped\n",
+			(unsigned long long)(r->malformed + r->logs.malformed));
+}
+
 int recorder_run(const struct record_opts *opts)
 {
 	struct recorder r = { .opts = opts, .logs = { .max_len = opts->logs } };
@@ -881,43 +922,7 @@ int recorder_run(const struct record_opts *opts)
 		err = finish(&r);
 	if (!err)
 		err = output__flush(r.out);
-	if (err) {
-		report_write_error(output__path(r.out), r.write_err ? r.write_err : err);
-	} else {
-		fprintf(stderr,
-			"vpath-record: %llu records, %llu lost, %.1f MiB in %.1f s to %s%s\n",
-			(unsigned long long)output__records(r.out),
-			(unsigned long long)total_lost(&r),
-			(double)output__bytes(r.out) / (1 << 20),
-			(double)(mono_ns() - started) / 1e9, opts->output,
-			opts->ring ? ".NNN" : "");
-	}
-	if (r.payloads)
-		fprintf(stderr, "vpath-record: %llu payloads captured, %llu with secrets replaced\n",
-			(unsigned long long)r.payloads, (unsigned long long)r.redacted);
-	if (r.logs.taken)
-		fprintf(stderr, "vpath-record: %llu log writes recorded, %llu with secrets replaced\n",
-			(unsigned long long)r.logs.taken, (unsigned long long)r.logs.redacted);
-	if (r.late)
-		fprintf(stderr,
-			"vpath-record: %llu records written out of time order, by up to %.1f ms\n",
-			(unsigned long long)r.late, (double)r.late_max_ns / 1e6);
-	if (r.stuck_marks)
-		fprintf(stderr,
-			"vpath-record: %llu times a CPU was marked busy writing for over %llu ms: "
-			"not waited for\n",
-			(unsigned long long)r.stuck_marks,
-			(unsigned long long)(MAX_FLIGHT_NS / 1000000));
-	if (verbosity && r.wm && watermark__held_rounds(r.wm))
-		fprintf(stderr,
-			"vpath-record: %llu rounds waited for a CPU still writing records, "
-			"by up to %.1f ms\n",
-			(unsigned long long)watermark__held_rounds(r.wm),
-			(double)watermark__held_max_ns(r.wm) / 1e6);
-	r.malformed += r.logs.malformed;
-	if (r.malformed)
-		fprintf(stderr, "vpath-record: %llu malformed ring buffer records skipped\n",
-			(unsigned long long)r.malformed);
+	report_summary(&r, err, started);
 cleanup:
 	if (r.out) {
 		int cerr = output__close(r.out);

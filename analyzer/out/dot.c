@@ -2,6 +2,7 @@
 #include <inttypes.h>
 
 #include "output.h"
+#include "sink.h"
 
 static void dot_call(struct vp_out_ctx *o, const struct vp_call *c, const struct vp_call *parent,
 		     size_t *next, size_t parent_id)
@@ -33,3 +34,10 @@ void vp_out_dot_request(struct vp_out_ctx *o, const struct vp_request *r)
 	dot_call(o, r->root, NULL, &next, 0);
 	fprintf(o->f, "}\n");
 }
+
+static void dot_request(struct vp_sink *s, const struct vp_request *r)
+{
+	vp_out_dot_request(s->out, r);
+}
+
+const struct vp_sink_ops vp_sink_dot = {.name = "dot", .request = dot_request};

@@ -8,6 +8,7 @@
 #include "otlp.h"
 #include "report.h"
 #include "sqlite_out.h"
+#include "sink.h"
 
 struct vp_export {
 	enum vp_export_kind kind;
@@ -107,3 +108,52 @@ void vp_export__free(struct vp_export *x)
 		fclose(x->f);
 	free(x);
 }
+
+/* The three as sinks (sink.h): one vp_export each. */
+static int export_open(struct vp_sink *s, enum vp_export_kind kind, char *err, size_t errlen)
+{
+	struct vp_export_opts o = {
+		.path = s->opts->path, .endpoint = s->opts->endpoint, .slowest = s->opts->slowest};
+
+	s->state = vp_export__open(kind, &o, err, errlen);
+	return s->state ? 0 : -1;
+}
+
+static int otlp_open(struct vp_sink *s, char *err, size_t errlen)
+{
+	return export_open(s, VP_EXPORT_OTLP, err, errlen);
+}
+
+static int sqlite_open(struct vp_sink *s, char *err, size_t errlen)
+{
+	return export_open(s, VP_EXPORT_SQLITE, err, errlen);
+}
+
+static int report_open(struct vp_sink *s, char *err, size_t errlen)
+{
+	return export_open(s, VP_EXPORT_REPORT, err, errlen);
+}
+
+static void export_request(struct vp_sink *s, const struct vp_request *r)
+{
+	vp_export__add(s->state, s->out->a, r);
+}
+
+static int export_finish(struct vp_sink *s, bool complete)
+{
+	return vp_export__finish(s->state, s->out->a, s->out->t0);
+}
+
+static void export_free(struct vp_sink *s)
+{
+	vp_export__free(s->state);
+}
+
+#define EXPORT_SINK(kind)                                                                          \
+	{                                                                                          \
+		.name = #kind, .open = kind##_open, .request = export_request,                     \
+		.finish = export_finish, .free = export_free                                       \
+	}
+const struct vp_sink_ops vp_sink_otlp = EXPORT_SINK(otlp);
+const struct vp_sink_ops vp_sink_sqlite = EXPORT_SINK(sqlite);
+const struct vp_sink_ops vp_sink_report = EXPORT_SINK(report);

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "loglines.h"
 #include "output.h"
+#include "sink.h"
 
 static cJSON *end_json(const struct vp_call_end *e)
 {
@@ -203,3 +204,23 @@ void vp_out_json_end(struct vp_out_ctx *o)
 	cJSON_free(s);
 	cJSON_Delete(rest);
 }
+
+static int json_open(struct vp_sink *s, char *err, size_t errlen)
+{
+	vp_out_json_begin(s->out);
+	return 0;
+}
+
+static void json_request(struct vp_sink *s, const struct vp_request *r)
+{
+	vp_out_json_request(s->out, r);
+}
+
+static int json_finish(struct vp_sink *s, bool complete)
+{
+	vp_out_json_end(s->out);
+	return 0;
+}
+
+const struct vp_sink_ops vp_sink_json = {
+	.name = "json", .open = json_open, .request = json_request, .finish = json_finish};

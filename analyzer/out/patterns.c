@@ -26,6 +26,7 @@
 
 #include "hashmap.h"
 #include "output.h"
+#include "sink.h"
 
 #define HBUCKETS 1024 /* 16 per power of two: about 4.4% resolution */
 #define NODE_LEN (VPR_HOSTNAME_LEN + VPR_COMM_LEN + VP_LABEL_TEXT + 48)
@@ -561,3 +562,54 @@ void vp_patterns__free(struct vp_patterns *ps)
 	free(ps->kids);
 	free(ps);
 }
+
+static int patterns_open(struct vp_sink *s, char *err, size_t errlen)
+{
+	s->state = vp_patterns__new();
+	if (!s->state)
+		snprintf(err, errlen, "out of memory");
+	return s->state ? 0 : -1;
+}
+
+static void patterns_request(struct vp_sink *s, const struct vp_request *r)
+{
+	if (vp_patterns__add(s->state, s->out->a, r))
+		fprintf(stderr, "warning: out of memory, request %" PRIu64 " not counted\n", r->id);
+}
+
+static int patterns_finish(struct vp_sink *s, bool complete)
+{
+	vp_patterns__print(s->state, s->out);
+	return 0;
+}
+
+static void patterns_free(struct vp_sink *s)
+{
+	vp_patterns__free(s->state);
+}
+
+const struct vp_sink_ops vp_sink_patterns = {.name = "patterns",
+					     .open = patterns_open,
+					     .request = patterns_request,
+					     .finish = patterns_finish,
+					     .free = patterns_free};
+
+/* dot --pattern: the patterns counted the same way, one of them drawn. */
+static void dot_pattern_request(struct vp_sink *s, const struct vp_request *r)
+{
+	vp_patterns__add(s->state, s->out->a, r);
+}
+
+static int dot_pattern_finish(struct vp_sink *s, bool complete)
+{
+	if (!vp_patterns__dot(s->state, s->out, s->opts->pattern))
+		return 0;
+	fprintf(stderr, "error: no pattern %" PRIu64 "\n", s->opts->pattern);
+	return -1;
+}
+
+const struct vp_sink_ops vp_sink_dot_pattern = {.name = "dot-pattern",
+						.open = patterns_open,
+						.request = dot_pattern_request,
+						.finish = dot_pattern_finish,
+						.free = patterns_free};

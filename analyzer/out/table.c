@@ -2,6 +2,7 @@
 #include <inttypes.h>
 
 #include "output.h"
+#include "sink.h"
 
 void vp_out_table_header(struct vp_out_ctx *o)
 {
@@ -46,3 +47,16 @@ void vp_out_table_row(struct vp_out_ctx *o, const struct vp_request *r)
 		label_col(o, &c->wit);
 	fputc('\n', o->f);
 }
+
+static int table_open(struct vp_sink *s, char *err, size_t errlen)
+{
+	vp_out_table_header(s->out);
+	return 0;
+}
+
+static void table_request(struct vp_sink *s, const struct vp_request *r)
+{
+	vp_out_table_row(s->out, r);
+}
+
+const struct vp_sink_ops vp_sink_table = {.name = "table", .open = table_open, .request = table_request};

@@ -12,6 +12,7 @@
 
 #include "loglines.h"
 #include "output.h"
+#include "sink.h"
 
 #define BAR 24
 #define TREE_MAX 192 /* deeper trees are cut in the drawing, not in the data */
@@ -206,3 +207,10 @@ void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
 	text_call(o, c, c->start_ns, total, &w, "", "");
 	fputc('\n', o->f);
 }
+
+static void text_request(struct vp_sink *s, const struct vp_request *r)
+{
+	vp_out_text(s->out, r);
+}
+
+const struct vp_sink_ops vp_sink_text = {.name = "text", .request = text_request};

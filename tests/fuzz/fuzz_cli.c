@@ -3,10 +3,10 @@
  * libFuzzer target: the command lines of both tools.  vpath-record's argp
  * parser (record_opts__parse, the same function main() calls, told not to
  * exit) and vpath-analyze's whole main() (built as vpath_analyze_main by
- * `make fuzz`), which parses the options and then runs the command they
- * ask for on a small recording kept in a memfd, so that --slowest,
- * --request, --from/--to, --entry, --pattern and the rest act on real
- * requests.  Sizes, durations, ports, endpoints and ids all go through
+ * `make fuzz`), which finds the command, parses its options (argp,
+ * analyzer/cmd/) and runs it on a small recording kept in a memfd, so that
+ * --slowest, --request, --from/--to, --entry, --pattern and the rest act
+ * on real requests.  Sizes, durations, ports, endpoints and ids all go through
  * common/parse.c and analyzer/endpoint.c from here.
  *
  * Input: byte 0 picks the tool (bit 0: 0 recorder, 1 analyzer) and the
@@ -17,7 +17,6 @@
  */
 #define _GNU_SOURCE
 #include <argp.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,13 +137,22 @@ static int split(const uint8_t *p, size_t n, char *buf, char **argv, int first)
 	return argc;
 }
 
+/* An abbreviation getopt may take for --NAME: "--v" is --version where no other option starts so. */
+static bool abbreviates(const char *arg, const char *name)
+{
+	size_t n = strcspn(arg, "=");
+
+	return n > 2 && n <= strlen(name) && !strncmp(arg, name, n);
+}
+
 /* vpath-analyze must not be sent to other files, nor to --help or --version (they exit). */
 static bool analyzer_may_run(char **argv, int argc)
 {
 	for (int i = 2; i < argc; i++)
 		if (strchr(argv[i], '/') ||
 		    (argv[i][0] == '-' && (strchr(argv[i], 'h') || strchr(argv[i], 'V') ||
-					   !strncmp(argv[i], "--vers", 6))))
+					   abbreviates(argv[i], "--version") ||
+					   abbreviates(argv[i], "--help"))))
 			return false;
 	return true;
 }
@@ -175,7 +183,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (argc > 0 && analyzer_may_run(argv, argc)) {
 			argv[argc++] = recording;
 			argv[argc] = NULL;
-			optind = 0; /* getopt_long starts over */
 			vpath_analyze_main(argc, argv);
 		}
 	}

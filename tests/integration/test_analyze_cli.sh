@@ -116,4 +116,12 @@ expect_error "unknown command" "unknown command 'pathz'" "$A" pathz "$d/web.vpr"
 expect_error "show without a request" "show needs --request" "$A" show "$d/web.vpr"
 expect_error "no such request" "no request 999999" "$A" show -r 999999 "${files[@]}"
 expect_error "bad duration" "invalid value 'soon'" "$A" paths --from soon "$d/web.vpr"
+expect_error "another command's option" "paths: unrecognized option '--csv'" "$A" paths --csv "$d/web.vpr"
+expect_error "a missing value" "option requires an argument" "$A" table "$d/web.vpr" -n
+# each command's --help: its own options and examples, no other command's
+out=$("$A" table --help)
+check "table --help lists --csv and the filters" grep -qE '^ +--csv .*' <<<"$out"
+check "table --help lists --entry" grep -qE '^ +-e, --entry=HOST:PORT' <<<"$out"
+check "table --help lists no --json" test "$(grep -c -- '--json' <<<"$out")" -eq 0
+check "table --help has its example" grep -q '^  vpath-analyze table --entry' <<<"$out"
 check "--help has examples" grep -q '^Examples:' <<<"$("$A" --help)"

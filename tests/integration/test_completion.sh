@@ -44,7 +44,8 @@ expect "rec.000 sub web.vpl web.vpr" vpath-analyze paths ""
 expect "web.vpl" vpath-analyze paths web.vpl
 expect "sub web.vpl" vpath-analyze calls ""
 expect "rec.000 sub web.vpr" vpath-analyze local ""
-expect "--output --verbose" vpath-analyze local --
+expect "--help --output --verbose --version" vpath-analyze local --
+expect "--help --version" vpath-analyze dump --
 expect "--threads --to" vpath-analyze paths --t
 expect "notes.txt rec.000 sub web.vpl web.vpr" vpath-analyze sqlite -o ""
 expect "" vpath-analyze paths -n ""
@@ -57,7 +58,8 @@ expect "sub web.vpl" vpath-clickhouse --cluster c1 load ""
 expect "-o" vpath-clickhouse pair ""
 expect "--client --cluster" vpath-clickhouse --cl
 
-# The option lists are --help's (as test_man.sh reads them).
+# The option lists are --help's (as test_man.sh reads them); vpath-analyze's
+# are each command's (`vpath-analyze COMMAND --help`).
 if [ ! -x "$VPATH_RECORD" ] || [ ! -x "$VPATH_ANALYZE" ]; then
 	not_ok "completion: build the programs first (make tests-build)"
 	exit 1
@@ -65,13 +67,20 @@ fi
 defined() {
 	sed -nE 's/^ {2,7}(-[^ ,], )?--([a-z][a-z0-9-]*).*/--\2/p' | sort | tr '\n' ' '
 }
-for prog in vpath-record vpath-analyze vpath-clickhouse; do
+for prog in vpath-record vpath-clickhouse; do
 	case $prog in
-	vpath-record) bin=$VPATH_RECORD words=(--) ;;
-	vpath-analyze) bin=$VPATH_ANALYZE words=(paths --) ;;
-	*) bin=tools/clickhouse/vpath-clickhouse words=(--) ;;
+	vpath-record) bin=$VPATH_RECORD ;;
+	*) bin=tools/clickhouse/vpath-clickhouse ;;
 	esac
 	want=$("$bin" --help | defined | sed 's/ $//')
-	got=$(complete_words $prog "${words[@]}")
+	got=$(complete_words $prog --)
 	check "completion: $prog's options are those of --help" test "$got" = "$want"
 done
+cmds=$(complete_words vpath-analyze "" | tr ' ' '\n' | grep -v '^-')
+for cmd in $cmds; do
+	want=$("$VPATH_ANALYZE" "$cmd" --help | defined | sed 's/ $//')
+	got=$(complete_words vpath-analyze "$cmd" --)
+	check "completion: vpath-analyze $cmd's options are those of its --help" \
+		test -n "$want" -a "$got" = "$want"
+done
+check "completion: vpath-analyze has its 12 commands" test "$(wc -w <<<"$cmds")" -eq 12
