@@ -38,6 +38,8 @@ static const char options[] =
 	"                        outside (ClickHouse: docs/clickhouse.md), instead of here\n"
 	"      --no-frames       ignore what the recorder read of HTTP/2 (its preface): only\n"
 	"                        the byte-stream rules find multiplexed connections\n"
+	"      --logs            paths, show: each call's log lines under it (recorded with\n"
+	"                        vpath-record --logs; --json always has them)\n"
 	"  -o, --output FILE     otlp, sqlite, report: write to FILE (default: standard output);\n"
 	"                        local: the local file to write (required)\n"
 	"      --endpoint URL    otlp: POST to this OTLP/HTTP receiver (URL/v1/traces)\n"
