@@ -31,8 +31,9 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -Ianalyzer/out -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -ldw -lz -lcjson -lpthread -lm
-# vpath-analyze's sqlite and otlp --endpoint outputs (analyzer/out/).
-ANALYZE_LIBS := -lsqlite3 -lcurl
+# vpath-analyze's sqlite and otlp --endpoint outputs (analyzer/out/), and
+# HTTP/2 header blocks (HPACK, analyzer/proto/hpack.c).
+ANALYZE_LIBS := -lsqlite3 -lcurl -lnghttp2
 LDLIBS += $(ANALYZE_LIBS)
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "clock.h"
 #include "exchanges.h"
+#include "h2blocks.h"
 #include "h2streams.h"
 #include "goroutines.h"
 #include "lookahead.h"
@@ -512,6 +513,27 @@ static void end_streams(struct host_state *hs, struct vp_sock *s)
 }
 
 /* A frame record (VPR_H2_FRAME): its stream's exchange moves on (h2streams.h). */
+/*
+ * A HEADERS or CONTINUATION frame's block: its captured bytes, written
+ * beside the frame's record and kept aside by the read stage since
+ * (payloads.h), decoded for its stream's exchange x.
+ */
+static int h2_block(struct vp_analysis *a, int h, struct vp_sock *s, const struct vpr_h2_frame *f,
+		    struct vp_xchg *x, bool first)
+{
+	struct vpr_payload head = {0}, p;
+	bool got;
+
+	head.h.tid = f->h.tid;
+	head.h.ts_ns = f->h.ts_ns;
+	head.cookie = f->cookie;
+	head.dir = f->dir;
+	head.seq_end = f->seq + VP_H2_FRAME_HDR + f->length;
+	head.flags = VPR_PAYLOAD_H2_FRAME;
+	got = vp_input__payload(a->in, (size_t)h, &head.h, &p);
+	return vp_h2__block(s, f, got ? &p : NULL, x, first);
+}
+
 static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 			const struct vpr_h2_frame *f)
 {
@@ -519,7 +541,7 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	struct vp_op_result res;
 	struct vpr_sock_op fop;
 	struct vp_xchg *x;
-	bool dark;
+	bool dark, had_id;
 
 	/* Written on trust before the preface (a server's SETTINGS): what they cut, the preface decides. */
 	if (!s || a->no_frames || !s->last_op_valid || !s->h2_preface_seen)
@@ -547,6 +569,10 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	}
 	fop = vp_h2__frame_op(f, &s->last_op);
 	x = res.x;
+	had_id = x && x->prop;
+	if ((f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION) &&
+	    f->kind == VPR_H2_HEADER && h2_block(a, h, s, f, x, res.kind == VP_OP_REQ_FIRST))
+		abort(); /* out of memory: no sensible partial result */
 	switch (res.kind) {
 	case VP_OP_REQ_FIRST:
 		new_exchange(a, hs, x, &fop);
@@ -562,6 +588,11 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	default:
 		break;
 	}
+	/* The id its HEADERS carried, as on_payload() gives an HTTP/1.x request's. */
+	if (x && !had_id && x->prop && x->side == VP_CLIENT)
+		vp_attr__propagated(&hs->attr, x);
+	if (x && !had_id && x->prop && x->side == VP_SERVER && vp_attr__request_id(&hs->attr, x))
+		abort(); /* out of memory: an id not counted could decide wrongly */
 	if (res.finished)
 		finished(hs, res.finished);
 }
@@ -614,7 +645,8 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	struct vp_xchg *x;
 	bool had_id, had_mixed;
 
-	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
+	/* A frame's header block (h2blocks.h) is taken with its frame; not an operation's. */
+	if (!vp_input__payload(a->in, (size_t)h, rec, &p) || p.flags & VPR_PAYLOAD_H2_FRAME)
 		return;
 	s = u64map__get(&hs->socks.by_cookie, p.cookie);
 	if (!s)

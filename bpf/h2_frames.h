@@ -74,7 +74,9 @@ struct h2_walk {
 	__u32 buf_off;	/* offset in the operation of its first byte */
 	__u64 buf;
 	__u64 buf_len; /* 0: none found yet */
+	__u32 pid;
 	__u8 dir;
+	__u8 capture; /* header blocks are captured (--capture, on this socket) */
 };
 
 static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr *fr, __u8 kind,
@@ -127,6 +129,86 @@ static __always_inline bool h2_next_buf(struct h2_walk *w)
 	return true;
 }
 
+/*
+ * With --capture, a HEADERS or CONTINUATION frame whose header was just
+ * read, ending at offset `at` of the operation: the header and the first
+ * bytes of its block fragment, as many as the capture length and the
+ * buffer holding them allow, as a VPR_PAYLOAD_H2_FRAME payload.  A reader
+ * decodes HPACK only from whole blocks in order, so d->blocks remembers
+ * whether every block so far was whole.  The block is read from the buffer
+ * after the header's (or the next iovec); one that begins in a later
+ * operation is not read and counts as cut.
+ */
+static __always_inline void h2_capture_block(struct h2_walk *w, const struct h2_hdr *fr, __u32 at)
+{
+	struct h2_dir *d = w->d;
+	struct vpr_payload *p;
+	__u32 want, avail = 0, len, n;
+	__u8 flags = VPR_PAYLOAD_H2_FRAME;
+
+	if (capture_len < H2_FRAME_HDR_LEN)
+		return;
+	if (d->blocks == H2_BLOCKS_NONE)
+		flags |= VPR_PAYLOAD_H2_FIRST;
+	else if (d->blocks == H2_BLOCKS_BROKEN)
+		flags |= VPR_PAYLOAD_H2_BROKEN;
+	want = H2_FRAME_HDR_LEN + fr->len;
+	if (want > capture_len)
+		want = capture_len;
+	if ((__u64)at >= (__u64)w->buf_off + w->buf_len && at < w->end - w->start &&
+	    w->kind == USER_DATA_IOVEC)
+		h2_next_buf(w);
+	if ((__u64)at >= w->buf_off && (__u64)at < (__u64)w->buf_off + w->buf_len &&
+	    at < w->end - w->start) {
+		avail = w->buf_off + w->buf_len - at;
+		if (avail > w->end - w->start - at)
+			avail = w->end - w->start - at;
+	}
+	n = want - H2_FRAME_HDR_LEN;
+	if (n > avail)
+		n = avail;
+	len = H2_FRAME_HDR_LEN + n;
+	d->blocks = len == H2_FRAME_HDR_LEN + fr->len && d->blocks != H2_BLOCKS_BROKEN
+			    ? H2_BLOCKS_WHOLE
+			    : H2_BLOCKS_BROKEN;
+	p = bpf_ringbuf_reserve(&events, VPR_PAYLOAD_HDR_SIZE + CAPTURE_ROOM, 0);
+	if (!p) {
+		count_lost(1);
+		d->blocks = H2_BLOCKS_BROKEN;
+		return;
+	}
+	/* Bounded again where the verifier sees it: the data fit capture_len. */
+	n &= VPR_PAYLOAD_MAX * 2 - 1;
+	len = H2_FRAME_HDR_LEN + n;
+	if (len > capture_len || len > VPR_PAYLOAD_MAX) {
+		bpf_ringbuf_discard(p, 0);
+		d->blocks = H2_BLOCKS_BROKEN;
+		return;
+	}
+	barrier_var(n);
+	/* The stored record's padding after the data must not be old ring memory. */
+	*(__u64 *)(p->data + ((len >> 3) << 3)) = 0;
+	__builtin_memcpy(p->data, d->hdr, H2_FRAME_HDR_LEN);
+	if (n && bpf_probe_read_user(p->data + H2_FRAME_HDR_LEN, n,
+				     (const void *)(w->buf + (at - w->buf_off)))) {
+		bpf_ringbuf_discard(p, 0);
+		d->blocks = H2_BLOCKS_BROKEN;
+		return;
+	}
+	p->h.type = VPR_PAYLOAD;
+	p->h.size = VPR_PAYLOAD_SIZE(len);
+	p->h.tid = w->tid;
+	p->h.ts_ns = w->ts;
+	p->cookie = w->cookie;
+	p->pid = w->pid;
+	p->seq_end = fr->seq + H2_FRAME_HDR_LEN + fr->len;
+	p->bytes = H2_FRAME_HDR_LEN + fr->len;
+	p->len = len;
+	p->dir = w->dir;
+	p->flags = flags;
+	ring_submit(p);
+}
+
 /* One step of the walk; 1 ends it (done, or w->why says why not). */
 static long h2_walk_step(__u64 index, void *ctx)
 {
@@ -169,8 +251,11 @@ static long h2_walk_step(__u64 index, void *ctx)
 		w->why = VPR_H2_LOST_IMPLAUSIBLE;
 		return 1;
 	}
-	if (r == H2_TOOK_FRAME)
+	if (r == H2_TOOK_FRAME) {
 		h2_emit(w, &fr, VPR_H2_HEADER, 0);
+		if (w->capture && (fr.type == H2_HEADERS || fr.type == H2_CONTINUATION))
+			h2_capture_block(w, &fr, off + n);
+	}
 	return 0;
 }
 
@@ -182,7 +267,7 @@ static long h2_walk_step(__u64 index, void *ctx)
  */
 static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 dir, __u64 pid_tgid,
 				       __u64 cookie, __u64 ts, __u32 start, __u32 end, __u32 kind,
-				       __u64 data)
+				       __u64 data, bool capture)
 {
 	struct h2_walk w = {};
 	__u32 off, n;
@@ -193,6 +278,8 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 	w.cookie = cookie;
 	w.ts = ts;
 	w.tid = (__u32)pid_tgid;
+	w.pid = pid_tgid >> 32;
+	w.capture = capture;
 	w.start = start;
 	w.end = end;
 	w.dir = dir;
@@ -279,7 +366,7 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
  */
 static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir, __u32 early_bits,
 				  bool at_start, __u64 pid_tgid, __u64 cookie, __u64 ts,
-				  __u32 start, __u32 end, __u32 kind, __u64 data)
+				  __u32 start, __u32 end, __u32 kind, __u64 data, bool capture)
 {
 	struct h2_sock *s;
 
@@ -301,7 +388,7 @@ static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir
 		}
 		s->confirmed = v == H2_TRUST_CONFIRMED;
 	}
-	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data);
+	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data, capture);
 }
 
 #endif /* VPATH_H2_FRAMES_H */
