@@ -124,6 +124,7 @@ $(OUTPUT)/vapp: $(patsubst %.c,$(OUTPUT)/%.o,$(VAPP_SRCS)) $(LIBCOMMON)
 # Unit tests of the recorder's modules link the module they test.
 $(OUTPUT)/tests/test_reorder: $(OUTPUT)/user/reorder.o
 $(OUTPUT)/tests/test_redact: $(OUTPUT)/user/redact.o
+$(OUTPUT)/tests/test_hpack: $(OUTPUT)/user/redact_h2.o
 $(OUTPUT)/tests/test_watermark: $(OUTPUT)/user/watermark.o
 
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/unit/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMON) | $(OUTPUT)/tests
@@ -179,6 +180,7 @@ $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 	FUZZ_CFLAGS += -DVPATH_VERSION='"$(VERSION)"'
 $(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 $(OUTPUT)/fuzz/fuzz_redact: $(OUTPUT)/fuzz/obj/user/redact.o
+$(OUTPUT)/fuzz/fuzz_hpack: $(OUTPUT)/fuzz/obj/user/redact_h2.o
 $(OUTPUT)/fuzz/fuzz_analyze: $(OUTPUT)/fuzz/obj/tests/fuzz/json_arena.o
 $(OUTPUT)/fuzz/fuzz_%: $(OUTPUT)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
