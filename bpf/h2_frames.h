@@ -435,6 +435,19 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
 }
 
 /*
+ * Whether an operation's bytes are HTTP/2 frames followed, or begin them
+ * (early_bits: its early_flags()): with --capture their header blocks are
+ * captured apart and redacted as HPACK, and the operation's own first bytes
+ * are not (a block in them would reach the file unredacted).
+ */
+static __always_inline bool h2_followed(struct sock *sk, __u32 early_bits)
+{
+	if (early_bits & (VPR_OP_H2_PREFACE | EARLY_H2_SETTINGS))
+		return true;
+	return h2_active && bpf_sk_storage_get(&h2_socks, sk, 0, 0);
+}
+
+/*
  * Socket operations of a followed connection.  early_bits: the operation's
  * early_flags() (0 if not early); at_start: it begins its stream.
  */

@@ -121,6 +121,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t take = size - pos - 2 < plen ? size - pos - 2 : plen, cut = ctl >> 5;
 
 		pos += 2;
+		/* A record holds at most VPR_PAYLOAD_MAX bytes, the frame header's among them. */
+		if (take > sizeof(f->b) - 9)
+			take = sizeof(f->b) - 9;
 		fl |= ctl & 2 ? 0x4 : 0;
 		fl |= ctl & 4 ? 0x8 : 0;
 		fl |= ctl & 8 ? 0x20 : 0;
