@@ -4,9 +4,12 @@
 # make them on one grpc.ClientConn (h2c) to a grpc.Server, both goapp
 # (tests/h2/gogrpc.go, compiled offline against Debian's
 # golang-google-grpc-dev), over loopback, in interleaved runs with the
-# recorder off and on: on records every frame header of the connection
-# (VPR_H2_FRAME) and both processes' goroutines (--go-binary); capture also
-# captures each HEADERS frame's block (--capture 256 on the server's port).
+# recorder off and on, three ways: frames (the recorder as it starts: every
+# operation and every frame header of the connection, VPR_H2_FRAME), go
+# (also both processes' goroutines, --go-binary: uprobes on the Go
+# runtime's scheduler, which gRPC's goroutines hit several times a call),
+# capture (frames, and each HEADERS frame's block, --capture 256 on the
+# server's port).
 # Reports calls/s of each run and the on/off ratio (median of the pairs, min,
 # max), and what the recorder lost.
 #
@@ -61,7 +64,7 @@ load() {
 load_on() {
 	local name=$1 cps st
 	shift
-	start_recorder "$dir/$name.vpr" --go-binary "$dir/goapp" "$@" || return 1
+	start_recorder "$dir/$name.vpr" "$@" || return 1
 	cps=$(load)
 	stop_recorder || return 1
 	st=$("$VPRSTAT" "$dir/$name.vpr") || return 1
@@ -72,9 +75,12 @@ load_on() {
 echo "vpath gRPC benchmark: $GOROUTINES goroutines of unary calls on one h2c connection, loopback"
 echo "$(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r), $PAIRS pairs of $RUN_S s"
 printf '%-4s %-8s %10s %10s %6s %6s %9s\n' pair mode "off c/s" "on c/s" ratio lost frames
-for mode in frames capture; do
-	args=()
-	[ "$mode" = frames ] || args=(--capture 256 --capture-port "$port")
+for mode in frames go capture; do
+	case $mode in
+	frames) args=() ;;
+	go) args=(--go-binary "$dir/goapp") ;;
+	capture) args=(--capture 256 --capture-port "$port") ;;
+	esac
 	ratios=()
 	for i in $(seq "$PAIRS"); do
 		if [ $((i % 2)) -eq 1 ]; then
