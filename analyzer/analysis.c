@@ -518,11 +518,10 @@ static void end_streams(struct host_state *hs, struct vp_sock *s)
  * beside the frame's record and kept aside by the read stage since
  * (payloads.h), decoded for its stream's exchange x.
  */
-static int h2_block(struct vp_analysis *a, int h, struct vp_sock *s, const struct vpr_h2_frame *f,
-		    struct vp_xchg *x, bool first)
+static bool h2_block_take(struct vp_analysis *a, int h, const struct vpr_h2_frame *f,
+			  struct vpr_payload *p)
 {
-	struct vpr_payload head = {0}, p;
-	bool got;
+	struct vpr_payload head = {0};
 
 	head.h.tid = f->h.tid;
 	head.h.ts_ns = f->h.ts_ns;
@@ -530,8 +529,25 @@ static int h2_block(struct vp_analysis *a, int h, struct vp_sock *s, const struc
 	head.dir = f->dir;
 	head.seq_end = f->seq + VP_H2_FRAME_HDR + f->length;
 	head.flags = VPR_PAYLOAD_H2_FRAME;
-	got = vp_input__payload(a->in, (size_t)h, &head.h, &p);
+	return vp_input__payload(a->in, (size_t)h, &head.h, p);
+}
+
+static int h2_block(struct vp_analysis *a, int h, struct vp_sock *s, const struct vpr_h2_frame *f,
+		    struct vp_xchg *x, bool first)
+{
+	struct vpr_payload p;
+	bool got = h2_block_take(a, h, f, &p);
+
 	return vp_h2__block(s, f, got ? &p : NULL, x, first);
+}
+
+/* A frame that is not used: its block's bytes, if any, are not kept waiting. */
+static void h2_block_drop(struct vp_analysis *a, int h, const struct vpr_h2_frame *f)
+{
+	struct vpr_payload p;
+
+	if (f->kind == VPR_H2_HEADER && (f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION))
+		h2_block_take(a, h, f, &p);
 }
 
 static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
@@ -544,8 +560,10 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	bool dark, had_id;
 
 	/* Written on trust before the preface (a server's SETTINGS): what they cut, the preface decides. */
-	if (!s || a->no_frames || !s->last_op_valid || !s->h2_preface_seen)
+	if (!s || a->no_frames || !s->last_op_valid || !s->h2_preface_seen) {
+		h2_block_drop(a, h, f);
 		return;
+	}
 	if (!s->h2) {
 		/*
 		 * What the held preface carried, the frames say.  What the bytes
@@ -645,8 +663,17 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	struct vp_xchg *x;
 	bool had_id, had_mixed;
 
-	/* A frame's header block (h2blocks.h) is taken with its frame; not an operation's. */
-	if (!vp_input__payload(a->in, (size_t)h, rec, &p) || p.flags & VPR_PAYLOAD_H2_FRAME)
+	/*
+	 * A frame's header block (h2blocks.h) is taken with its frame, which
+	 * may come after it: the recorder hands a payload out right behind the
+	 * operation whose end it shares.  Not an operation's.
+	 */
+	if (((const struct vpr_payload *)rec)->flags & VPR_PAYLOAD_H2_FRAME) {
+		if (a->no_frames && vp_input__payload(a->in, (size_t)h, rec, &p))
+			return; /* taken, so that none waits */
+		return;
+	}
+	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
 		return;
 	s = u64map__get(&hs->socks.by_cookie, p.cookie);
 	if (!s)

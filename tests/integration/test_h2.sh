@@ -102,6 +102,13 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
 	h2_without_frames "h2 $variant" "$wl_kept"
+	# Calls labelled from their HPACK-coded HEADERS (the recorders capture
+	# them).  Not go-h2: Go's bufio writer cuts header blocks across writes,
+	# and a block cut ends its direction's decoding (docs/analyzer.md).
+	case $variant in
+	node-h2 | node-h2-noprop) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" ;;
+	*-grpc) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
+	esac
 	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
 done
 exit 0
