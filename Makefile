@@ -31,8 +31,9 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -Ianalyzer/out -I$(OUTPUT)
 LDLIBS += -lbpf -lelf -ldw -lz -lcjson -lpthread -lm
-# vpath-analyze's sqlite and otlp --endpoint outputs (analyzer/out/).
-ANALYZE_LIBS := -lsqlite3 -lcurl
+# vpath-analyze's sqlite and otlp --endpoint outputs (analyzer/out/), and
+# HTTP/2 header blocks (HPACK, analyzer/proto/hpack.c).
+ANALYZE_LIBS := -lsqlite3 -lcurl -lnghttp2
 LDLIBS += $(ANALYZE_LIBS)
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -124,6 +125,7 @@ $(OUTPUT)/vapp: $(patsubst %.c,$(OUTPUT)/%.o,$(VAPP_SRCS)) $(LIBCOMMON)
 $(OUTPUT)/tests/test_reorder: $(OUTPUT)/user/reorder.o
 $(OUTPUT)/tests/test_redact: $(OUTPUT)/user/redact.o
 $(OUTPUT)/tests/test_redact_log: $(OUTPUT)/user/redact_log.o
+$(OUTPUT)/tests/test_hpack: $(OUTPUT)/user/redact_h2.o
 $(OUTPUT)/tests/test_watermark: $(OUTPUT)/user/watermark.o
 $(OUTPUT)/tests/test_priv_helper: $(OUTPUT)/user/priv_helper.o $(OUTPUT)/user/privs.o
 
@@ -181,6 +183,7 @@ $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/cmd/cmd.o: \
 $(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/analyzer/main-as-function.o
 $(OUTPUT)/fuzz/fuzz_redact: $(OUTPUT)/fuzz/obj/user/redact.o
 $(OUTPUT)/fuzz/fuzz_logs: $(OUTPUT)/fuzz/obj/user/redact_log.o
+$(OUTPUT)/fuzz/fuzz_hpack: $(OUTPUT)/fuzz/obj/user/redact_h2.o
 $(OUTPUT)/fuzz/fuzz_analyze: $(OUTPUT)/fuzz/obj/tests/fuzz/json_arena.o
 $(OUTPUT)/fuzz/fuzz_%: $(OUTPUT)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)

@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "clock.h"
 #include "exchanges.h"
+#include "h2blocks.h"
 #include "h2streams.h"
 #include "goroutines.h"
 #include "lookahead.h"
@@ -513,6 +514,43 @@ static void end_streams(struct host_state *hs, struct vp_sock *s)
 }
 
 /* A frame record (VPR_H2_FRAME): its stream's exchange moves on (h2streams.h). */
+/*
+ * A HEADERS or CONTINUATION frame's block: its captured bytes, written
+ * beside the frame's record and kept aside by the read stage since
+ * (payloads.h), decoded for its stream's exchange x.
+ */
+static bool h2_block_take(struct vp_analysis *a, int h, const struct vpr_h2_frame *f,
+			  struct vpr_payload *p)
+{
+	struct vpr_payload head = {0};
+
+	head.h.tid = f->h.tid;
+	head.h.ts_ns = f->h.ts_ns;
+	head.cookie = f->cookie;
+	head.dir = f->dir;
+	head.seq_end = f->seq + VP_H2_FRAME_HDR + f->length;
+	head.flags = VPR_PAYLOAD_H2_FRAME;
+	return vp_input__payload(a->in, (size_t)h, &head.h, p);
+}
+
+static int h2_block(struct vp_analysis *a, int h, struct vp_sock *s, const struct vpr_h2_frame *f,
+		    struct vp_xchg *x, bool first)
+{
+	struct vpr_payload p;
+	bool got = h2_block_take(a, h, f, &p);
+
+	return vp_h2__block(s, f, got ? &p : NULL, x, first);
+}
+
+/* A frame that is not used: its block's bytes, if any, are not kept waiting. */
+static void h2_block_drop(struct vp_analysis *a, int h, const struct vpr_h2_frame *f)
+{
+	struct vpr_payload p;
+
+	if (f->kind == VPR_H2_HEADER && (f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION))
+		h2_block_take(a, h, f, &p);
+}
+
 static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 			const struct vpr_h2_frame *f)
 {
@@ -520,11 +558,13 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	struct vp_op_result res;
 	struct vpr_sock_op fop;
 	struct vp_xchg *x;
-	bool dark;
+	bool dark, had_id;
 
 	/* Written on trust before the preface (a server's SETTINGS): what they cut, the preface decides. */
-	if (!s || a->no_frames || !s->last_op_valid || !s->h2_preface_seen)
+	if (!s || a->no_frames || !s->last_op_valid || !s->h2_preface_seen) {
+		h2_block_drop(a, h, f);
 		return;
+	}
 	if (!s->h2) {
 		/*
 		 * What the held preface carried, the frames say.  What the bytes
@@ -548,6 +588,10 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	}
 	fop = vp_h2__frame_op(f, &s->last_op);
 	x = res.x;
+	had_id = x && x->prop;
+	if ((f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION) &&
+	    f->kind == VPR_H2_HEADER && h2_block(a, h, s, f, x, res.kind == VP_OP_REQ_FIRST))
+		abort(); /* out of memory: no sensible partial result */
 	switch (res.kind) {
 	case VP_OP_REQ_FIRST:
 		new_exchange(a, hs, x, &fop);
@@ -563,6 +607,11 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	default:
 		break;
 	}
+	/* The id its HEADERS carried, as on_payload() gives an HTTP/1.x request's. */
+	if (x && !had_id && x->prop && x->side == VP_CLIENT)
+		vp_attr__propagated(&hs->attr, x);
+	if (x && !had_id && x->prop && x->side == VP_SERVER && vp_attr__request_id(&hs->attr, x))
+		abort(); /* out of memory: an id not counted could decide wrongly */
 	if (res.finished)
 		finished(hs, res.finished);
 }
@@ -634,6 +683,16 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, cons
 	struct vp_xchg *x;
 	bool had_id, had_mixed, had_content;
 
+	/*
+	 * A frame's header block (h2blocks.h) is taken with its frame, which
+	 * may come after it: the recorder hands a payload out right behind the
+	 * operation whose end it shares.  Not an operation's.
+	 */
+	if (((const struct vpr_payload *)rec)->flags & VPR_PAYLOAD_H2_FRAME) {
+		if (a->no_frames && vp_input__payload(a->in, (size_t)h, rec, &p))
+			return; /* taken, so that none waits */
+		return;
+	}
 	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
 		return;
 	s = u64map__get(&hs->socks.by_cookie, p.cookie);

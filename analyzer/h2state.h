@@ -12,10 +12,21 @@
 
 #include "hashmap.h"
 
+struct vp_hpack;
+struct vp_h2_fields;
+
 struct vp_h2 {
 	struct u64map open; /* stream id -> its state (malloc'd, h2streams.c), until it ends */
 	bool dark;	    /* frames lost: none is used any more */
 	uint32_t streams;   /* exchanges begun */
+	/*
+	 * By enum vpr_dir, once a header block's bytes were captured
+	 * (--capture): its HPACK decoder (proto/hpack.h), and the fields of
+	 * the block being read.
+	 */
+	struct vp_hpack *hpack[2];
+	struct vp_h2_fields *fields[2];
+	bool block_first[2]; /* that block began its stream's request */
 };
 
 /* NULL-safe. */

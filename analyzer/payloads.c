@@ -25,8 +25,10 @@ bool vp_log__valid(const struct vpr_log *l)
 /* A log line is named by its fields at the same places (record.h: the same layout up to len). */
 static bool same_op(const struct vpr_payload *a, const struct vpr_payload *b)
 {
-	return a->h.type == b->h.type && a->h.tid == b->h.tid && a->h.ts_ns == b->h.ts_ns && a->cookie == b->cookie &&
-	       a->dir == b->dir && a->seq_end == b->seq_end;
+	/* A frame's bytes may end where its operation's do: told apart by the flag. */
+	return a->h.type == b->h.type && a->h.tid == b->h.tid && a->h.ts_ns == b->h.ts_ns &&
+	       a->cookie == b->cookie && a->dir == b->dir && a->seq_end == b->seq_end &&
+	       !(a->flags & VPR_PAYLOAD_H2_FRAME) == !(b->flags & VPR_PAYLOAD_H2_FRAME);
 }
 
 static size_t bucket_of(const struct vp_payloads *t, const struct vpr_payload *p)

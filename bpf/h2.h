@@ -166,12 +166,20 @@ enum h2_mode {
 	H2_LOST = 2,  /* a VPR_H2_LOST was written: nothing more on this direction */
 };
 
+/* What a direction's captured header blocks were so far (VPR_PAYLOAD_H2_FRAME). */
+enum h2_blocks {
+	H2_BLOCKS_NONE = 0,   /* none yet: HPACK's dynamic table is empty */
+	H2_BLOCKS_WHOLE = 1,  /* every one captured whole */
+	H2_BLOCKS_BROKEN = 2, /* one was not: the dynamic table is unknown to a reader */
+};
+
 /* One direction of a followed connection (in the socket's storage: bpf/h2_frames.h). */
 struct h2_dir {
 	__u32 next; /* stream position of the next frame header's first byte */
 	__u8 have;  /* bytes of that header already taken: it began in an earlier operation */
 	__u8 mode;  /* enum h2_mode */
-	__u8 pad[2];
+	__u8 blocks; /* enum h2_blocks: the header blocks captured (--capture) */
+	__u8 pad;
 	/*
 	 * The header's bytes.  Room for 9 more past any have < 9, so that a
 	 * read at hdr + have of up to 9 bytes stays inside as the verifier

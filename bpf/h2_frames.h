@@ -74,7 +74,17 @@ struct h2_walk {
 	__u32 buf_off;	/* offset in the operation of its first byte */
 	__u64 buf;
 	__u64 buf_len; /* 0: none found yet */
+	__u32 pid;
 	__u8 dir;
+	__u8 capture; /* header blocks are captured (--capture, on this socket) */
+	/* A header block being read, a buffer a step (h2_block_step()). */
+	__u8 blk_open;
+	__u8 blk_flags;	 /* its record's VPR_PAYLOAD_H2_* */
+	__u32 blk_at;	 /* offset in the operation of the block's first byte */
+	__u32 blk_got;	 /* bytes in h2_block_bufs: the frame header's 9, then the block's */
+	__u32 blk_want;	 /* bytes it is to hold */
+	__u32 blk_seq;	 /* the frame's stream position */
+	__u32 blk_len;	 /* the frame's payload length */
 };
 
 static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr *fr, __u8 kind,
@@ -127,6 +137,144 @@ static __always_inline bool h2_next_buf(struct h2_walk *w)
 	return true;
 }
 
+/*
+ * A header block is read into this first, piece by piece (a writer's
+ * iovecs may cut it anywhere: grpcio's slices do), then copied whole into
+ * its record.  Twice the largest record's data: a piece at any offset of
+ * one stays inside as the verifier reckons it.
+ */
+struct h2_block_buf {
+	__u8 b[2 * VPR_PAYLOAD_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct h2_block_buf);
+} h2_block_bufs SEC(".maps");
+
+/*
+ * With --capture, a HEADERS or CONTINUATION frame whose header was just
+ * read, ending at offset `at` of the operation: its header and the first
+ * bytes of its block fragment, as many as the capture length and the
+ * operation hold, are to be written as a VPR_PAYLOAD_H2_FRAME payload.  The
+ * block is read a buffer a step of the walk (h2_block_step()): a writer's
+ * iovecs may cut it anywhere (grpcio's slices do).  A reader decodes HPACK
+ * only from whole blocks in order, so d->blocks remembers whether every
+ * block so far was whole.  A block that goes on in a later operation is
+ * cut there.
+ */
+static __always_inline void h2_block_begin(struct h2_walk *w, const struct h2_hdr *fr, __u32 at)
+{
+	struct h2_dir *d = w->d;
+	struct h2_block_buf *sc;
+	__u32 zero = 0;
+
+	if (capture_len < H2_FRAME_HDR_LEN)
+		return;
+	w->blk_flags = VPR_PAYLOAD_H2_FRAME;
+	if (d->blocks == H2_BLOCKS_NONE)
+		w->blk_flags |= VPR_PAYLOAD_H2_FIRST;
+	else if (d->blocks == H2_BLOCKS_BROKEN)
+		w->blk_flags |= VPR_PAYLOAD_H2_BROKEN;
+	d->blocks = H2_BLOCKS_BROKEN; /* until its record is written whole */
+	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
+	if (!sc)
+		return;
+	__builtin_memcpy(sc->b, d->hdr, H2_FRAME_HDR_LEN);
+	w->blk_open = 1;
+	w->blk_at = at;
+	w->blk_got = H2_FRAME_HDR_LEN;
+	w->blk_want = H2_FRAME_HDR_LEN + fr->len;
+	if (w->blk_want > capture_len)
+		w->blk_want = capture_len;
+	w->blk_seq = fr->seq;
+	w->blk_len = fr->len;
+}
+
+/* The block read so far, as its record. */
+static __always_inline void h2_block_end(struct h2_walk *w)
+{
+	struct h2_block_buf *sc;
+	struct vpr_payload *p;
+	__u32 zero = 0, len = w->blk_got;
+
+	w->blk_open = 0;
+	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
+	if (!sc)
+		return;
+	p = bpf_ringbuf_reserve(&events, VPR_PAYLOAD_HDR_SIZE + CAPTURE_ROOM, 0);
+	if (!p) {
+		count_lost(1);
+		return;
+	}
+	/* Bounded again where the verifier sees it: 9 <= len <= capture_len. */
+	len &= VPR_PAYLOAD_MAX * 2 - 1;
+	if (len > capture_len || len > VPR_PAYLOAD_MAX || len < H2_FRAME_HDR_LEN) {
+		bpf_ringbuf_discard(p, 0);
+		return;
+	}
+	barrier_var(len);
+	/* The stored record's padding after the data must not be old ring memory. */
+	*(__u64 *)(p->data + ((len >> 3) << 3)) = 0;
+	if (bpf_probe_read_kernel(p->data, len, sc->b)) {
+		bpf_ringbuf_discard(p, 0);
+		return;
+	}
+	p->h.type = VPR_PAYLOAD;
+	p->h.size = VPR_PAYLOAD_SIZE(len);
+	p->h.tid = w->tid;
+	p->h.ts_ns = w->ts;
+	p->cookie = w->cookie;
+	p->pid = w->pid;
+	p->seq_end = w->blk_seq + H2_FRAME_HDR_LEN + w->blk_len;
+	p->bytes = H2_FRAME_HDR_LEN + w->blk_len;
+	p->len = len;
+	p->dir = w->dir;
+	p->flags = w->blk_flags;
+	ring_submit(p);
+	if (len == H2_FRAME_HDR_LEN + w->blk_len && !(w->blk_flags & VPR_PAYLOAD_H2_BROKEN))
+		w->d->blocks = H2_BLOCKS_WHOLE;
+}
+
+/* One buffer's bytes of the open block, or its end. */
+static __always_inline void h2_block_step(struct h2_walk *w)
+{
+	struct h2_block_buf *sc;
+	__u32 zero = 0, n, off, op_len = w->end - w->start, pos = w->blk_at + w->blk_got - H2_FRAME_HDR_LEN;
+
+	if (w->blk_got >= w->blk_want || pos >= op_len || (__u64)pos < w->buf_off) {
+		h2_block_end(w);
+		return;
+	}
+	if ((__u64)pos >= (__u64)w->buf_off + w->buf_len) {
+		if (w->kind != USER_DATA_IOVEC || !h2_next_buf(w))
+			h2_block_end(w);
+		return;
+	}
+	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
+	if (!sc) {
+		h2_block_end(w);
+		return;
+	}
+	n = w->buf_off + w->buf_len - pos;
+	if (n > op_len - pos)
+		n = op_len - pos;
+	if (n > w->blk_want - w->blk_got)
+		n = w->blk_want - w->blk_got;
+	/* Bounded where the verifier sees it: got < want <= VPR_PAYLOAD_MAX. */
+	off = w->blk_got & (VPR_PAYLOAD_MAX - 1);
+	n &= VPR_PAYLOAD_MAX - 1;
+	barrier_var(n);
+	if (n == 0 ||
+	    bpf_probe_read_user(sc->b + off, n, (const void *)(w->buf + (pos - w->buf_off)))) {
+		h2_block_end(w);
+		return;
+	}
+	w->blk_got += n;
+}
+
 /* One step of the walk; 1 ends it (done, or w->why says why not). */
 static long h2_walk_step(__u64 index, void *ctx)
 {
@@ -136,6 +284,11 @@ static long h2_walk_step(__u64 index, void *ctx)
 	__u32 off, n, have;
 	int r;
 
+	/* A header block is read before the next frame's header: it lies before it. */
+	if (w->blk_open) {
+		h2_block_step(w);
+		return 0;
+	}
 	r = h2_step(d, w->start, w->end, &off, &n);
 	if (r == H2_STEP_DONE)
 		return 1;
@@ -169,8 +322,11 @@ static long h2_walk_step(__u64 index, void *ctx)
 		w->why = VPR_H2_LOST_IMPLAUSIBLE;
 		return 1;
 	}
-	if (r == H2_TOOK_FRAME)
+	if (r == H2_TOOK_FRAME) {
 		h2_emit(w, &fr, VPR_H2_HEADER, 0);
+		if (w->capture && (fr.type == H2_HEADERS || fr.type == H2_CONTINUATION))
+			h2_block_begin(w, &fr, off + n);
+	}
 	return 0;
 }
 
@@ -182,7 +338,7 @@ static long h2_walk_step(__u64 index, void *ctx)
  */
 static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 dir, __u64 pid_tgid,
 				       __u64 cookie, __u64 ts, __u32 start, __u32 end, __u32 kind,
-				       __u64 data)
+				       __u64 data, bool capture)
 {
 	struct h2_walk w = {};
 	__u32 off, n;
@@ -193,6 +349,8 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 	w.cookie = cookie;
 	w.ts = ts;
 	w.tid = (__u32)pid_tgid;
+	w.pid = pid_tgid >> 32;
+	w.capture = capture;
 	w.start = start;
 	w.end = end;
 	w.dir = dir;
@@ -208,6 +366,9 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 	}
 	if (!w.why) {
 		bpf_loop(H2_MAX_STEPS, h2_walk_step, &w, 0);
+		/* Out of steps inside a block: what was read of it. */
+		if (w.blk_open)
+			h2_block_end(&w);
 		if (!w.why && h2_step(w.d, start, end, &off, &n) != H2_STEP_DONE)
 			w.why = VPR_H2_LOST_TOO_MANY;
 	}
@@ -274,12 +435,25 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
 }
 
 /*
+ * Whether an operation's bytes are HTTP/2 frames followed, or begin them
+ * (early_bits: its early_flags()): with --capture their header blocks are
+ * captured apart and redacted as HPACK, and the operation's own first bytes
+ * are not (a block in them would reach the file unredacted).
+ */
+static __always_inline bool h2_followed(struct sock *sk, __u32 early_bits)
+{
+	if (early_bits & (VPR_OP_H2_PREFACE | EARLY_H2_SETTINGS))
+		return true;
+	return h2_active && bpf_sk_storage_get(&h2_socks, sk, 0, 0);
+}
+
+/*
  * Socket operations of a followed connection.  early_bits: the operation's
  * early_flags() (0 if not early); at_start: it begins its stream.
  */
 static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir, __u32 early_bits,
 				  bool at_start, __u64 pid_tgid, __u64 cookie, __u64 ts,
-				  __u32 start, __u32 end, __u32 kind, __u64 data)
+				  __u32 start, __u32 end, __u32 kind, __u64 data, bool capture)
 {
 	struct h2_sock *s;
 
@@ -301,7 +475,7 @@ static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir
 		}
 		s->confirmed = v == H2_TRUST_CONFIRMED;
 	}
-	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data);
+	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data, capture);
 }
 
 #endif /* VPATH_H2_FRAMES_H */

@@ -929,11 +929,11 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	/* The payload, stamped like its operation, is in flight with it. */
 	flight_begin(&f);
 	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir, op_flags);
-	if (capture && ts)
+	if (capture && ts && !h2_followed(sk, early_bits))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, kind, data);
 	/* Stamped like the operation, in flight with it. */
 	h2_op(sk, tp, dir, early_bits, at_start, pid_tgid, cookie, f.ts, seq_end - ret, seq_end,
-	      kind, data);
+	      kind, data, capture && ts);
 	flight_end(&f);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;

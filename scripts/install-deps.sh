@@ -14,6 +14,7 @@ PKGS=(
 	libclang-rt-dev                           # libFuzzer for clang (make fuzz, tests/integration/test_fuzz.sh)
 	python3-seccomp                           # tests/tools/unit_sandbox.py: the systemd unit's filter without systemd
 	libsqlite3-dev libcurl4-openssl-dev       # vpath-analyze sqlite, otlp --endpoint
+	libnghttp2-dev                            # vpath-analyze: HTTP/2 header blocks (HPACK)
 	chromium sqlite3                          # tests: the HTML report in headless Chromium, docs/sqlite.md's queries
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
 	nginx postgresql redis-server gunicorn    # tests/realstack: real servers

@@ -41,6 +41,7 @@
 #include "privs.h"
 #include "redact.h"
 #include "redact_carry.h"
+#include "redact_h2.h"
 #include "probe.h"
 #include "recfile.h"
 #include "reorder.h"
@@ -88,6 +89,7 @@ struct recorder {
 	struct vpath_stage *stages; /* one per possible CPU: read each round */
 	const volatile uint64_t *ring_prod, *ring_cons; /* the ring's positions, mapped */
 	struct redact_carry *carry; /* with --capture: streams that may go on inside a secret */
+	struct redact_h2 *h2;	    /* with --capture: what HTTP/2 header blocks inserted */
 	struct output *out;
 	struct task_table *tasks;
 	uint32_t netns_filter; /* 0: every namespace */
@@ -287,6 +289,15 @@ static int take_payload(struct recorder *r, const void *data, size_t size)
 		return 0;
 	}
 	memcpy(&p, in, in->h.size);
+	/* A frame's header block: HPACK, read in its direction's order. */
+	if (p.flags & VPR_PAYLOAD_H2_FRAME) {
+		if (redact_h2__frame(r->h2, p.cookie, p.dir, p.flags, p.data, p.len, p.bytes) &
+		    REDACT_DONE)
+			p.flags |= VPR_PAYLOAD_REDACTED;
+		r->payloads++;
+		r->redacted += (p.flags & VPR_PAYLOAD_REDACTED) != 0;
+		return reorder__add_payload(r->ro, &p);
+	}
 	/*
 	 * A body whose 4-byte header was read alone just before is judged with
 	 * it in front, so the rules see the packet a writer sends in one piece.
@@ -887,10 +898,12 @@ int recorder_run(const struct record_opts *opts)
 	r.ro = reorder__new(r.ncpus > 0 ? (unsigned)r.ncpus : 1);
 	r.wm = watermark__new(r.ncpus > 0 ? (unsigned)r.ncpus : 1, HOLD_NS);
 	r.stages = calloc((size_t)(r.ncpus > 0 ? r.ncpus : 1), sizeof(*r.stages));
-	if (opts->capture)
+	if (opts->capture) {
 		r.carry = redact_carry__new();
+		r.h2 = redact_h2__new();
+	}
 	if (r.ncpus <= 0 || !r.lost || !r.lost_written || !r.tasks || !r.ro || !r.wm || !r.stages ||
-	    (opts->capture && !r.carry)) {
+	    (opts->capture && (!r.carry || !r.h2))) {
 		err = -ENOMEM;
 		fprintf(stderr, "vpath-record: out of memory\n");
 		goto cleanup;
@@ -943,6 +956,7 @@ cleanup:
 	watermark__free(r.wm);
 	free(r.stages);
 	redact_carry__free(r.carry);
+	redact_h2__free(r.h2);
 	free(r.lost);
 	free(r.lost_written);
 	return err;

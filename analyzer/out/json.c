@@ -50,6 +50,8 @@ static void witness_json(cJSON *o, const struct vp_witness *w)
 		cJSON_AddStringToObject(j, "method", w->verb);
 		cJSON_AddStringToObject(j, "target", w->text);
 		cJSON_AddNumberToObject(j, "status", w->status);
+		if (w->flags & VP_WIT_GRPC)
+			cJSON_AddNumberToObject(j, "grpc_status", w->grpc_status);
 		break;
 	case VP_PROTO_REDIS:
 		cJSON_AddStringToObject(j, "command", w->verb);

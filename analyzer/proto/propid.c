@@ -146,6 +146,20 @@ static bool name_is(const uint8_t *line, size_t n, const char *name)
 	return true;
 }
 
+void vp_propid__field(const uint8_t *name, size_t nlen, const uint8_t *v, size_t vlen,
+		      struct vp_propid *best, int *rank)
+{
+	for (size_t h = 0; h < sizeof(headers) / sizeof(headers[0]); h++) {
+		struct vp_propid id = {0};
+
+		if ((*rank < 0 || headers[h].rank < headers[*rank].rank) &&
+		    name_is(name, nlen, headers[h].name) && headers[h].read(v, vlen, &id)) {
+			*best = id;
+			*rank = (int)h;
+		}
+	}
+}
+
 /* "METHOD SP target SP HTTP/1.x": the request line's length without its line end, 0 if not one. */
 static size_t http_request_line(const uint8_t *p, size_t n)
 {
@@ -191,16 +205,7 @@ static bool http(const uint8_t *p, size_t n, struct vp_propid *out)
 				v++;
 			for (e = len; e > v && (p[at + e - 1] == ' ' || p[at + e - 1] == '\t');)
 				e--;
-			for (size_t h = 0; h < sizeof(headers) / sizeof(headers[0]); h++) {
-				struct vp_propid id = {0};
-
-				if ((best < 0 || headers[h].rank < headers[best].rank) &&
-				    name_is(p + at, colon, headers[h].name) &&
-				    headers[h].read(p + at + v, e - v, &id)) {
-					*out = id;
-					best = (int)h;
-				}
-			}
+			vp_propid__field(p + at, colon, p + at + v, e - v, out, &best);
 		}
 		at += (size_t)(eol - (p + at)) + 1;
 	}

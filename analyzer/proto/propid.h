@@ -46,6 +46,13 @@ bool vp_propid__read(const uint8_t *p, size_t len, struct vp_propid *out);
  * was not read.
  */
 bool vp_propid__decided(const uint8_t *p, size_t len, uint64_t total);
+/*
+ * One header field of a message whose fields come decoded (HTTP/2, HPACK):
+ * *best keeps the id to use of those seen so far, as vp_propid__read()
+ * chooses over a header block; *rank is -1 before the first field.
+ */
+void vp_propid__field(const uint8_t *name, size_t nlen, const uint8_t *v, size_t vlen,
+		      struct vp_propid *best, int *rank);
 /* The same id (kind and value). */
 bool vp_propid__equal(const struct vp_propid *a, const struct vp_propid *b);
 

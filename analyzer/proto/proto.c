@@ -102,12 +102,17 @@ char *vp_witness_label(const struct vp_witness *w, size_t max_text, char *buf, s
 	}
 	snprintf(text, sizeof(text), "%.*s%s", (int)n, w->text, cut ? "..." : "");
 	switch (w->proto) {
-	case VP_PROTO_HTTP:
+	case VP_PROTO_HTTP: {
+		char grpc[24] = "";
+
+		if (w->flags & VP_WIT_GRPC)
+			snprintf(grpc, sizeof(grpc), " grpc-status %u", w->grpc_status);
 		if (w->status)
-			snprintf(buf, len, "%s %s %u", w->verb, text, w->status);
+			snprintf(buf, len, "%s %s %u%s", w->verb, text, w->status, grpc);
 		else
-			snprintf(buf, len, "%s %s", w->verb, text);
+			snprintf(buf, len, "%s %s%s", w->verb, text, grpc);
 		break;
+	}
 	case VP_PROTO_REDIS:
 		if (w->count > 1)
 			snprintf(buf, len, "%s (%u%s commands)%s%s", w->verb, w->count,

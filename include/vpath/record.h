@@ -196,6 +196,21 @@ struct vpr_payload {
 };
 
 #define VPR_PAYLOAD_REDACTED 0x01 /* some bytes of data[] were replaced (docs/security.md) */
+/*
+ * The bytes are an HTTP/2 HEADERS or CONTINUATION frame's, not an
+ * operation's: seq_end and bytes are the frame's end and its size (the
+ * 9-byte header and its payload), data[] its header and the first bytes of
+ * its header block fragment, all of that the operation's buffer held (at
+ * most the capture length).  Written on connections whose frames are
+ * followed (VPR_H2_FRAME), after the frame's record; h.tid and h.ts_ns are
+ * the frame record's.  HPACK (RFC 7541) needs every block of a direction
+ * whole and in order, so the two flags after this one say where that holds.
+ */
+#define VPR_PAYLOAD_H2_FRAME 0x02
+/* The direction's first header block: HPACK's dynamic table is empty before it. */
+#define VPR_PAYLOAD_H2_FIRST 0x04
+/* An earlier block of the direction was not captured whole (cut, lost, unreadable). */
+#define VPR_PAYLOAD_H2_BROKEN 0x08
 #define VPR_PAYLOAD_HDR_SIZE 40u
 #define VPR_PAYLOAD_SIZE(len) (VPR_PAYLOAD_HDR_SIZE + (((__u32)(len) + 7u) & ~7u))
 

@@ -22,12 +22,19 @@
  *     were never walked; UNREADABLE: the buffer was not to be had;
  *     TOO_MANY: the step bound was reached; IMPLAUSIBLE: the 9 bytes at its
  *     position were seen and are no header a peer may send), comes once,
- *     and nothing more is reported for that direction.
+ *     and nothing more is reported for that direction;
+ *   - with capture on (--capture), every HEADERS and CONTINUATION header
+ *     reported is followed by its block's record (VPR_PAYLOAD_H2_FRAME):
+ *     the stream's own bytes from the frame's first, as many as the
+ *     capture length, the frame and the operation hold, its size the
+ *     frame's, flagged FIRST on the direction's first and BROKEN once an
+ *     earlier one was not whole.
  *
  * Input: 3 bytes of set-up, then operations:
  *   byte 0: bit 0 the socket was accepted (else connected: its send counters
  *           are one behind the first byte, stream_start.h), bit 1 sequence
- *           numbers start just below 2^32; bytes 1, 2: the low bits of the
+ *           numbers start just below 2^32, bits 2-3 the capture: off, 256
+ *           bytes, 64, or 9 + (byte 1 & 63); bytes 1, 2: the low bits of the
  *           send and receive streams' first sequence numbers.
  *   an operation: a control byte: bit 7 the direction (1 receive), bits 5-6
  *           how (0 a buffer, 1 iovecs, 2 a msghdr's iovecs, 3 special),
@@ -83,6 +90,14 @@ struct user_msghdr {
 };
 
 static long bpf_probe_read_user(void *dst, __u32 n, const void *src);
+static long bpf_probe_read_kernel(void *dst, __u32 n, const void *src);
+static void *bpf_map_lookup_elem(void *map, const void *key);
+static void *bpf_ringbuf_reserve(void *map, __u64 size, __u64 flags);
+static void bpf_ringbuf_discard(void *rec, __u64 flags);
+/* capture.h's, set per input. */
+static __u32 capture_len;
+#define CAPTURE_ROOM ((capture_len + 8) & ~7u)
+static int events;
 static void *bpf_sk_storage_get(void *map, struct sock *sk, void *value, __u64 flags);
 static long bpf_sk_storage_delete(void *map, struct sock *sk);
 static long bpf_loop(__u32 nr, long (*cb)(__u64 index, void *ctx), void *ctx, __u64 flags);
@@ -147,6 +162,12 @@ static struct {
 	__u32 steps;
 	struct h2_sock *storage; /* the socket's, or NULL */
 	struct vpr_h2_frame *rec;
+	/* Header blocks (capture on). */
+	struct vpr_payload *blk;    /* the ring's room for one */
+	struct h2_block_buf *blkbuf; /* the walk's scratch */
+	bool block_due[2];	     /* a HEADERS or CONTINUATION header was reported, no block yet */
+	__u32 blocks[2];	     /* blocks written */
+	bool cut[2];		     /* one of them was not whole */
 } C;
 
 static void fail(const char *what, unsigned dir, unsigned long long a, unsigned long long b)
@@ -224,6 +245,33 @@ static long bpf_loop(__u32 nr, long (*cb)(__u64 index, void *ctx), void *ctx, __
 			break;
 	}
 	return i;
+}
+
+static long bpf_probe_read_kernel(void *dst, __u32 n, const void *src)
+{
+	check(in_block(src, n, C.blkbuf, sizeof(*C.blkbuf)) &&
+		      in_block(dst, n, C.blk->data, CAPTURE_ROOM),
+	      "a block copied from or to outside its buffers", 0, n, 0);
+	memcpy(dst, src, n);
+	return 0;
+}
+
+static void *bpf_map_lookup_elem(void *map, const void *key)
+{
+	return C.blkbuf;
+}
+
+static void *bpf_ringbuf_reserve(void *map, __u64 size, __u64 flags)
+{
+	check(size == VPR_PAYLOAD_HDR_SIZE + CAPTURE_ROOM, "a block record of another size", 0,
+	      size, 0);
+	memset(C.blk, 0xff, sizeof(*C.blk));
+	return C.blk;
+}
+
+static void bpf_ringbuf_discard(void *rec, __u64 flags)
+{
+	fail("a block record discarded", 0, 0, 0);
 }
 
 static void *ring_reserve(__u32 size)
@@ -306,6 +354,37 @@ static bool all_seen(unsigned d, __u32 at, __u32 n)
 	return true;
 }
 
+/* A header block's record: the stream's bytes of the frame just reported. */
+static void block_submitted(const struct vpr_payload *p)
+{
+	const struct op *o = C.cur;
+	unsigned d = p->dir;
+	const struct ref *ref;
+	__u32 at, want, end = o->at + o->len;
+
+	check(d == o->dir && C.block_due[d], "a block record without its header", d, 0, 0);
+	C.block_due[d] = false;
+	ref = &C.refs[d][C.reported[d] - 1];
+	at = p->seq_end - p->bytes - C.base[d];
+	check(at == ref->at && p->bytes == H2_FRAME_HDR_LEN + ref->h.len && p->cookie == 42 &&
+		      p->h.size == VPR_PAYLOAD_SIZE(p->len),
+	      "a block record's frame", d, at, ref->at);
+	want = p->bytes < capture_len ? p->bytes : capture_len;
+	if ((__u64)at + want > end)
+		want = end - at;
+	/* Cut short only where the helper fails a read, or the walk ran out of steps. */
+	check(p->len == want || ((o->how == HOW_READ_FAILS || C.steps >= H2_MAX_STEPS) &&
+				 p->len < want && p->len >= 9),
+	      "a block record's length", d, p->len, want);
+	check(!memcmp(p->data, C.bytes[d] + at, p->len), "a block record's bytes", d, at, p->len);
+	check(!(p->flags & VPR_PAYLOAD_H2_FIRST) == (C.blocks[d] != 0) &&
+		      !(p->flags & VPR_PAYLOAD_H2_BROKEN) == !C.cut[d] &&
+		      (p->flags & VPR_PAYLOAD_H2_FRAME),
+	      "a block record's flags", d, p->flags, C.blocks[d]);
+	C.blocks[d]++;
+	C.cut[d] |= p->len < p->bytes;
+}
+
 /* A record the walk wrote, checked as it is written. */
 static void ring_submit(void *rec)
 {
@@ -313,6 +392,12 @@ static void ring_submit(void *rec)
 	const struct op *o = C.cur;
 	unsigned d = r->dir;
 	__u32 at = r->seq - C.base[d];
+
+	if (r->h.type == VPR_PAYLOAD) {
+		block_submitted(rec);
+		return;
+	}
+	check(!C.block_due[d], "a header block not written", d, at, 0);
 
 	check(d == o->dir, "a record for the other direction", d, o->dir, 0);
 	check(r->cookie == 42 && r->h.type == VPR_H2_FRAME, "a record's fields", d, r->cookie, 0);
@@ -330,6 +415,8 @@ static void ring_submit(void *rec)
 			      r->flags == ref->h.flags && r->stream_id == ref->h.stream_id,
 		      "a header's fields", d, at, r->length);
 		C.reported[d]++;
+		C.block_due[d] = capture_len >= H2_FRAME_HDR_LEN &&
+				 (ref->h.type == H2_HEADERS || ref->h.type == H2_CONTINUATION);
 		return;
 	}
 	check(r->kind == VPR_H2_LOST, "a record of an unknown kind", d, r->kind, 0);
@@ -497,8 +584,10 @@ static void run_op(const struct op *o)
 			kind = current_call_data(&sk, d, &data);
 		early_bits = early_flags(at_start, o->len, kind, data);
 	}
-	h2_op(&sk, &tp, d, early_bits, at_start, 7, 42, 1000, start, end, kind, data);
+	h2_op(&sk, &tp, d, early_bits, at_start, 7, 42, 1000, start, end, kind, data,
+	      capture_len != 0);
 	check(C.steps <= H2_MAX_STEPS, "more steps than the bound", d, C.steps, 0);
+	check(!C.block_due[d], "a header block not written", d, o->at, 0);
 	/* A walk that goes on has kept up: every header up to here, and its place past the operation. */
 	if (C.storage && C.storage->d[d].mode == H2_TRACK) {
 		__u32 off, n;
@@ -527,7 +616,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static __u8 bytes[2][STREAM_MAX], seen[2][STREAM_MAX];
 	static struct ref refs[2][STREAM_MAX / H2_FRAME_HDR_LEN + 1];
 	static struct vpr_h2_frame rec;
+	static struct {
+		struct vpr_payload p;
+		__u8 room[8];
+	} blk;
+	static struct h2_block_buf blkbuf;
 	__u8 flags = size > 0 ? data[0] : 0;
+	const __u32 captures[4] = {0, 256, 64, 9 + ((size > 1 ? data[1] : 0) & 63)};
 
 	memset(&C, 0, sizeof(C));
 	for (int d = 0; d < 2; d++) {
@@ -537,6 +632,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		C.began[d] = ~0u;
 	}
 	C.rec = &rec;
+	C.blk = &blk.p;
+	C.blkbuf = &blkbuf;
+	capture_len = captures[flags >> 2 & 3];
 	C.accepted = flags & 1;
 	C.base[VPR_DIR_SEND] = ((flags & 2) ? 0xffffff00u : 1000u) + (size > 1 ? data[1] : 0);
 	C.base[VPR_DIR_RECV] = ((flags & 2) ? 0xfffffff0u : 5000u) + (size > 2 ? data[2] : 0);

@@ -4,7 +4,8 @@ operations in the target's input format (tests/fuzz/fuzz_h2.c): a client
 (connected socket) and a server (accepted, its SETTINGS sent before it reads
 the preface, as Node.js does), headers split across operations and across
 iovecs, a flood of PINGs in one send, an operation the recorder missed, one
-whose buffer it cannot find, and bytes that are no frames.
+whose buffer it cannot find, and bytes that are no frames; and the same
+with --capture (header blocks read), at 256 bytes and at a few.
 
     tests/fuzz/h2_seed.py OUTDIR"""
 import os
@@ -21,8 +22,9 @@ def frame(ftype, flags, stream, payload):
     return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + struct.pack(">I", stream) + payload
 
 
-def setup(accepted=False, wrap=False, send_low=0, recv_low=0):
-    return bytes([accepted | wrap << 1, send_low, recv_low])
+def setup(accepted=False, wrap=False, send_low=0, recv_low=0, capture=0):
+    """capture: 0 off, 1 256 bytes, 2 64, 3 9 + (send_low & 63)."""
+    return bytes([accepted | wrap << 1 | capture << 2, send_low, recv_low])
 
 
 def op(d, data, how=BUF, extra=b""):
@@ -87,6 +89,11 @@ seeds = {
     "http1": setup() + op(SEND, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n") + op(RECV, b"HTTP/1.1 200 OK\r\n\r\n"),
     "client-garbage": setup() + op(SEND, PREFACE + c_settings[:8]) + op(SEND, b"\xff" * 32),
 }
+
+# Header blocks captured: whole, cut by a small capture, across iovecs and operations.
+for name in ["client-whole", "client-small-ops", "server-settings-first", "client-iovecs", "client-missed"]:
+    seeds[name + "-capture"] = bytes([seeds[name][0] | 1 << 2]) + seeds[name][1:]
+seeds["client-iovecs-capture-short"] = bytes([seeds["client-iovecs"][0] | 3 << 2, 12]) + seeds["client-iovecs"][2:]
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

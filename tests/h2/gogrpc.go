@@ -40,7 +40,9 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -232,9 +234,56 @@ func runBackGRPC(args []string) error {
 	return srv.Serve(listen(args[0], "back"))
 }
 
+// runLoadGRPC (tests/bench/grpc.sh): unary calls as fast as G goroutines
+// make them on one grpc.ClientConn for SECONDS; prints how many.
+func runLoadGRPC(args []string) error {
+	if len(args) != 3 {
+		return fmt.Errorf("usage: goapp load-grpc BACKEND SECONDS GOROUTINES")
+	}
+	secs, err1 := strconv.ParseFloat(args[1], 64)
+	n, err2 := strconv.Atoi(args[2])
+	if err1 != nil || err2 != nil || secs <= 0 || n <= 0 {
+		return fmt.Errorf("load-grpc: SECONDS and GOROUTINES must be positive numbers")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := grpc.DialContext(ctx, args[0], grpc.WithInsecure(), grpc.WithBlock())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var calls, failed int64
+	stop := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := grpcCall{R: 16, Pad: "q"}
+			for time.Now().Before(stop) {
+				var out grpcReply
+				if conn.Invoke(context.Background(), grpcMethod, &in, &out,
+					grpc.CallContentSubtype("json")) != nil {
+					atomic.AddInt64(&failed, 1)
+					continue
+				}
+				atomic.AddInt64(&calls, 1)
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start).Seconds()
+	fmt.Printf("calls=%d failed=%d seconds=%.3f calls_per_s=%.1f\n", calls, failed, took,
+		float64(calls)/took)
+	os.Exit(0) // main reports the end of a server's run as an error
+	return nil
+}
+
 // Registered before main runs, so goapp.go names no gRPC symbol.
 func init() {
 	encoding.RegisterCodec(jsonCodec{})
 	extraModes["front-grpc"] = runFrontGRPC
 	extraModes["back-grpc"] = runBackGRPC
+	extraModes["load-grpc"] = runLoadGRPC
 }

@@ -9,10 +9,12 @@
 # Prints TAP lines and the figures.  Exit status: 0 when the gates pass, 1
 # when not, 2 when the run itself failed.  Needs root.
 #
-#   tests/h2/run.sh --variant node-h2|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting
+#   tests/h2/run.sh --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting
 #                   [--requests N] [--sessions S] [--seed X] [--keep DIR]
 # node-h2:     gateway_h2.js (one event loop, one shared http2.connect()
-#              session, h2c with prior knowledge) -> backend_h2.js
+#              session, h2c with prior knowledge) -> backend_h2.js; the
+#              client's traceparent forwarded on each call (HPACK-coded)
+# node-h2-noprop: the same gateway not forwarding it
 # node-h2-tls: the same over TLS with ALPN h2, a self-signed certificate
 #              made with openssl in the scratch dir
 # go-h2:       goapp front-h2 (net/http, x/net/http2 Transport, h2c) ->
@@ -47,12 +49,12 @@ variant=$wl_kind wl_front_host=front
 # A back-end call found as a root marked exact fails the run too.
 wl_score_opts=(--gate-roots)
 # The ids on the front end's port (HTTP/1.1 traceparent from the client)
-# and the back end's (HPACK: unreadable to the analyzer today), as
+# and the back end's (HTTP/2: each HEADERS frame's block, HPACK-coded), as
 # tests/evloop's HTTP variants record them.
 wl_record_opts=(--capture 256 --capture-port "${H2_FRONT##*:}" --capture-port "${H2_BACKEND##*:}")
 case $variant in
-node-h2 | node-h2-tls | go-h2 | go-grpc | python-grpc | preexisting) ;;
-*) echo "run.sh: --variant node-h2|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting" >&2; exit 2 ;;
+node-h2 | node-h2-noprop | node-h2-tls | go-h2 | go-grpc | python-grpc | preexisting) ;;
+*) echo "run.sh: --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting" >&2; exit 2 ;;
 esac
 
 # A Python that imports grpcio: Debian's (python3-grpcio), whatever python3
@@ -100,12 +102,13 @@ h2_build() {
 	local build=$E2E_DIR/build
 	mkdir -p "$build" "$H2_GOCACHE" || return 1
 	case $variant in
-	node-h2 | preexisting)
+	node-h2 | node-h2-noprop | preexisting)
 		front_cmd=(node "$H2_SRC/gateway_h2.js" "$H2_FRONT" "$H2_BACKEND")
+		[ "$variant" != node-h2-noprop ] || front_cmd+=(--no-forward)
 		back_cmd=(node "$H2_SRC/backend_h2.js" --listen "$H2_BACKEND")
 		# the recorders start once the gateway's session has exchanged
 		# its SETTINGS: they find the connection open, its preface gone
-		[ "$variant" = node-h2 ] || wl_servers_first='back-end session ready'
+		[ "$variant" != preexisting ] || wl_servers_first='back-end session ready'
 		;;
 	node-h2-tls)
 		# The back end's address is in the certificate: Node checks it.

@@ -26,7 +26,7 @@ fi
 field() { dpkg-deb -f "$deb" "$1"; }
 check "deb: Version is VERSION ($version)" test "$(field Version)" = "$version"
 depends=$(field Depends)
-for lib in libbpf libelf libcjson libsqlite3 libcurl zlib1g libc6; do
+for lib in libbpf libelf libcjson libsqlite3 libcurl libnghttp2 zlib1g libc6; do
 	check "deb: Depends names $lib (dpkg-shlibdeps)" grep -q "\b$lib" <<<"$depends"
 done
 check "deb: the description states the kernel needs" grep -q 'BTF' <<<"$(field Description)"
