@@ -4,7 +4,7 @@
 
 #include "fifoarena.h"
 
-/* Large enough that chunks are rare, small enough that one spare costs nothing. */
+/* Large enough that chunks are rare. */
 #define CHUNK_SIZE (256u * 1024)
 #define ALIGN alignof(max_align_t)
 
@@ -31,7 +31,7 @@ static struct vp_farena_chunk *chunk_new(struct vp_farena *a, size_t need)
 	size_t size = need > CHUNK_SIZE ? need : CHUNK_SIZE;
 
 	if (c && c->size >= need) {
-		a->spare = NULL;
+		a->spare = c->next;
 	} else {
 		c = malloc(sizeof(*c) + size);
 		if (!c)
@@ -80,12 +80,17 @@ void vp_farena__pop(struct vp_farena *a)
 		return;
 	}
 	a->head = c->next;
-	if (a->spare && a->spare->size >= c->size) {
+	/*
+	 * Kept for the tail: as many as the arena held at its fullest, and a
+	 * chunk given back to malloc (mmap'd at this size) would cost page
+	 * faults again when taken.  A chunk of one large block goes back.
+	 */
+	if (c->size > CHUNK_SIZE) {
 		free(c);
-	} else {
-		free(a->spare);
-		a->spare = c;
+		return;
 	}
+	c->next = a->spare;
+	a->spare = c;
 }
 
 void vp_farena__free(struct vp_farena *a)
@@ -96,6 +101,11 @@ void vp_farena__free(struct vp_farena *a)
 		a->head = c->next;
 		free(c);
 	}
-	free(a->spare);
-	a->head = a->tail = a->spare = NULL;
+	while (a->spare) {
+		struct vp_farena_chunk *c = a->spare;
+
+		a->spare = c->next;
+		free(c);
+	}
+	a->head = a->tail = NULL;
 }
