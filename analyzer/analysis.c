@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis.h"
 #include "clock.h"
@@ -37,6 +38,16 @@
 #define LOOKAHEAD_NS (20ull * 1000 * 1000)
 /* Finished exchanges waiting for their peer: a second of a busy system is far less. */
 #define MATCH_MAX (1u << 20)
+/*
+ * The default thread count is found by timing: the join runs on one thread,
+ * so whether more pay depends on the input (how much of the work lies
+ * inside hosts) and on what else the machine runs.  Every TUNE_EVERY quanta
+ * a window of TUNE_PROBE quanta runs on one thread, then one on all, and
+ * the faster (records per second of wall time) is kept until the next; the
+ * output is the same either way.
+ */
+#define TUNE_PROBE 64
+#define TUNE_EVERY 2048
 
 /*
  * One host's stages.  While the hosts of a quantum run in parallel, a host
@@ -69,6 +80,13 @@ struct vp_analysis {
 	struct vp_streams streams; /* ends by 4-tuple, from the look-ahead */
 	struct vp_owners owners;   /* which host owns an address */
 	struct vp_workers workers;
+	struct {
+		bool on;	   /* the thread count is the default: time it */
+		int phase;	   /* 0: probing one thread, 1: all, 2: keeping the faster */
+		unsigned quanta;   /* in this phase */
+		uint64_t t0, ev0;  /* when the phase began, records analyzed by then */
+		double rate[2];	   /* records per ns of the probes */
+	} tune;
 	uint64_t window_ns;
 	bool no_frames; /* opts.no_frames */
 	int64_t horizon;
@@ -153,6 +171,10 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	if ((ret = vp_workers__init(&a->workers, threads))) {
 		snprintf(err, errlen, "cannot start %u threads: %s", threads, strerror(-ret));
 		goto cleanup;
+	}
+	if (!opts->threads && a->workers.n > 1) {
+		a->tune.on = true;
+		a->workers.use = 1; /* the first probe */
 	}
 	*out = a;
 	a = NULL;
@@ -1008,6 +1030,42 @@ static uint64_t events(const struct vp_analysis *a)
 	return n;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* One quantum more: the default thread count's probes and choice (TUNE_PROBE). */
+static void tune(struct vp_analysis *a)
+{
+	uint64_t t;
+
+	if (!a->tune.on)
+		return;
+	a->tune.quanta++;
+	if (a->tune.phase < 2 && a->tune.quanta == TUNE_PROBE) {
+		t = now_ns();
+		a->tune.rate[a->tune.phase] =
+			t > a->tune.t0 ? (double)(events(a) - a->tune.ev0) / (double)(t - a->tune.t0) : 0;
+		a->tune.phase++;
+		if (a->tune.phase == 1)
+			a->workers.use = a->workers.n;
+		else
+			a->workers.use = a->tune.rate[1] > a->tune.rate[0] ? a->workers.n : 1;
+	} else if (a->tune.phase == 2 && a->tune.quanta == TUNE_EVERY) {
+		a->tune.phase = 0;
+		a->workers.use = 1;
+	} else {
+		return;
+	}
+	a->tune.quanta = 0;
+	a->tune.t0 = now_ns();
+	a->tune.ev0 = events(a);
+}
+
 /*
  * Bulk-synchronous quanta: every host reads past the quantum (the look-ahead,
  * hosts in parallel, then the stream table in host order), every host
@@ -1051,6 +1109,7 @@ int vp_analysis__run(struct vp_analysis *a)
 			advance(a, false);
 			last_advance = events(a);
 		}
+		tune(a);
 	}
 	for (size_t h = 0; h < a->nhosts; h++) {
 		vp_loglines__flush(&a->hs[h].lines, give_line, &a->hs[h].attr);

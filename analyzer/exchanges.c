@@ -644,9 +644,10 @@ int vp_exchanges__step(struct vp_sock *s, int host, struct vp_xpool *pool, struc
 	struct vp_pipe *pp = s->pipe;
 	struct vp_xchg *x = s->x, *y;
 
-	memset(st, 0, sizeof(*st));
+	/* Called for every operation; st is read only when a step is taken. */
 	if (!x || !pipe_waits(s) || !pp->rep_end_known || x->rep.seq_end != pp->rep_end)
 		return 0;
+	memset(st, 0, sizeof(*st));
 	st->finished = finish(s);
 	y = xchg_new(s, &pp->q[0].op, host, pool);
 	if (!y)

@@ -202,24 +202,60 @@ void vp_hpaths__peer_gone(struct vp_hpaths *v, struct vp_xchg *x)
 		vp_hpaths__root(v, x);
 }
 
-static void fill_end(const struct vp_paths *p, struct vp_call_end *e, const struct vp_xchg *x)
+/*
+ * A built request waits in the ready queue until loss is known past its end
+ * (a clock tick or so: tens of thousands of requests on a busy system), as
+ * what its struct vp_call will be made of and no more: one block of the
+ * FIFO arena per request, its calls in build order, then the witnesses
+ * there are.  It becomes a struct vp_request when emitted (expand).
+ */
+struct held_end {
+	uint64_t cookie;
+	struct vp_endpoint addr;
+	uint32_t pid, tid;
+	int32_t host; /* -1 when not recorded */
+	bool recorded;
+	char comm[VPR_COMM_LEN], proc[VPR_COMM_LEN];
+};
+
+struct held_call {
+	struct held_end client, server;
+	uint64_t cli_first, cli_last; /* the client end's host clock; 0 when not recorded */
+	uint64_t srv_first, srv_req_last, srv_rep_first, srv_last; /* the server end's */
+	uint64_t request_bytes, reply_bytes;
+	uint64_t setup_ns;
+	const struct vp_witness *wit; /* in the same block; NULL: none */
+	struct vp_logline *logs;      /* the server's lines for it, owned until expanded */
+	uint32_t conn_index;
+	uint32_t nkids; /* calls shown under it: the subtrees that follow it, in build order */
+	struct vp_link link;
+	bool complete, one_way;
+};
+
+struct vp_held_req {
+	uint64_t id;
+	size_t ncalls, nhosts;
+	bool exact;
+	int host;	/* of the root's main end */
+	uint64_t end_ns; /* the root's end, on that host's clock */
+	struct held_call calls[];
+};
+
+static void hold_end(struct held_end *e, const struct vp_xchg *x)
 {
 	e->recorded = true;
 	e->host = x->host;
 	e->pid = x->pid;
 	e->tid = vp_xchg__actor(x);
 	memcpy(e->comm, x->comm, VPR_COMM_LEN);
-	e->comm[VPR_COMM_LEN] = 0;
 	if (x->proc)
 		memcpy(e->proc, x->proc->comm, VPR_COMM_LEN);
-	e->proc[VPR_COMM_LEN] = 0;
 	e->addr = x->local;
 	e->cookie = x->cookie;
 }
 
-static void fill_external(struct vp_call_end *e, const struct vp_xchg *other)
+static void hold_external(struct held_end *e, const struct vp_xchg *other)
 {
-	e->recorded = false;
 	e->host = -1;
 	e->addr = other->remote;
 }
@@ -249,12 +285,18 @@ static void sort_by_start(struct vp_call **v, size_t n)
 }
 
 /*
- * A request is one allocation: the request, then its calls, then the
- * arrays of child pointers; `build` takes them in turn.
+ * An emitted request is one allocation: the request, then its calls, then
+ * the arrays of child pointers; `expand` takes them in turn.
  */
 struct arena {
 	struct vp_call *calls;
 	struct vp_call **ptrs;
+};
+
+/* Where a held request's calls and witnesses go, in turn. */
+struct held_arena {
+	struct held_call *calls;
+	struct vp_witness *wits;
 };
 
 /*
@@ -292,13 +334,23 @@ static bool shown(const struct vp_xchg *c)
 	return !setup(c, c->peer) || (c->peer && c->peer->child_head);
 }
 
-static size_t count_calls(const struct vp_xchg *s)
+/* Both ends saw the same bytes; the server's capture is the one usually asked for. */
+static const struct vp_witness *witness_of(const struct vp_xchg *c, const struct vp_xchg *s)
+{
+	if (s && s->wit)
+		return s->wit;
+	return c && c->wit ? c->wit : NULL;
+}
+
+/* The calls shown in the tree of the call of c and s, and (*nwit) how many have a witness. */
+static size_t count_calls(const struct vp_xchg *c, const struct vp_xchg *s, size_t *nwit)
 {
 	size_t n = 1;
 
+	*nwit += witness_of(c, s) != NULL;
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
 		if (shown(k))
-			n += count_calls(k->peer);
+			n += count_calls(k, k->peer, nwit);
 	return n;
 }
 
@@ -318,70 +370,137 @@ static bool cut_by_death(const struct vp_xchg *parent, const struct vp_xchg *c,
 }
 
 /* The call of client end c and server end s (either may be NULL) that parent made, recursively. */
-static struct vp_call *build(struct vp_paths *p, struct vp_request *r, struct arena *m,
-			     const struct vp_xchg *parent, const struct vp_xchg *c,
-			     struct vp_xchg *s, uint64_t *hosts_seen)
+static void hold(struct vp_held_req *r, struct held_arena *m, const struct vp_xchg *parent,
+		 const struct vp_xchg *c, struct vp_xchg *s, uint64_t *hosts_seen)
 {
 	const struct vp_xchg *main = c ? c : s;
-	struct vp_call *call = m->calls++;
-	size_t n = 0;
+	const struct vp_witness *wit = witness_of(c, s);
+	struct held_call *call = m->calls++;
 
-	r->ncalls++;
+	memset(call, 0, sizeof(*call));
 	if (c) {
-		fill_end(p, &call->client, c);
+		hold_end(&call->client, c);
 		*hosts_seen |= 1ull << (c->host & 63);
+		call->cli_first = c->req.first_ts;
+		call->cli_last = vp_xchg__end_ts(c);
 	} else {
-		fill_external(&call->client, s);
+		hold_external(&call->client, s);
 	}
 	if (s) {
-		fill_end(p, &call->server, s);
+		hold_end(&call->server, s);
 		*hosts_seen |= 1ull << (s->host & 63);
-		/* Host clock for now: put on the common timeline when emitted. */
-		call->srv_req_first = (int64_t)s->req.first_ts;
-		call->srv_req_last = (int64_t)s->req.last_ts;
-		call->srv_rep_first = (int64_t)(s->has_rep ? s->rep.first_ts : s->req.last_ts);
-		call->srv_rep_last = (int64_t)vp_xchg__end_ts(s);
+		call->srv_first = s->req.first_ts;
+		call->srv_req_last = s->req.last_ts;
+		call->srv_rep_first = s->has_rep ? s->rep.first_ts : s->req.last_ts;
+		call->srv_last = vp_xchg__end_ts(s);
 		/* Its lines go with it: the exchange is released right after. */
 		call->logs = s->logs;
 		s->logs = s->logs_tail = NULL;
 	} else {
-		fill_external(&call->server, c);
+		hold_external(&call->server, c);
 	}
 	call->conn_index = main->conn_index;
-	call->start_ns = (int64_t)main->req.first_ts;
-	call->end_ns = (int64_t)vp_xchg__end_ts(main);
 	call->request_bytes = main->req.bytes;
 	call->reply_bytes = main->has_rep ? main->rep.bytes : 0;
-	if (c) {
-		call->cli_first = c->req.first_ts;
-		call->cli_last = vp_xchg__end_ts(c);
-	}
-	if (s) {
-		call->srv_first = s->req.first_ts;
-		call->srv_last = vp_xchg__end_ts(s);
-	}
 	call->one_way = one_way(main, main == c ? s : NULL);
 	call->complete = !(c && c->incomplete) && !(s && s->incomplete) &&
 			 (!main->unanswered || call->one_way) && !cut_by_death(parent, c, s);
 	call->link = c ? c->link : s->link;
-	call->setup_ns = (int64_t)(c ? c->setup_ns : s->setup_ns);
-	/* Both ends saw the same bytes; the server's capture is the one usually asked for. */
-	if (s && s->wit)
-		call->wit = *s->wit;
-	else if (c && c->wit)
-		call->wit = *c->wit;
+	call->setup_ns = c ? c->setup_ns : s->setup_ns;
+	if (wit) {
+		*m->wits = *wit;
+		call->wit = m->wits++;
+	}
 	r->exact &= call->link.exact && !(s && s->tainted);
-	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
-		n += shown(k);
-	if (n) {
+	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling) {
+		if (shown(k)) {
+			call->nkids++;
+			hold(r, m, s, k, k->peer, hosts_seen);
+		}
+	}
+}
+
+static void expand_end(struct vp_call_end *e, const struct held_end *h)
+{
+	e->recorded = h->recorded;
+	e->host = h->host;
+	e->pid = h->pid;
+	e->tid = h->tid;
+	memcpy(e->comm, h->comm, VPR_COMM_LEN);
+	e->comm[VPR_COMM_LEN] = 0;
+	memcpy(e->proc, h->proc, VPR_COMM_LEN);
+	e->proc[VPR_COMM_LEN] = 0;
+	e->addr = h->addr;
+	e->cookie = h->cookie;
+}
+
+/* The next held call and its subtree as the outputs' struct vp_call (times on host clocks). */
+static struct vp_call *expand(const struct held_call **next, struct arena *m)
+{
+	const struct held_call *h = (*next)++;
+	struct vp_call *call = m->calls++;
+
+	expand_end(&call->client, &h->client);
+	expand_end(&call->server, &h->server);
+	call->conn_index = h->conn_index;
+	/* At the client when recorded, else at the server. */
+	call->start_ns = (int64_t)(h->client.recorded ? h->cli_first : h->srv_first);
+	call->end_ns = (int64_t)(h->client.recorded ? h->cli_last : h->srv_last);
+	call->request_bytes = h->request_bytes;
+	call->reply_bytes = h->reply_bytes;
+	call->srv_req_first = (int64_t)h->srv_first;
+	call->srv_req_last = (int64_t)h->srv_req_last;
+	call->srv_rep_first = (int64_t)h->srv_rep_first;
+	call->srv_rep_last = (int64_t)h->srv_last;
+	call->cli_first = h->cli_first;
+	call->cli_last = h->cli_last;
+	call->srv_first = h->srv_first;
+	call->srv_last = h->srv_last;
+	call->complete = h->complete;
+	call->one_way = h->one_way;
+	call->link = h->link;
+	call->setup_ns = (int64_t)h->setup_ns;
+	call->logs = h->logs;
+	if (h->wit)
+		call->wit = *h->wit;
+	else
+		memset(&call->wit, 0, sizeof(call->wit));
+	call->calls = NULL;
+	call->ncalls = 0;
+	if (h->nkids) {
 		call->calls = m->ptrs;
-		m->ptrs += n;
-		for (const struct vp_xchg *k = s->child_head; k; k = k->sibling)
-			if (shown(k))
-				call->calls[call->ncalls++] = build(p, r, m, s, k, k->peer, hosts_seen);
+		m->ptrs += h->nkids;
+		for (uint32_t i = 0; i < h->nkids; i++)
+			call->calls[call->ncalls++] = expand(next, m);
 		sort_by_start(call->calls, call->ncalls);
 	}
 	return call;
+}
+
+/*
+ * A held request as the outputs take it: one allocation (vp_request__free),
+ * every field written, so not zeroed first (calloc's memset of every call
+ * was a tenth of the join).
+ */
+static struct vp_request *expand_request(const struct vp_held_req *h)
+{
+	size_t n = h->ncalls;
+	struct vp_request *r = malloc(sizeof(*r) + n * sizeof(struct vp_call) +
+				      n * sizeof(struct vp_call *));
+	const struct held_call *next = h->calls;
+	struct arena m;
+
+	if (!r)
+		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+	m.calls = (struct vp_call *)(r + 1);
+	m.ptrs = (struct vp_call **)(m.calls + n);
+	r->id = h->id;
+	r->complete = false; /* emit decides */
+	r->exact = h->exact;
+	r->ncalls = n;
+	r->nhosts = h->nhosts;
+	r->root = expand(&next, &m);
+	return r;
 }
 
 static void release(struct vp_paths *p, struct vp_xchg *x)
@@ -422,30 +541,34 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 {
 	struct vp_xchg *c = root->side == VP_CLIENT ? root : NULL;
 	struct vp_xchg *s = c ? c->peer : root;
-	size_t n = count_calls(s);
+	const struct vp_xchg *main = c ? c : s;
+	size_t nwit = 0, n = count_calls(c, s, &nwit);
 	/* A TLS handshake, or a TLS client's last close_notify, that caused nothing is no request. */
 	if ((setup(c, s) || (c && c->teardown) || (s && s->teardown)) && n == 1) {
 		p->teardowns++;
 		release_tree(p, c, s);
 		return;
 	}
-	struct vp_request *r = calloc(1, sizeof(*r) + n * sizeof(struct vp_call) +
-					     n * sizeof(struct vp_call *));
-	struct arena m;
+	struct vp_held_req *r = vp_farena__alloc(&p->held, sizeof(*r) + n * sizeof(struct held_call) +
+							       nwit * sizeof(struct vp_witness));
+	struct held_arena m;
 	uint64_t hosts_seen = 0;
 
 	if (!r)
 		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
-	m.calls = (struct vp_call *)(r + 1);
-	m.ptrs = (struct vp_call **)(m.calls + n);
+	m.calls = r->calls;
+	m.wits = (struct vp_witness *)(r->calls + n);
 	r->id = ++p->next_request_id;
 	r->exact = true;
-	r->root = build(p, r, &m, NULL, c, s, &hosts_seen);
+	r->ncalls = n;
+	r->host = main->host;
+	r->end_ns = vp_xchg__end_ts(main);
+	hold(r, &m, NULL, c, s, &hosts_seen);
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
 	release_tree(p, c, s);
 	if (p->rlen == p->rcap) {
 		size_t cap = p->rcap ? p->rcap * 2 : 256;
-		struct vp_request **q = malloc(cap * sizeof(*q));
+		struct vp_held_req **q = malloc(cap * sizeof(*q));
 
 		if (!q)
 			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
@@ -533,10 +656,8 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 {
 	while (p->rlen) {
-		struct vp_request *r = p->ready[p->rhead];
-
-		const struct vp_call *c = r->root;
-		int host = c->client.recorded ? c->client.host : c->server.host;
+		const struct vp_held_req *h = p->ready[p->rhead];
+		struct vp_request *r;
 
 		/*
 		 * Wait until loss is known past its end, unless time stands still
@@ -544,10 +665,12 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 		 * stay bounded, the loss marks of those requests may then miss.
 		 */
 		if (!all && p->rlen <= READY_MAX &&
-		    vp_paths__aligned(p, host, (uint64_t)c->end_ns) + (int64_t)p->window_ns > loss_known)
+		    vp_paths__aligned(p, h->host, h->end_ns) + (int64_t)p->window_ns > loss_known)
 			return;
 		p->rhead = (p->rhead + 1) % p->rcap;
 		p->rlen--;
+		r = expand_request(h);
+		vp_farena__pop(&p->held);
 		r->complete = finish_call(p, r->root, &r->exact);
 		/*
 		 * Records lost near a request may have held what decided its
@@ -562,13 +685,24 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 	}
 }
 
+static void free_held_logs(struct vp_held_req *h)
+{
+	for (size_t i = 0; i < h->ncalls; i++)
+		vp_loglines__free_list(h->calls[i].logs);
+}
+
+static void free_logs(struct vp_call *c)
+{
+	vp_loglines__free_list(c->logs);
+	for (size_t i = 0; i < c->ncalls; i++)
+		free_logs(c->calls[i]);
+}
+
 void vp_paths__free(struct vp_paths *p)
 {
-	while (p->rlen) {
-		vp_request__free(p->ready[p->rhead]);
-		p->rhead = (p->rhead + 1) % p->rcap;
-		p->rlen--;
-	}
+	for (; p->rlen; p->rlen--, p->rhead = (p->rhead + 1) % p->rcap)
+		free_held_logs(p->ready[p->rhead]);
+	vp_farena__free(&p->held);
 	free(p->ready);
 	p->ready = NULL;
 	for (size_t h = 0; p->pools && h < p->nhosts; h++)
@@ -577,13 +711,6 @@ void vp_paths__free(struct vp_paths *p)
 	p->pools = NULL;
 	u64map__free(&p->muxed);
 	u64map__free(&p->blind);
-}
-
-static void free_logs(struct vp_call *c)
-{
-	vp_loglines__free_list(c->logs);
-	for (size_t i = 0; i < c->ncalls; i++)
-		free_logs(c->calls[i]);
 }
 
 void vp_request__free(struct vp_request *r)

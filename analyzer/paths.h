@@ -10,6 +10,7 @@
 #ifndef VPATH_PATHS_H
 #define VPATH_PATHS_H
 
+#include "fifoarena.h"
 #include "hashmap.h"
 #include "input.h"
 #include "outbox.h"
@@ -26,8 +27,14 @@ struct vp_paths {
 	vp_request_fn fn;
 	void *ctx;
 	uint64_t window_ns; /* reorder window: margin around loss and truncation checks */
-	struct vp_request **ready; /* FIFO of built requests waiting for loss to be known */
+	/*
+	 * FIFO of built requests waiting for loss to be known (about a clock
+	 * tick's worth): each held compactly in `held`, made a struct
+	 * vp_request when emitted (paths.c).
+	 */
+	struct vp_held_req **ready;
 	size_t rhead, rlen, rcap;
+	struct vp_farena held;
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
 	uint64_t requests_exact;

@@ -43,7 +43,7 @@ int vp_workers__init(struct vp_workers *w, unsigned nthreads)
 	int err = 0;
 
 	memset(w, 0, sizeof(*w));
-	w->n = 1;
+	w->n = w->use = 1;
 	if (want == 1)
 		return 0;
 	if (pthread_mutex_init(&w->mu, NULL))
@@ -69,12 +69,13 @@ int vp_workers__init(struct vp_workers *w, unsigned nthreads)
 			return -err;
 		}
 	}
+	w->use = w->n;
 	return 0;
 }
 
 void vp_workers__run(struct vp_workers *w, size_t njobs, vp_job_fn fn, void *ctx)
 {
-	if (w->n == 1 || njobs < 2) {
+	if (w->use == 1 || njobs < 2) {
 		for (size_t j = 0; j < njobs; j++)
 			fn(ctx, j);
 		return;

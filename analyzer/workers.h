@@ -18,6 +18,11 @@ typedef void (*vp_job_fn)(void *ctx, size_t job);
 struct vp_workers {
 	pthread_t *tids;
 	unsigned n; /* threads in all, the caller's included */
+	/*
+	 * Batches run on all n threads, or on the caller's alone when 1 (the
+	 * others wait): the analysis times both ways (analysis.c, tune).
+	 */
+	unsigned use;
 	pthread_mutex_t mu;
 	pthread_cond_t go, idle;
 	bool sync; /* mu, go and idle were made */

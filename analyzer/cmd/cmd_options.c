@@ -64,8 +64,8 @@ static const struct argp_option tuning_options[] = {
 	{"reorder", OPT_REORDER, "D", 0,
 	 "how far records of one file may be out of order (default 10ms)", 2},
 	{"threads", OPT_THREADS, "N", 0,
-	 "hosts analyzed at once (default: the online CPUs, at most one per host); the output is "
-	 "the same for every N",
+	 "hosts analyzed at once (default: one or the online CPUs, at most one per host, "
+	 "whichever runs faster, timed as it goes); the output is the same for every N",
 	 2},
 	{"pairs", OPT_PAIRS, "FILE", 0,
 	 "which client end pairs with which server end, as decided outside (ClickHouse: "

@@ -3,16 +3,25 @@
 # four-host recording (64 client threads, about 40 requests in flight, about
 # 500K records per second of recording, a clock tick per second) of 1M and
 # of 10M records;
-# `vpath-analyze patterns` reads each.  Prints records per second of CPU time
+# `vpath-analyze patterns --threads 1` reads each.  Prints records per second of CPU time
 # (one core: the analyzer is single-threaded) and of wall time, and peak RSS.
 # Targets: >= 5M records/s; RSS at 10M <= 1.5x RSS at 1M (memory follows
 # concurrency, not recording length).
+# Then the same largest recording under this build and under the build of
+# ANALYZER_BASE (88f5566, main on 2026-11-27, issue 27: this build should
+# take half its CPU time), --threads 1, BASE_ROUNDS (3) interleaved rounds:
+# the median CPU time of each and their ratio.  The base is built once from
+# git into $OUTPUT/bench-base-COMMIT (ANALYZER_BASE_BIN: a vpath-analyze to
+# use instead; ANALYZER_BASE= skips the comparison).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 OUTPUT=${OUTPUT:-.output}
 GEN=$OUTPUT/tests/gen-synth
 A=$OUTPUT/vpath-analyze
 SIZES=${ANALYZER_BENCH_SIZES:-"1000000 10000000"}
+BASE=${ANALYZER_BASE-88f5566}
+BASE_BIN=${ANALYZER_BASE_BIN:-}
+BASE_ROUNDS=${BASE_ROUNDS:-3}
 for b in "$GEN" "$A"; do
 	[ -x "$b" ] || { echo "missing $b: run make tests-build"; exit 1; }
 done
@@ -27,7 +36,7 @@ for n in $SIZES; do
 	events=$(echo "$gen" | awk '{print $4}')
 	want=$(echo "$gen" | awk '{print $2}')
 	# /usr/bin/time -f: %U+%S CPU seconds, %e wall seconds, %M peak RSS in KB.
-	/usr/bin/time -f '%U %S %e %M' -o "$d/time" "$A" patterns "$d"/*.vpr >"$d/out" || exit 1
+	/usr/bin/time -f '%U %S %e %M' -o "$d/time" "$A" patterns --threads 1 "$d"/*.vpr >"$d/out" || exit 1
 	read -r user sys wall kb <"$d/time"
 	reqs=$(awk '/^pattern /{s += $3} END {print s}' "$d/out")
 	rss[$n]=$kb
@@ -42,3 +51,40 @@ if [ $# -ge 2 ]; then
 	awk -v a="${rss[$1]}" -v b="${rss[$2]}" -v x="$1" -v y="$2" \
 		'BEGIN { printf "peak RSS at %d records / at %d records: %.2fx (target <= 1.5x)\n", y, x, b / a }'
 fi
+
+# base_build: the base commit's vpath-analyze, built once (prints its path, or nothing).
+base_build() {
+	local dir=$OUTPUT/bench-base-$BASE
+	if [ ! -x "$dir/.output/vpath-analyze" ]; then
+		rm -rf "$dir" && mkdir -p "$dir" || return 0
+		git archive "$BASE" 2>/dev/null | tar -x -C "$dir" 2>/dev/null &&
+			make -C "$dir" -j2 .output/vpath-analyze >"$dir.log" 2>&1 || return 0
+	fi
+	echo "$dir/.output/vpath-analyze"
+}
+[ -n "$BASE" ] || exit 0
+[ -n "$BASE_BIN" ] || BASE_BIN=$(base_build)
+if [ ! -x "$BASE_BIN" ]; then
+	echo "comparison with $BASE skipped: could not build it (git archive, make; see $OUTPUT/bench-base-$BASE.log)"
+	exit 0
+fi
+# cpu_of BIN: CPU seconds (user + sys) of one --threads 1 run over the last recording.
+cpu_of() {
+	/usr/bin/time -f '%U %S' -o "$d/time" "$1" patterns --threads 1 "$d"/*.vpr >"$d/out.cmp" || return 1
+	awk '{ printf "%.2f\n", $1 + $2 }' "$d/time"
+}
+base_cpu= new_cpu=
+for r in $(seq 1 "$BASE_ROUNDS"); do
+	# Alternate which goes first, so that a busy spell hits both alike.
+	if [ $((r % 2)) = 1 ]; then
+		b=$(cpu_of "$BASE_BIN") && n=$(cpu_of "$A") || exit 1
+	else
+		n=$(cpu_of "$A") && b=$(cpu_of "$BASE_BIN") || exit 1
+	fi
+	base_cpu+="$b " new_cpu+="$n "
+done
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mb=$(echo "$base_cpu" | median) mn=$(echo "$new_cpu" | median)
+echo "CPU seconds, --threads 1, $events records, $BASE_ROUNDS interleaved rounds: $BASE's build $base_cpu/ this build $new_cpu"
+awk -v b="$mb" -v n="$mn" -v base="$BASE" 'BEGIN {
+	printf "median CPU time %s'"'"'s build / this build: %.2fx (target >= 2)\n", base, (n > 0 ? b / n : 0) }'
