@@ -546,6 +546,7 @@ static bool h2_block_take(struct vp_analysis *a, int h, const struct vpr_h2_fram
 {
 	struct vpr_payload head = {0};
 
+	head.h.type = VPR_PAYLOAD; /* the table keeps log lines too (payloads.c same_op) */
 	head.h.tid = f->h.tid;
 	head.h.ts_ns = f->h.ts_ns;
 	head.cookie = f->cookie;
