@@ -11,7 +11,7 @@
 #define VPATH_PATHS_H
 
 #include "hashmap.h"
-#include "input.h"
+#include "host.h"
 #include "outbox.h"
 #include "request.h"
 #include "xchg.h"
