@@ -138,6 +138,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		goto cleanup;
 	a->paths.on_xchg = opts->on_xchg;
 	a->paths.xchg_ctx = opts->xchg_ctx;
+	a->paths.proc_comm = vp_proc__comm;
 	for (size_t i = 0; i < a->nhosts; i++) {
 		a->hs[i].host = vp_input__host(a->in, i);
 		vp_hpaths__init(&a->hs[i].paths, &a->paths, (int)i);

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribute.h"
 #include "exchanges.h"
 #include "paths.h"
 
@@ -209,8 +208,8 @@ static void fill_end(const struct vp_paths *p, struct vp_call_end *e, const stru
 	e->tid = vp_xchg__actor(x);
 	memcpy(e->comm, x->comm, VPR_COMM_LEN);
 	e->comm[VPR_COMM_LEN] = 0;
-	if (x->proc)
-		memcpy(e->proc, x->proc->comm, VPR_COMM_LEN);
+	if (x->proc && p->proc_comm)
+		memcpy(e->proc, p->proc_comm(x->proc), VPR_COMM_LEN);
 	e->proc[VPR_COMM_LEN] = 0;
 	e->addr = x->local;
 	e->cookie = x->cookie;
