@@ -5,6 +5,7 @@
 
 #include "dump.h"
 #include "local.h"
+#include "localdump.h"
 
 static void dump_msg(FILE *out, const char *name, const struct vp_msg *m)
 {

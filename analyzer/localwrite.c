@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The per-host phase (`vpath-analyze local`): one host's recordings into a local file. */
+/* The per-host phase (`vpath-analyze local`, localwrite.h): one host's recordings into a local file. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,8 @@
 
 #include "analysis.h"
 #include "attribute.h"
-#include "local.h"
+#include "local/local.h"
+#include "localwrite.h"
 #include "recfile.h"
 
 struct writing {
