@@ -20,6 +20,7 @@
 
 #include "localcalls.h"
 #include "localfile.h"
+#include "localhost.h"
 #include "localrecs.h"
 
 struct vp_local_reader;
