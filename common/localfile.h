@@ -5,13 +5,14 @@
  * deflated blocks:
  *
  *   HOST   the host: its recordings' file headers and paths, its addresses
- *          (localhost.h)
+ *          (analyzer/local/localhost.h)
  *   RECS   the records its recordings held, in their order, re-encoded
- *          without loss (localrecs.h): the analysis reads these instead of
- *          the recording and so takes every decision as it would have
+ *          without loss (analyzer/local/localrecs.h): the analysis reads
+ *          these instead of the recording and so takes every decision as it
+ *          would have
  *   CALLS  every exchange its own stages found, with its connection key,
- *          stream ranges and in-host link (localcalls.h): what an outside
- *          engine pairs and joins
+ *          stream ranges and in-host link (analyzer/local/localcalls.h):
+ *          what an outside engine pairs and joins
  *   END    counts; a file without it was cut short
  *
  * This module is the framing only; a torn or damaged file reads up to the
