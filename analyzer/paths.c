@@ -571,8 +571,3 @@ void vp_paths__free(struct vp_paths *p)
 	u64map__free(&p->muxed);
 	u64map__free(&p->blind);
 }
-
-void vp_request__free(struct vp_request *r)
-{
-	free(r); /* one block with its calls (build_request) */
-}

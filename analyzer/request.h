@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "endpoint.h"
 #include "evidence.h"
@@ -55,7 +56,11 @@ struct vp_request {
 	size_t nhosts;	 /* distinct recorded hosts visited */
 };
 
-void vp_request__free(struct vp_request *r);
+/* NULL-safe: a request is one block with its calls (paths.c, build_request). */
+static inline void vp_request__free(struct vp_request *r)
+{
+	free(r);
+}
 
 static inline enum vp_outcome vp_call__outcome(const struct vp_call *c)
 {
