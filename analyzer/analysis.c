@@ -15,7 +15,7 @@
 #include "owners.h"
 #include "pairs.h"
 #include "paths.h"
-#include "sockets.h"
+#include "socktab.h"
 #include "streams.h"
 #include "workers.h"
 

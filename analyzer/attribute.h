@@ -28,7 +28,7 @@
 #include "hashmap.h"
 #include "idseen.h"
 #include "judge.h"
-#include "sockets.h"
+#include "socktab.h"
 #include "paths.h"
 #include "xchg.h"
 
