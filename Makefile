@@ -99,12 +99,13 @@ $(OUTPUT)/analyzer/out/report_assets.o: $(wildcard analyzer/out/report/*)
 # The recorder's BPF side is reached through the skeleton.
 $(OUTPUT)/user/recorder.o: $(SKELS)
 
+# Made afresh: a moved or renamed source must not leave its old object in the archive.
 $(LIBCOMMON): $(COMMON_OBJS)
 	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 $(LIBANALYZE): $(ANALYZER_OBJS)
 	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 $(LIBTEST): $(TESTLIB_OBJS) | $(OUTPUT)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

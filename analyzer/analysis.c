@@ -9,15 +9,15 @@
 #include "analysis.h"
 #include "clock.h"
 #include "exchanges.h"
+#include "fifo.h"
 #include "h2blocks.h"
-#include "h2streams.h"
 #include "goroutines.h"
-#include "lookahead.h"
+#include "h2streams.h"
 #include "matcher.h"
 #include "owners.h"
 #include "pairs.h"
 #include "paths.h"
-#include "sockets.h"
+#include "socktab.h"
 #include "streams.h"
 #include "workers.h"
 
@@ -158,6 +158,7 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		goto cleanup;
 	a->paths.on_xchg = opts->on_xchg;
 	a->paths.xchg_ctx = opts->xchg_ctx;
+	a->paths.proc_comm = vp_proc__comm;
 	for (size_t i = 0; i < a->nhosts; i++) {
 		a->hs[i].host = vp_input__host(a->in, i);
 		vp_hpaths__init(&a->hs[i].paths, &a->paths, (int)i);

@@ -1174,6 +1174,11 @@ void vp_attr__flush(struct vp_attr *a)
 		thread_forget(a, v);
 }
 
+const char *vp_proc__comm(const struct vp_proc *p)
+{
+	return p->comm;
+}
+
 enum vp_model vp_proc__model(const struct vp_proc *p)
 {
 	if (p->interleaved)

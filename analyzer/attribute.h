@@ -29,7 +29,7 @@
 #include "idseen.h"
 #include "judge.h"
 #include "loglines.h"
-#include "sockets.h"
+#include "socktab.h"
 #include "paths.h"
 #include "xchg.h"
 
@@ -291,6 +291,8 @@ static inline uint64_t vp_proc__calls_exact(const struct vp_proc *p)
 /* End of input: every pending call is a root. */
 void vp_attr__flush(struct vp_attr *a);
 enum vp_model vp_proc__model(const struct vp_proc *p);
+/* Its name (VPR_COMM_LEN bytes, NUL-padded): the paths' proc_comm hook (paths.h). */
+const char *vp_proc__comm(const struct vp_proc *p);
 const char *vp_model_name(enum vp_model m);
 void vp_attr__free(struct vp_attr *a);
 

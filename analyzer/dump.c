@@ -9,6 +9,9 @@
 #include "endpoint.h"
 #include "recfile.h"
 
+_Static_assert(VPR_READ_OK == 0 && VPR_READ_TORN_TAIL == 1 && VPR_READ_CORRUPT == 2,
+	       "vp_dump_status's damage");
+
 static const char *tcp_state_name(unsigned s)
 {
 	static const char *const names[] = {
@@ -277,13 +280,31 @@ void vp_dump_header(FILE *out, const struct vpr_file_header *hd)
 	fputc('\n', out);
 }
 
+int vp_dump_status(FILE *out, FILE *errf, const char *path, unsigned damage, const char *why,
+		   const char *intact)
+{
+	switch (damage) {
+	case 0:
+		fprintf(out, "status  ok\n");
+		return 0;
+	case 1:
+		fprintf(out, "status  torn tail: %s\n", why);
+		fprintf(errf, "warning: %s: %s; %s\n", path, why, intact);
+		return 1;
+	default:
+		fprintf(out, "status  corrupt: %s\n", why);
+		fprintf(errf, "error: %s: %s\n", path, why);
+		return -EBADMSG;
+	}
+}
+
 int vp_dump_file(const char *path, FILE *out, FILE *errf)
 {
 	uint64_t counts[VPR_TYPE_MAX + 1] = {0}, total = 0;
 	const struct vpr_hdr *rec;
 	struct vpr_reader *r;
 	char err[256];
-	int ret = 0;
+	int ret;
 
 	r = vpr_reader__open(path, err, sizeof(err));
 	if (!r) {
@@ -303,22 +324,8 @@ int vp_dump_file(const char *path, FILE *out, FILE *errf)
 			fprintf(out, " %s=%" PRIu64, t == VPR_TYPE_MAX ? "unknown" : vpr_type_name((uint16_t)t),
 				counts[t]);
 	fputc('\n', out);
-	switch (vpr_reader__status(r)) {
-	case VPR_READ_OK:
-		fprintf(out, "status  ok\n");
-		break;
-	case VPR_READ_TORN_TAIL:
-		fprintf(out, "status  torn tail: %s\n", vpr_reader__error(r));
-		fprintf(errf, "warning: %s: %s; the records before it are intact (a crash leaves this)\n",
-			path, vpr_reader__error(r));
-		ret = 1;
-		break;
-	case VPR_READ_CORRUPT:
-		fprintf(out, "status  corrupt: %s\n", vpr_reader__error(r));
-		fprintf(errf, "error: %s: %s\n", path, vpr_reader__error(r));
-		ret = -EBADMSG;
-		break;
-	}
+	ret = vp_dump_status(out, errf, path, vpr_reader__status(r), vpr_reader__error(r),
+			     "the records before it are intact (a crash leaves this)");
 	vpr_reader__close(r);
 	return ret;
 }

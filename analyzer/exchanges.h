@@ -11,7 +11,7 @@
 #ifndef VPATH_EXCHANGES_H
 #define VPATH_EXCHANGES_H
 
-#include "sockets.h"
+#include "socktab.h"
 #include "xchg.h"
 
 /* The largest TLS alert record (close_notify: 24 bytes in TLS 1.3, 31 in TLS 1.2 with GCM). */

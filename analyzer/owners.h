@@ -21,7 +21,7 @@
 
 #include "endpoint.h"
 #include "hashmap.h"
-#include "input.h"
+#include "host.h"
 #include "vpath/record.h"
 
 /* Learned addresses are few (one or two per namespace); a damaged file could invent more. */

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "input.h"
+#include "host.h"
 #include "vpath/record.h"
 #include "xchg.h"
 

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribute.h"
 #include "exchanges.h"
 #include "loglines.h"
 #include "paths.h"
@@ -241,15 +240,15 @@ struct vp_held_req {
 	struct held_call calls[];
 };
 
-static void hold_end(struct held_end *e, const struct vp_xchg *x)
+static void hold_end(const struct vp_paths *p, struct held_end *e, const struct vp_xchg *x)
 {
 	e->recorded = true;
 	e->host = x->host;
 	e->pid = x->pid;
 	e->tid = vp_xchg__actor(x);
 	memcpy(e->comm, x->comm, VPR_COMM_LEN);
-	if (x->proc)
-		memcpy(e->proc, x->proc->comm, VPR_COMM_LEN);
+	if (x->proc && p->proc_comm)
+		memcpy(e->proc, p->proc_comm(x->proc), VPR_COMM_LEN);
 	e->addr = x->local;
 	e->cookie = x->cookie;
 }
@@ -295,6 +294,7 @@ struct arena {
 
 /* Where a held request's calls and witnesses go, in turn. */
 struct held_arena {
+	const struct vp_paths *paths;
 	struct held_call *calls;
 	struct vp_witness *wits;
 };
@@ -379,7 +379,7 @@ static void hold(struct vp_held_req *r, struct held_arena *m, const struct vp_xc
 
 	memset(call, 0, sizeof(*call));
 	if (c) {
-		hold_end(&call->client, c);
+		hold_end(m->paths, &call->client, c);
 		*hosts_seen |= 1ull << (c->host & 63);
 		call->cli_first = c->req.first_ts;
 		call->cli_last = vp_xchg__end_ts(c);
@@ -387,7 +387,7 @@ static void hold(struct vp_held_req *r, struct held_arena *m, const struct vp_xc
 		hold_external(&call->client, s);
 	}
 	if (s) {
-		hold_end(&call->server, s);
+		hold_end(m->paths, &call->server, s);
 		*hosts_seen |= 1ull << (s->host & 63);
 		call->srv_first = s->req.first_ts;
 		call->srv_req_last = s->req.last_ts;
@@ -556,6 +556,7 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 
 	if (!r)
 		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+	m.paths = p;
 	m.calls = r->calls;
 	m.wits = (struct vp_witness *)(r->calls + n);
 	r->id = ++p->next_request_id;

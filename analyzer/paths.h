@@ -12,7 +12,7 @@
 
 #include "fifoarena.h"
 #include "hashmap.h"
-#include "input.h"
+#include "host.h"
 #include "outbox.h"
 #include "request.h"
 #include "xchg.h"
@@ -42,6 +42,13 @@ struct vp_paths {
 	struct vp_xpool *pools;	  /* per host: where its exchanges come from and go back to */
 	vp_xchg_fn on_xchg;	  /* NULL: nobody looks */
 	void *xchg_ctx;
+	/*
+	 * Hook: the name of an exchange's process (x->proc), for the call ends
+	 * of a request.  Attribution, a stage above this one, keeps the
+	 * processes (attribute.h), so paths asks it here instead of knowing
+	 * struct vp_proc; NULL: no process names.
+	 */
+	const char *(*proc_comm)(const struct vp_proc *proc);
 	/*
 	 * Connection ends found multiplexed by the join (vp_paths__muxed), key
 	 * vp_paths_end_key: calls on them that wait to be emitted lose their

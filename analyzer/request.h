@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "endpoint.h"
 #include "evidence.h"
@@ -59,6 +60,7 @@ struct vp_request {
 	size_t nhosts;	 /* distinct recorded hosts visited */
 };
 
+/* NULL-safe: a request is one block with its calls, and its calls' log lines (paths.c). */
 void vp_request__free(struct vp_request *r);
 
 static inline enum vp_outcome vp_call__outcome(const struct vp_call *c)

@@ -72,7 +72,7 @@ struct vp_xchg {
 	bool pipe_head;	   /* requests after its own were cut off its message (pipeline.h) */
 	bool pipe_tail;	   /* cut off the message of the request before it (pipeline.h) */
 	bool killed;	   /* server: its process died of a signal with this reply begun (paths.c) */
-	bool muxed;	   /* on a connection carrying several exchanges at once (sockets.h): never exact */
+	bool muxed;	   /* on a connection carrying several exchanges at once (socktab.h): never exact */
 	/*
 	 * The other direction's stream at this end when its request began: what
 	 * a client had read, what a server had sent (other_known: any).  A

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "blockio.h"
 #include "recfile.h"
 
 /*
@@ -30,39 +30,12 @@ struct vpr_writer {
 	unsigned char buf[sizeof(struct vpr_block_header) + VPR_WRITER_BLOCK_BYTES];
 };
 
-static uint32_t crc32_of(const void *p, size_t n)
-{
-	return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
-}
-
 void vpr_file_header__seal(struct vpr_file_header *hdr)
 {
 	memcpy(hdr->magic, VPR_MAGIC, sizeof(hdr->magic));
 	hdr->version = VPR_VERSION;
 	hdr->header_size = sizeof(*hdr);
-	hdr->header_crc = 0;
-	hdr->header_crc = crc32_of(hdr, sizeof(*hdr));
-}
-
-/* write() until done; -errno on failure. */
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t k = write(fd, c, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	vp_header_seal(hdr, sizeof(*hdr), &hdr->header_crc);
 }
 
 struct vpr_writer *vpr_writer__from_fd(int fd, const struct vpr_file_header *hdr)
@@ -79,7 +52,7 @@ struct vpr_writer *vpr_writer__from_fd(int fd, const struct vpr_file_header *hdr
 	}
 	w->fd = fd;
 	vpr_file_header__seal(&h);
-	err = write_all(fd, &h, sizeof(h));
+	err = vp_write_all(fd, &h, sizeof(h));
 	if (err) {
 		close(fd);
 		free(w);
@@ -103,6 +76,7 @@ int vpr_writer__flush(struct vpr_writer *w)
 {
 	struct vpr_block_header *bh = (struct vpr_block_header *)w->buf;
 	size_t total;
+	bool cut;
 	int err;
 
 	if (w->err)
@@ -112,16 +86,12 @@ int vpr_writer__flush(struct vpr_writer *w)
 	bh->magic = VPR_BLOCK_MAGIC;
 	bh->len = w->len;
 	bh->count = w->count;
-	bh->crc = crc32_of(w->buf + sizeof(*bh), w->len);
+	bh->crc = vp_crc32(w->buf + sizeof(*bh), w->len);
 	total = sizeof(*bh) + w->len;
-	err = write_all(w->fd, w->buf, total);
+	err = vp_block_append(w->fd, w->bytes, w->buf, total, &cut);
 	if (err) {
-		/*
-		 * Cut a partly written block off again, so that the file ends
-		 * on a whole block and everything already in it stays valid.
-		 */
-		if (ftruncate(w->fd, (off_t)w->bytes) == 0 &&
-		    lseek(w->fd, (off_t)w->bytes, SEEK_SET) >= 0 && err != -ENOSPC)
+		/* The file was cut back to its whole blocks (vp_block_append); this one stays pending. */
+		if (cut && err != -ENOSPC)
 			return err;
 		w->err = err;
 		return err;
@@ -246,27 +216,6 @@ const char *vpr_type_name(uint16_t type)
 	return type < VPR_TYPE_MAX && names[type] ? names[type] : "unknown";
 }
 
-static int read_at(int fd, void *p, size_t n, uint64_t off)
-{
-	char *c = p;
-
-	while (n) {
-		ssize_t k = pread(fd, c, n, (off_t)off);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -ENODATA;
-		c += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
-
 static void fail(char *err, size_t errlen, const char *fmt, const char *arg)
 {
 	if (err && errlen)
@@ -277,7 +226,6 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 {
 	struct vpr_reader *r;
 	struct stat st;
-	uint32_t crc;
 	int fd;
 
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
@@ -313,15 +261,15 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 	 * fstat), it is read piece by piece as a large file is, so that the blocks
 	 * before the damage still count.
 	 */
-	r->whole = r->file_size <= VPR_BLOCK_MAX && !read_at(fd, r->buf, r->file_size, 0);
+	r->whole = r->file_size <= VPR_BLOCK_MAX && !vp_read_at(fd, r->buf, r->file_size, 0);
 	if (r->whole)
 		memcpy(&r->hdr, r->buf, r->file_size < sizeof(r->hdr) ? r->file_size : sizeof(r->hdr));
-	if (r->file_size < 8 || (!r->whole && read_at(fd, r->hdr.magic, 8, 0)) ||
+	if (r->file_size < 8 || (!r->whole && vp_read_at(fd, r->hdr.magic, 8, 0)) ||
 	    memcmp(r->hdr.magic, VPR_MAGIC, 8)) {
 		fail(err, errlen, "%s", "not a vpath recording (bad magic)");
 		goto fail_free;
 	}
-	if (r->file_size < sizeof(r->hdr) || (!r->whole && read_at(fd, &r->hdr, sizeof(r->hdr), 0))) {
+	if (r->file_size < sizeof(r->hdr) || (!r->whole && vp_read_at(fd, &r->hdr, sizeof(r->hdr), 0))) {
 		fail(err, errlen, "%s", "truncated header (file shorter than 256 bytes)");
 		goto fail_free;
 	}
@@ -331,13 +279,11 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 				 r->hdr.version, VPR_VERSION);
 		goto fail_free;
 	}
-	crc = r->hdr.header_crc;
-	r->hdr.header_crc = 0;
-	if (r->hdr.header_size != sizeof(r->hdr) || crc32_of(&r->hdr, sizeof(r->hdr)) != crc) {
+	if (r->hdr.header_size != sizeof(r->hdr) ||
+	    !vp_header_intact(&r->hdr, sizeof(r->hdr), &r->hdr.header_crc)) {
 		fail(err, errlen, "%s", "damaged header (checksum mismatch)");
 		goto fail_free;
 	}
-	r->hdr.header_crc = crc;
 	r->off = sizeof(r->hdr);
 	return r;
 
@@ -359,9 +305,7 @@ static int stop(struct vpr_reader *r, enum vpr_read_status st, const char *what)
 {
 	r->status = st;
 	r->done = true;
-	snprintf(r->err, sizeof(r->err), "%s at offset %llu (block %llu): %s",
-		 st == VPR_READ_TORN_TAIL ? "truncated" : "corrupt",
-		 (unsigned long long)r->off, (unsigned long long)r->blocks, what);
+	vp_block_damage(r->err, sizeof(r->err), st == VPR_READ_TORN_TAIL, r->off, r->blocks, what);
 	return 0;
 }
 
@@ -376,7 +320,7 @@ static int load_block(struct vpr_reader *r)
 	if (r->whole) {
 		at = r->buf + r->off;
 		memcpy(&bh, at, sizeof(bh));
-	} else if (read_at(r->fd, &bh, sizeof(bh), r->off)) {
+	} else if (vp_read_at(r->fd, &bh, sizeof(bh), r->off)) {
 		return stop(r, VPR_READ_CORRUPT, "read error");
 	}
 	if (bh.magic != VPR_BLOCK_MAGIC) {
@@ -394,11 +338,11 @@ static int load_block(struct vpr_reader *r)
 		return stop(r, VPR_READ_TORN_TAIL, "incomplete block");
 	if (at)
 		r->blk = at + sizeof(bh);
-	else if (read_at(r->fd, r->buf, bh.len, r->off + sizeof(bh)))
+	else if (vp_read_at(r->fd, r->buf, bh.len, r->off + sizeof(bh)))
 		return stop(r, VPR_READ_CORRUPT, "read error");
 	else
 		r->blk = r->buf;
-	if (crc32_of(r->blk, bh.len) != bh.crc) {
+	if (vp_crc32(r->blk, bh.len) != bh.crc) {
 		bool last = r->off + sizeof(bh) + bh.len == r->file_size;
 
 		return stop(r, last ? VPR_READ_TORN_TAIL : VPR_READ_CORRUPT,

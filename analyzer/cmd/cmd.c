@@ -12,7 +12,7 @@
 
 #include "clock.h"
 #include "cmd.h"
-#include "local/localfile.h"
+#include "localfile.h"
 #include "parse.h"
 #include "vpath/record.h"
 #include "vpath/version.h"

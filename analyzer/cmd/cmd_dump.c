@@ -5,7 +5,8 @@
 #include "cmd.h"
 #include "dump.h"
 #include "local/local.h"
-#include "local/localfile.h"
+#include "local/localdump.h"
+#include "localfile.h"
 
 /* 1 when a file is damaged (the others are still printed). */
 static int dump_run(const struct vp_cmd *cmd, int argc, char **argv)

@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "local/local.h"
+#include "localwrite.h"
 
 #define NEEDS "local needs -o FILE and one host's recording (see --help)"
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * `vpath-analyze local`: the per-host phase, run where a host's recording
- * is, and the reading of what it writes (docs/format.md, "Local files").
+ * Reading a local file (docs/format.md, "Local files"), the read stage's
+ * other source beside a recording (input.h): its host, its records and its
+ * calls.  Writing one is `vpath-analyze local` (localwrite.h), a floor
+ * higher, since it runs the host's own analysis.
  *
  * A local file keeps the host's records without loss (RECS) and the calls
  * its own stages found (CALLS).  The analysis of local files reads the
@@ -18,20 +20,8 @@
 
 #include "localcalls.h"
 #include "localfile.h"
+#include "localhost.h"
 #include "localrecs.h"
-
-struct vp_local_stats {
-	uint64_t records, calls, links; /* links: client ends linked under a server end */
-	uint64_t in_bytes, out_bytes;	/* the recordings, the local file */
-	uint64_t recs_bytes, calls_bytes; /* of which RECS and CALLS blocks */
-};
-
-/*
- * Write out (a local file) from files, the recordings of one host (a file,
- * or the segments of a ring).  0, or -errno with a one-line message in err.
- */
-int vp_local__write(char *const *files, int nfiles, const char *out, struct vp_local_stats *st,
-		    char *err, size_t errlen);
 
 struct vp_local_reader;
 
@@ -57,8 +47,5 @@ enum vpl_status vp_local__status(const struct vp_local_reader *r);
 const char *vp_local__error(const struct vp_local_reader *r);
 uint64_t vp_local__offset(const struct vp_local_reader *r);
 void vp_local__close(struct vp_local_reader *r);
-
-/* dump of a local file: its host, counts and every call as a line; exit status as dump's. */
-int vp_local__dump(const char *path, FILE *out, FILE *err);
 
 #endif

@@ -5,6 +5,9 @@
 
 #include "dump.h"
 #include "local.h"
+#include "localdump.h"
+
+_Static_assert(VPL_OK == 0 && VPL_TORN == 1 && VPL_CORRUPT == 2, "vp_dump_status's damage");
 
 static void dump_msg(FILE *out, const char *name, const struct vp_msg *m)
 {
@@ -50,7 +53,7 @@ int vp_local__dump(const char *path, FILE *out, FILE *errf)
 	struct vp_local_call c;
 	uint64_t n = 0;
 	char err[400];
-	int k, ret = 0;
+	int k, ret;
 
 	if (!(r = vp_local__open(path, err, sizeof(err)))) {
 		fprintf(errf, "error: %s: %s\n", path, err);
@@ -74,21 +77,8 @@ int vp_local__dump(const char *path, FILE *out, FILE *errf)
 		n++;
 	}
 	fprintf(out, "calls   %" PRIu64 "\n", n);
-	switch (vp_local__status(r)) {
-	case VPL_OK:
-		fprintf(out, "status  ok\n");
-		break;
-	case VPL_TORN:
-		fprintf(out, "status  torn tail: %s\n", vp_local__error(r));
-		fprintf(errf, "warning: %s: %s; what is before it is intact\n", path, vp_local__error(r));
-		ret = 1;
-		break;
-	case VPL_CORRUPT:
-		fprintf(out, "status  corrupt: %s\n", vp_local__error(r));
-		fprintf(errf, "error: %s: %s\n", path, vp_local__error(r));
-		ret = -EBADMSG;
-		break;
-	}
+	ret = vp_dump_status(out, errf, path, vp_local__status(r), vp_local__error(r),
+			     "what is before it is intact");
 	vp_local__close(r);
 	return ret;
 }

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "../lib/twohosts.h"
-#include "sockets.h"
+#include "socktab.h"
 
 #define US(x) ((uint64_t)(x) * 1000)
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Local files (analyzer/local/localfile.h): records and calls round-trip byte for
+ * Local files (common/localfile.h): records and calls round-trip byte for
  * byte and field by field through their codecs, whatever their values
  * (operations that follow on and that do not, records of every other kind
  * and of unknown ones, times going backwards); blocks of a written file come
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "local/localcalls.h"
-#include "local/localfile.h"
+#include "localfile.h"
 #include "local/localrecs.h"
 
 /* A small deterministic generator: the same cases every run. */

@@ -4,7 +4,7 @@
 
 #include "h2state.h"
 #include "pipeline.h"
-#include "sockets.h"
+#include "socktab.h"
 
 /* The default Linux ephemeral range starts here (ip_local_port_range). */
 #define EPHEMERAL_MIN 32768

@@ -5,12 +5,14 @@
  * deflated blocks:
  *
  *   HOST   the host: its recordings' file headers and paths, its addresses
+ *          (analyzer/local/localhost.h)
  *   RECS   the records its recordings held, in their order, re-encoded
- *          without loss (localrecs.h): the analysis reads these instead of
- *          the recording and so takes every decision as it would have
+ *          without loss (analyzer/local/localrecs.h): the analysis reads
+ *          these instead of the recording and so takes every decision as it
+ *          would have
  *   CALLS  every exchange its own stages found, with its connection key,
- *          stream ranges and in-host link (localcalls.h): what an outside
- *          engine pairs and joins
+ *          stream ranges and in-host link (analyzer/local/localcalls.h):
+ *          what an outside engine pairs and joins
  *   END    counts; a file without it was cut short
  *
  * This module is the framing only; a torn or damaged file reads up to the
@@ -23,10 +25,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include "endpoint.h"
-#include "varbuf.h"
-#include "vpath/record.h"
 
 #define VPL_MAGIC "VPATHLOC"
 #define VPL_VERSION 1
@@ -63,20 +61,6 @@ struct vpl_block_header {
 
 _Static_assert(sizeof(struct vpl_file_header) == 32, "vpl header layout");
 _Static_assert(sizeof(struct vpl_block_header) == 24, "vpl block header layout");
-
-/* What a HOST block says. */
-struct vp_local_host {
-	uint32_t nfiles;
-	struct vpr_file_header *hdrs; /* the recordings' headers, in segment order */
-	char **paths;		      /* and their paths as `local` was given them */
-	struct vp_endpoint *addrs;    /* the host's own addresses, as the read stage gathered them */
-	size_t naddrs;
-	uint32_t addr_netns;
-};
-
-void vp_local_host__free(struct vp_local_host *h);
-void vp_local_host__encode(const struct vp_local_host *h, struct vp_wbuf *b);
-int vp_local_host__decode(struct vp_local_host *h, const uint8_t *p, size_t n);
 
 struct vpl_writer;
 

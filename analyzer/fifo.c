@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lookahead.h"
+#include "fifo.h"
 
 int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec)
 {

@@ -7,8 +7,8 @@
  * (opened before the recording, without a preexisting record) still gets an
  * entry: its role is inferred (sockets__infer_role).
  */
-#ifndef VPATH_SOCKETS_H
-#define VPATH_SOCKETS_H
+#ifndef VPATH_SOCKTAB_H
+#define VPATH_SOCKTAB_H
 
 #include <stdbool.h>
 #include <stdint.h>

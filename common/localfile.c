@@ -8,39 +8,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "blockio.h"
 #include "localfile.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "local files are little-endian; byte swapping is not implemented"
 #endif
 
-static uint32_t crc_of(const void *p, size_t n)
-{
-	return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t k = write(fd, c, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 struct vpl_writer {
 	int fd;
 	int err;
 	uint64_t bytes;
-	uint8_t *zbuf;
+	uint8_t *zbuf; /* a block: its header, then its deflated bytes */
 	size_t zcap;
 };
 
@@ -60,8 +39,8 @@ struct vpl_writer *vpl_writer__create(const char *path)
 		return NULL;
 	}
 	memcpy(h.magic, VPL_MAGIC, sizeof(h.magic));
-	h.header_crc = crc_of(&h, sizeof(h));
-	if ((err = write_all(w->fd, &h, sizeof(h)))) {
+	vp_header_seal(&h, sizeof(h), &h.header_crc);
+	if ((err = vp_write_all(w->fd, &h, sizeof(h)))) {
 		close(w->fd);
 		free(w);
 		errno = -err;
@@ -76,6 +55,7 @@ int vpl_writer__block(struct vpl_writer *w, enum vpl_block_kind kind, const void
 {
 	struct vpl_block_header bh = {.magic = VPL_BLOCK_MAGIC, .kind = kind};
 	uLongf zlen;
+	bool cut;
 	int err;
 
 	if (w->err)
@@ -83,22 +63,24 @@ int vpl_writer__block(struct vpl_writer *w, enum vpl_block_kind kind, const void
 	if (len > VPL_BLOCK_MAX)
 		return w->err = -EFBIG;
 	zlen = compressBound((uLong)len);
-	if (zlen > w->zcap) {
-		uint8_t *z = realloc(w->zbuf, zlen);
+	if (sizeof(bh) + zlen > w->zcap) {
+		uint8_t *z = realloc(w->zbuf, sizeof(bh) + zlen);
 
 		if (!z)
 			return w->err = -ENOMEM;
 		w->zbuf = z;
-		w->zcap = zlen;
+		w->zcap = sizeof(bh) + zlen;
 	}
 	/* Level 1: the records deflate to a third at a fraction of level 6's time. */
-	if (compress2(w->zbuf, &zlen, raw, (uLong)len, 1) != Z_OK || zlen > VPL_BLOCK_MAX)
+	if (compress2(w->zbuf + sizeof(bh), &zlen, raw, (uLong)len, 1) != Z_OK ||
+	    zlen > VPL_BLOCK_MAX)
 		return w->err = -EIO;
 	bh.len = (uint32_t)zlen;
 	bh.raw_len = (uint32_t)len;
-	bh.crc = crc_of(w->zbuf, zlen);
+	bh.crc = vp_crc32(w->zbuf + sizeof(bh), zlen);
 	bh.count = count;
-	if ((err = write_all(w->fd, &bh, sizeof(bh))) || (err = write_all(w->fd, w->zbuf, zlen)))
+	memcpy(w->zbuf, &bh, sizeof(bh));
+	if ((err = vp_block_append(w->fd, w->bytes, w->zbuf, sizeof(bh) + zlen, &cut)))
 		return w->err = err;
 	w->bytes += sizeof(bh) + zlen;
 	return 0;
@@ -126,7 +108,7 @@ int vpl_writer__close(struct vpl_writer *w)
 }
 
 struct vpl_reader {
-	FILE *f;
+	int fd;
 	uint64_t off, size, blocks;
 	enum vpl_status status;
 	bool done, ended;
@@ -156,21 +138,20 @@ struct vpl_reader *vpl_reader__open(const char *path, char *err, size_t errlen)
 	struct vpl_file_header h;
 	struct vpl_reader *r = calloc(1, sizeof(*r));
 	struct stat st;
-	uint32_t crc;
 	const char *why = NULL;
 
 	if (!r) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (!(r->f = fopen(path, "rb")) || fstat(fileno(r->f), &st)) {
+	if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(r->fd, &st)) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		goto fail;
 	}
 	r->size = (uint64_t)st.st_size;
 	if (!S_ISREG(st.st_mode))
 		why = "not a regular file";
-	else if (fread(&h, 1, sizeof(h), r->f) != sizeof(h) || memcmp(h.magic, VPL_MAGIC, 8))
+	else if (vp_read_at(r->fd, &h, sizeof(h), 0) || memcmp(h.magic, VPL_MAGIC, 8))
 		why = "not a vpath local file (bad magic or shorter than its header)";
 	if (why) {
 		snprintf(err, errlen, "%s", why);
@@ -181,9 +162,7 @@ struct vpl_reader *vpl_reader__open(const char *path, char *err, size_t errlen)
 			 h.version, VPL_VERSION);
 		goto fail;
 	}
-	crc = h.header_crc;
-	h.header_crc = 0;
-	if (h.header_size != sizeof(h) || crc_of(&h, sizeof(h)) != crc) {
+	if (h.header_size != sizeof(h) || !vp_header_intact(&h, sizeof(h), &h.header_crc)) {
 		snprintf(err, errlen, "damaged local file header (checksum mismatch)");
 		goto fail;
 	}
@@ -204,9 +183,7 @@ static int stop(struct vpl_reader *r, enum vpl_status st, const char *what)
 {
 	r->status = st;
 	r->done = true;
-	snprintf(r->err, sizeof(r->err), "%s at offset %llu (block %llu): %s",
-		 st == VPL_TORN ? "truncated" : "corrupt", (unsigned long long)r->off,
-		 (unsigned long long)r->blocks, what);
+	vp_block_damage(r->err, sizeof(r->err), st == VPL_TORN, r->off, r->blocks, what);
 	return 0;
 }
 
@@ -223,17 +200,17 @@ again:
 		return r->ended ? (r->done = true, 0) : stop(r, VPL_TORN, "no END block");
 	if (r->ended)
 		return stop(r, VPL_CORRUPT, "data after the END block");
-	if (r->size - r->off < sizeof(bh) || fseeko(r->f, (off_t)r->off, SEEK_SET) ||
-	    fread(&bh, 1, sizeof(bh), r->f) != sizeof(bh))
+	if (r->size - r->off < sizeof(bh) || vp_read_at(r->fd, &bh, sizeof(bh), r->off))
 		return stop(r, VPL_TORN, "incomplete block header");
 	if (bh.magic != VPL_BLOCK_MAGIC)
 		return stop(r, bh.magic == 0 && bh.len == 0 ? VPL_TORN : VPL_CORRUPT, "bad block magic");
 	if (!bh.len || bh.len > VPL_BLOCK_MAX || bh.raw_len > VPL_BLOCK_MAX || !bh.kind ||
 	    bh.kind > VPL_END)
 		return stop(r, VPL_CORRUPT, "impossible block length or kind");
-	if (r->size - r->off - sizeof(bh) < bh.len || fread(r->zbuf, 1, bh.len, r->f) != bh.len)
+	if (r->size - r->off - sizeof(bh) < bh.len ||
+	    vp_read_at(r->fd, r->zbuf, bh.len, r->off + sizeof(bh)))
 		return stop(r, VPL_TORN, "incomplete block");
-	if (crc_of(r->zbuf, bh.len) != bh.crc)
+	if (vp_crc32(r->zbuf, bh.len) != bh.crc)
 		return stop(r, r->off + sizeof(bh) + bh.len == r->size ? VPL_TORN : VPL_CORRUPT,
 			    "block checksum mismatch");
 	if (r->want && !(r->want & (1u << bh.kind)) && bh.kind != VPL_END) {
@@ -278,71 +255,9 @@ void vpl_reader__close(struct vpl_reader *r)
 {
 	if (!r)
 		return;
-	if (r->f)
-		fclose(r->f);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r->zbuf);
 	free(r->raw);
 	free(r);
-}
-
-void vp_local_host__free(struct vp_local_host *h)
-{
-	for (uint32_t i = 0; h->paths && i < h->nfiles; i++)
-		free(h->paths[i]);
-	free(h->paths);
-	free(h->hdrs);
-	free(h->addrs);
-	memset(h, 0, sizeof(*h));
-}
-
-void vp_local_host__encode(const struct vp_local_host *h, struct vp_wbuf *b)
-{
-	vp_wbuf__var(b, h->nfiles);
-	for (uint32_t i = 0; i < h->nfiles; i++) {
-		vp_wbuf__bytes(b, &h->hdrs[i], sizeof(h->hdrs[i]));
-		vp_wbuf__str(b, h->paths[i], 4096);
-	}
-	vp_wbuf__var(b, h->addr_netns);
-	vp_wbuf__var(b, h->naddrs);
-	for (size_t i = 0; i < h->naddrs; i++) {
-		vp_wbuf__u8(b, h->addrs[i].family);
-		vp_wbuf__var(b, h->addrs[i].port);
-		vp_wbuf__bytes(b, h->addrs[i].addr, 16);
-	}
-}
-
-int vp_local_host__decode(struct vp_local_host *h, const uint8_t *p, size_t n)
-{
-	struct vp_rbuf b = {p, p + n, false};
-
-	memset(h, 0, sizeof(*h));
-	h->nfiles = (uint32_t)vp_rbuf__varmax(&b, 1u << 20);
-	if (!h->nfiles || b.bad)
-		return -EINVAL;
-	h->hdrs = calloc(h->nfiles, sizeof(*h->hdrs));
-	h->paths = calloc(h->nfiles, sizeof(*h->paths));
-	if (!h->hdrs || !h->paths)
-		goto oom;
-	for (uint32_t i = 0; i < h->nfiles && !b.bad; i++) {
-		vp_rbuf__bytes(&b, &h->hdrs[i], sizeof(h->hdrs[i]));
-		if (!(h->paths[i] = malloc(4097)))
-			goto oom;
-		vp_rbuf__str(&b, h->paths[i], 4097);
-	}
-	h->addr_netns = (uint32_t)vp_rbuf__varmax(&b, UINT32_MAX);
-	h->naddrs = vp_rbuf__varmax(&b, 1u << 20);
-	if (h->naddrs && !(h->addrs = calloc(h->naddrs, sizeof(*h->addrs))))
-		goto oom;
-	for (size_t i = 0; i < h->naddrs && !b.bad; i++) {
-		h->addrs[i].family = vp_rbuf__u8(&b);
-		h->addrs[i].port = (uint16_t)vp_rbuf__varmax(&b, UINT16_MAX);
-		vp_rbuf__bytes(&b, h->addrs[i].addr, 16);
-	}
-	if (!b.bad)
-		return 0;
-	vp_local_host__free(h);
-	return -EINVAL;
-oom:
-	vp_local_host__free(h);
-	return -ENOMEM;
 }

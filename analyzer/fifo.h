@@ -5,8 +5,8 @@
  * sender's begin (messages.h) although the sender is another host whose
  * records are merged by time.  Records wait here, copied, in read order.
  */
-#ifndef VPATH_LOOKAHEAD_H
-#define VPATH_LOOKAHEAD_H
+#ifndef VPATH_FIFO_H
+#define VPATH_FIFO_H
 
 #include <stdbool.h>
 #include <stddef.h>
