@@ -32,6 +32,7 @@
 #include "recorder.h"
 #include "conns.h"
 #include "golang.h"
+#include "tlsprobe.h"
 #include "clock.h"
 #include "host.h"
 #include "netns.h"
@@ -77,6 +78,7 @@ struct recorder {
 	const struct record_opts *opts;
 	struct vpath_bpf *skel;
 	struct go_follow *go;
+	struct tls_follow *tls;
 	struct ring_buffer *rb;
 	struct reorder *ro;
 	struct watermark *wm;
@@ -613,7 +615,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	bpf_program__set_autoattach(r->skel->progs.flush_stage, false);
 	/* The Go runtime probes are attached to each Go binary found (golang.c). */
 	bpf_object__for_each_program(prog, r->skel->obj)
-		if (strncmp(bpf_program__name(prog), "go_", 3) == 0)
+		if (strncmp(bpf_program__name(prog), "go_", 3) == 0 ||
+		    strncmp(bpf_program__name(prog), "tls_", 4) == 0)
 			bpf_program__set_autoattach(prog, false);
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
 	if (!err && r->fallback)
@@ -649,6 +652,14 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		return -ENOMEM;
 	}
 	r->skel->bss->go_active = go_follow__active(r->go);
+	/* libssl's plaintext (tlsprobe.c): optional, a file that cannot be probed is only noted. */
+	r->tls = tls_follow__start(r->skel->obj, r->opts->pids, r->opts->npids, r->netns_filter,
+				   verbosity);
+	if (!r->tls) {
+		fprintf(stderr, "vpath-record: out of memory\n");
+		return -ENOMEM;
+	}
+	r->skel->bss->tls_active = tls_follow__active(r->tls);
 	err = vpath_bpf__attach(r->skel);
 	if (err) {
 		fprintf(stderr, "vpath-record: cannot attach the BPF programs: %s%s\n",
@@ -757,6 +768,7 @@ static int finish(struct recorder *r)
 
 	vpath_bpf__detach(r->skel);
 	go_follow__detach(r->go);
+	tls_follow__detach(r->tls);
 	err = drain(r, &upto);
 	if (!err)
 		err = take_leftovers(r);
@@ -874,6 +886,7 @@ cleanup:
 	unmap_ring_positions(&r);
 	ring_buffer__free(r.rb);
 	go_follow__free(r.go);
+	tls_follow__free(r.tls);
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
 	reorder__free(r.ro);
