@@ -584,11 +584,20 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	struct vp_xchg *x;
 	bool dark, had_id;
 
+	bool tls = f->kind & VPR_H2_IN_TLS;
+	const struct vpr_sock_op *carrier;
+
 	/* Written on trust before the preface (a server's SETTINGS): what they cut, the preface decides. */
-	if (!s || a->no_frames || !s->last_op_valid || !s->h2_preface_seen) {
+	if (!s || a->no_frames) {
 		h2_block_drop(a, h, f);
 		return;
 	}
+	if (tls ? !s->last_tls_valid || !s->tls_preface_seen
+		: !s->last_op_valid || !s->h2_preface_seen) {
+		h2_block_drop(a, h, f);
+		return;
+	}
+	carrier = tls ? &s->last_tls_op : &s->last_op;
 	if (!s->h2) {
 		/*
 		 * What the held preface carried, the frames say.  What the bytes
@@ -599,10 +608,18 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 		if ((x = vp_exchanges__finish(s))) {
 			x->setup = true;
 			x->incomplete = false;
+			/*
+			 * Inside TLS it is the handshake's end (the client's
+			 * Finished): no exchange of the connection's count, so
+			 * that streams are numbered from the first, as a handshake
+			 * begun with the stream leaves them (exchanges.c).
+			 */
+			if (tls && x->conn_index + 1 == s->nexch)
+				s->nexch--;
 			finished(hs, x);
 		}
 	}
-	if (vp_h2__frame(s, f, &s->last_op, h, &a->paths.pools[h], &res, &dark))
+	if (vp_h2__frame(s, f, carrier, h, &a->paths.pools[h], &res, &dark))
 		abort(); /* out of memory: no sensible partial result */
 	if (dark) {
 		end_streams(hs, s);
@@ -610,7 +627,7 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 		vp_attr__blind(&hs->attr, s->pid);
 		return;
 	}
-	fop = vp_h2__frame_op(f, &s->last_op);
+	fop = vp_h2__frame_op(f, carrier);
 	x = res.x;
 	had_id = x && x->prop;
 	if ((f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION) &&
@@ -638,6 +655,24 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 		abort(); /* out of memory: an id not counted could decide wrongly */
 	if (res.finished)
 		finished(hs, res.finished);
+}
+
+/*
+ * A plaintext operation of libssl (VPR_TLS_OP): the frame records that
+ * follow it are its part.  It cuts nothing itself: the frames do.
+ */
+static void on_tls_op(struct vp_analysis *a, struct host_state *hs, const struct vpr_sock_op *op)
+{
+	struct vp_sock *s;
+
+	if (a->no_frames)
+		return;
+	s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
+	if (!s)
+		abort();
+	s->last_tls_op = *op;
+	s->last_tls_valid = true;
+	s->tls_preface_seen |= (op->flags & VPR_OP_H2_PREFACE) != 0;
 }
 
 static void on_conn(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_conn *c)
@@ -871,6 +906,9 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
 		break;
 	case VPR_H2_FRAME:
 		on_h2_frame(a, hs, h, (const struct vpr_h2_frame *)rec);
+		break;
+	case VPR_TLS_OP: /* the layout of vpr_sock_op (record.h) */
+		on_tls_op(a, hs, (const struct vpr_sock_op *)rec);
 		break;
 	default: /* clock, addresses and drops are used by the read stage; writer by dump only */
 		break;

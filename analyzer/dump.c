@@ -54,9 +54,10 @@ static void dump_h2_frame(FILE *out, const struct vpr_h2_frame *f)
 {
 	const char *type = h2_type_name(f->type);
 
-	fprintf(out, " cookie=%#" PRIx64 " %s seq=%u", (uint64_t)f->cookie,
-		f->dir == VPR_DIR_SEND ? "send" : "recv", f->seq);
-	if (f->kind == VPR_H2_LOST) {
+	fprintf(out, " cookie=%#" PRIx64 " %s seq=%u%s", (uint64_t)f->cookie,
+		f->dir == VPR_DIR_SEND ? "send" : "recv", f->seq,
+		f->kind & VPR_H2_IN_TLS ? " tls" : "");
+	if ((f->kind & ~VPR_H2_IN_TLS) == VPR_H2_LOST) {
 		fprintf(out, " lost why=%s", h2_lost_name(f->type));
 		return;
 	}
@@ -156,7 +157,9 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 
 	fprintf(out, "%-7s ts=%" PRIu64 " tid=%u", vpr_type_name(h->type), (uint64_t)h->ts_ns, h->tid);
 	switch (h->type) {
-	case VPR_SOCK_OP: {
+	case VPR_SOCK_OP:
+	case VPR_TLS_OP: {
+		/* The same layout (record.h); a TLS operation's range is in its plaintext. */
 		const struct vpr_sock_op *op = (const void *)h;
 		uint32_t start = op->seq_end - op->bytes;
 

@@ -80,6 +80,7 @@ static struct vp_xchg *stream_new(struct vp_sock *s, const struct vpr_sock_op *o
 		return NULL;
 	/* Its frames are its own: nothing of other streams is in it (exchanges.h's marks). */
 	x->muxed = false;
+	x->plaintext = s->h2->tls;
 	x->other_known = false;
 	s->h2->streams++;
 	return x;
@@ -90,22 +91,29 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 {
 	struct vpr_sock_op o = vp_h2__frame_op(f, op);
 	bool request_dir = f->dir == vp_request_dir(s->role);
+	bool tls = f->kind & VPR_H2_IN_TLS;
+	uint8_t kind = f->kind & ~VPR_H2_IN_TLS;
 	struct h2_stream *st;
-	struct vp_h2 *h = h2_of(s);
+	struct vp_h2 *h;
 
 	memset(res, 0, sizeof(*res));
 	res->kind = VP_OP_IGNORED;
 	*went_dark = false;
+	/* The first frame says which stream the connection's frames are read in. */
+	if (!s->h2 && (s->h2 = h2_of(s)))
+		s->h2->tls = tls;
+	h = s->h2;
 	if (!h)
 		return -ENOMEM;
-	if (h->dark)
+	/* Frames of the other stream (never both, docs/format.md) are not its. */
+	if (h->dark || h->tls != tls)
 		return 0;
-	if (f->kind == VPR_H2_LOST) {
+	if (kind == VPR_H2_LOST) {
 		h->dark = *went_dark = true;
 		return 0;
 	}
 	/* Connection traffic, and frames that carry no request or reply bytes. */
-	if (!f->stream_id || f->kind != VPR_H2_HEADER ||
+	if (!f->stream_id || kind != VPR_H2_HEADER ||
 	    (f->type != H2_DATA && f->type != H2_HEADERS && f->type != H2_CONTINUATION &&
 	     f->type != H2_RST_STREAM))
 		return 0;

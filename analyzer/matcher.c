@@ -9,6 +9,9 @@ static bool compatible(const struct vp_matcher *m, const struct vp_xchg *x, cons
 		return vp_pairs__paired(m->pairs, x, y);
 	if (x->side == y->side || x->req.seq_start != y->req.seq_start)
 		return false;
+	/* Plaintext and ciphertext positions are of different streams: no call joins them. */
+	if (x->plaintext != y->plaintext)
+		return false;
 	if (x->have_tuple && y->have_tuple &&
 	    (!vp_endpoint__equal(&x->local, &y->remote) || !vp_endpoint__equal(&x->remote, &y->local)))
 		return false;

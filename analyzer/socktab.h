@@ -79,6 +79,16 @@ struct vp_sock {
 	 * on (a server's SETTINGS is recorded on trust before, docs/format.md).
 	 */
 	bool h2_preface_seen;
+	/*
+	 * Its last plaintext operation (VPR_TLS_OP, libssl): a frame record read
+	 * in the plaintext (VPR_H2_IN_TLS) follows it and is its part.  Such a
+	 * connection's frames count from a plaintext preface on
+	 * (tls_preface_seen); its ciphertext operations cut nothing once frames
+	 * came.
+	 */
+	struct vpr_sock_op last_tls_op;
+	bool last_tls_valid;
+	bool tls_preface_seen;
 	uint32_t req_next;    /* where the next request begins, if its witness said (req_next_known) */
 	bool req_next_known;
 	uint8_t req_proto;    /* the protocol that said it */

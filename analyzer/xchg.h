@@ -73,6 +73,7 @@ struct vp_xchg {
 	bool pipe_tail;	   /* cut off the message of the request before it (pipeline.h) */
 	bool killed;	   /* server: its process died of a signal with this reply begun (paths.c) */
 	bool muxed;	   /* on a connection carrying several exchanges at once (socktab.h): never exact */
+	bool plaintext;	   /* an HTTP/2 stream read inside TLS: its positions are the plaintext's (record.h) */
 	/*
 	 * The other direction's stream at this end when its request began: what
 	 * a client had read, what a server had sent (other_known: any).  A

@@ -85,6 +85,7 @@ struct h2_walk {
 	__u32 blk_want;	 /* bytes it is to hold */
 	__u32 blk_seq;	 /* the frame's stream position */
 	__u32 blk_len;	 /* the frame's payload length */
+	__u8 space; /* or'ed into the records' kind: 0, or VPR_H2_IN_TLS (bpf/tls.h) */
 };
 
 static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr *fr, __u8 kind,
@@ -97,7 +98,7 @@ static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr
 	fill_hdr(&r->h, VPR_H2_FRAME, sizeof(*r), w->tid, w->ts);
 	r->cookie = w->cookie;
 	r->dir = w->dir;
-	r->kind = kind;
+	r->kind = kind | w->space;
 	if (kind == VPR_H2_LOST) {
 		r->seq = w->d->next;
 		r->stream_id = 0;
@@ -334,11 +335,13 @@ static long h2_walk_step(__u64 index, void *ctx)
  * The frame headers inside an operation of a followed socket's direction.
  * kind and data are the caller's buffer if the caller looked for it
  * (USER_DATA_NONE: not looked for, or none), found here when a header
- * needs reading.
+ * needs reading (sk's syscall; NULL: no syscall to look in).  space: 0, or
+ * VPR_H2_IN_TLS when the bytes are a TLS connection's plaintext.
  */
 static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 dir, __u64 pid_tgid,
 				       __u64 cookie, __u64 ts, __u32 start, __u32 end, __u32 kind,
-				       __u64 data, bool capture)
+				       __u64 data, bool capture,
+				       __u8 space)
 {
 	struct h2_walk w = {};
 	__u32 off, n;
@@ -346,6 +349,7 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 	w.d = &s->d[dir & 1];
 	if (w.d->mode != H2_TRACK)
 		return;
+	w.space = space;
 	w.cookie = cookie;
 	w.ts = ts;
 	w.tid = (__u32)pid_tgid;
@@ -475,7 +479,7 @@ static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir
 		}
 		s->confirmed = v == H2_TRUST_CONFIRMED;
 	}
-	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data, capture);
+	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data, capture, 0);
 }
 
 #endif /* VPATH_H2_FRAMES_H */

@@ -842,6 +842,7 @@ static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 
 }
 
 #include "h2_frames.h"
+#include "tls.h"
 
 /*
  * A send the kernel refused on a reset or shut connection: the request the
@@ -926,6 +927,9 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	op_flags = (__u8)early_bits;
 	go_note_running(pid_tgid);
 	cookie = sk_cookie(sk);
+	/* A handshake's first send: which libssl object speaks on this connection (tls.h). */
+	if (tls_active && dir == VPR_DIR_SEND && at_start && (early_bits & VPR_OP_TLS_HS))
+		tls_bind(pid_tgid, cookie, seq_end - ret, tp->rcv_nxt - (__u32)tp->bytes_received);
 	/* The payload, stamped like its operation, is in flight with it. */
 	flight_begin(&f);
 	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir, op_flags);
@@ -1096,6 +1100,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
 	go_forget(p, p->pid == p->tgid);
+	tls_forget_thread(p->pid);
 	/*
 	 * do_exit() has set exit_code before this tracepoint and before the
 	 * thread's files are closed: a signal's number in its low 7 bits (a

@@ -199,6 +199,8 @@ size_t vpr_record_min_size(uint16_t type)
 		return sizeof(struct vpr_writer_info);
 	case VPR_LOG:
 		return VPR_LOG_HDR_SIZE; /* data[] is stored only as far as len */
+	case VPR_TLS_OP:
+		return sizeof(struct vpr_tls_op);
 	default:
 		return 0;
 	}
@@ -211,7 +213,7 @@ const char *vpr_type_name(uint16_t type)
 		[VPR_CLOCK] = "clock",	   [VPR_DROPS] = "drops", [VPR_ADDR] = "addr",
 		[VPR_PAYLOAD] = "payload", [VPR_WAKEUP] = "wakeup", [VPR_GOROUTINE] = "goroutine",
 		[VPR_SEND_FAILED] = "send_failed", [VPR_H2_FRAME] = "h2_frame",
-		[VPR_WRITER] = "writer", [VPR_LOG] = "log",
+		[VPR_WRITER] = "writer", [VPR_TLS_OP] = "tls_op", [VPR_LOG] = "log",
 	};
 	return type < VPR_TYPE_MAX && names[type] ? names[type] : "unknown";
 }

@@ -32,6 +32,7 @@
 #include "recorder.h"
 #include "conns.h"
 #include "golang.h"
+#include "tlsprobe.h"
 #include "clock.h"
 #include "host.h"
 #include "netns.h"
@@ -83,6 +84,7 @@ struct recorder {
 	struct go_follow *go;
 	struct priv_helper *ph; /* attaches uprobes after the privileges are dropped */
 	struct exec_watch *ew;	/* programs started later, told to the probers */
+	struct tls_follow *tls;
 	struct ring_buffer *rb;
 	struct reorder *ro;
 	struct watermark *wm;
@@ -656,7 +658,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	bpf_program__set_autoattach(r->skel->progs.flush_stage, false);
 	/* The Go runtime probes are attached to each Go binary found (golang.c). */
 	bpf_object__for_each_program(prog, r->skel->obj)
-		if (strncmp(bpf_program__name(prog), "go_", 3) == 0)
+		if (strncmp(bpf_program__name(prog), "go_", 3) == 0 ||
+		    strncmp(bpf_program__name(prog), "tls_", 4) == 0)
 			bpf_program__set_autoattach(prog, false);
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
 	if (!err && r->fallback)
@@ -702,6 +705,14 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		return -ENOMEM;
 	}
 	r->skel->bss->exec_watch_on = exec_watch__wanted(r->ew);
+	/* libssl's plaintext (tlsprobe.c): optional, a file that cannot be probed is only noted. */
+	r->tls = tls_follow__start(r->skel->obj, r->opts->pids, r->opts->npids, r->netns_filter,
+				   verbosity);
+	if (!r->tls) {
+		fprintf(stderr, "vpath-record: out of memory\n");
+		return -ENOMEM;
+	}
+	r->skel->bss->tls_active = tls_follow__active(r->tls);
 	err = vpath_bpf__attach(r->skel);
 	if (err) {
 		fprintf(stderr, "vpath-record: cannot attach the BPF programs: %s%s\n",
@@ -814,6 +825,7 @@ static int finish(struct recorder *r)
 	exec_watch__stop(r->ew);
 	priv_helper__stop(r->ph);
 	go_follow__detach(r->go);
+	tls_follow__detach(r->tls);
 	err = drain(r, &upto);
 	if (!err)
 		err = take_leftovers(r);
@@ -950,6 +962,7 @@ cleanup:
 	go_follow__free(r.go);
 	exec_watch__free(r.ew);
 	priv_helper__free(r.ph);
+	tls_follow__free(r.tls);
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
 	reorder__free(r.ro);

@@ -36,6 +36,7 @@ enum vpr_type {
 	VPR_SEND_FAILED = 10, /* a send refused: the connection was reset or shut */
 	VPR_H2_FRAME = 11,    /* an HTTP/2 frame header at its stream position, or where they are lost */
 	VPR_WRITER = 12,      /* the program and package version that wrote the file */
+	VPR_TLS_OP = 13,      /* one libssl read or write: plaintext bytes at their plaintext position */
 	VPR_LOG = 14,	      /* first bytes of a write to a log: file, pipe, unix socket (opt-in: --logs) */
 	VPR_TYPE_MAX,
 };
@@ -281,6 +282,13 @@ enum vpr_h2_kind {
 	VPR_H2_LOST = 1,   /* frames unknown from seq on */
 };
 
+/*
+ * Or'ed into kind: the frame was read in a TLS connection's plaintext
+ * (libssl, VPR_TLS_OP), and seq is a plaintext position.  Older readers see
+ * a kind they do not know and skip the record.
+ */
+#define VPR_H2_IN_TLS 0x10
+
 /* Why a direction's frames are lost (vpr_h2_frame.type of a VPR_H2_LOST). */
 enum vpr_h2_lost {
 	VPR_H2_LOST_GAP = 1,	     /* bytes went by unseen (filtered, a call without a buffer, a race) */
@@ -342,6 +350,32 @@ struct vpr_log {
 #define VPR_LOG_SIZE(len) (VPR_LOG_HDR_SIZE + (((__u32)(len) + 7u) & ~7u))
 
 /*
+ * One SSL_read/SSL_write (or their _ex forms) of OpenSSL's libssl that moved
+ * plaintext on a TCP connection the recorder tied to the SSL object
+ * (docs/recorder.md, "TLS"), written only on connections whose plaintext
+ * carries HTTP/2 (it begins with the client preface, or a server's
+ * SETTINGS on trust): the operations the frame records (VPR_H2_FRAME with
+ * VPR_H2_IN_TLS) that follow it belong to.  Its layout is vpr_sock_op's;
+ * what differs is the space of seq_end.  A connection's plaintext is one
+ * stream per direction, the same bytes at both ends whatever the TLS
+ * records and TCP segments were, and its positions are the direction's
+ * first TCP sequence number (that of the handshake's first byte, which
+ * both ends know) plus the plaintext bytes before: so both ends give a
+ * plaintext byte the same position, and connections do not share positions.
+ * h.tid and h.ts_ns are the calling thread's and the call's return.
+ */
+struct vpr_tls_op {
+	struct vpr_hdr h;
+	__u64 cookie; /* the TCP socket's cookie, as in vpr_sock_op */
+	__u32 pid;
+	__u32 bytes;   /* plaintext bytes the call read or wrote */
+	__u32 seq_end; /* plaintext position after them (above) */
+	__u8 dir;      /* enum vpr_dir */
+	__u8 flags;    /* VPR_OP_STREAM_START, VPR_OP_H2_PREFACE: of the plaintext */
+	__u16 pad;
+};
+
+/*
  * Any one record of fixed size: room for the largest, for code that holds
  * records of every type.  A vpr_payload is not among them (up to 296 bytes).
  */
@@ -357,6 +391,7 @@ union vpr_any {
 	struct vpr_goroutine go;
 	struct vpr_send_failed send_failed;
 	struct vpr_h2_frame h2;
+	struct vpr_tls_op tls_op;
 };
 
 #ifndef __VMLINUX_H__
@@ -374,6 +409,8 @@ _Static_assert(sizeof(struct vpr_send_failed) == 32, "vpr_send_failed layout");
 _Static_assert(sizeof(struct vpr_h2_frame) == 40, "vpr_h2_frame layout");
 _Static_assert(__builtin_offsetof(struct vpr_h2_frame, seq) == 24, "vpr_h2_frame layout");
 _Static_assert(__builtin_offsetof(struct vpr_h2_frame, type) == 36, "vpr_h2_frame layout");
+_Static_assert(sizeof(struct vpr_tls_op) == 40, "vpr_tls_op layout");
+_Static_assert(__builtin_offsetof(struct vpr_tls_op, seq_end) == 32, "vpr_tls_op layout");
 _Static_assert(sizeof(struct vpr_writer_info) == 64, "vpr_writer_info layout");
 _Static_assert(__builtin_offsetof(struct vpr_writer_info, program) == 48, "vpr_writer_info layout");
 _Static_assert(__builtin_offsetof(struct vpr_log, data) == VPR_LOG_HDR_SIZE, "vpr_log layout");

@@ -22,10 +22,12 @@ orphaned (found as a root), missing, and how many links marked exact
 reported as unknown.
 
   score.py compare --dir DIR [--found FILE] [--label TEXT] [--meta FILE] [--gate-roots]
-                   [--min-accuracy PCT]
+                   [--gate-calls] [--min-accuracy PCT]
       TAP lines and figures; exit 0 when the gates pass (completeness 100%,
       every path and link marked exact right; with --gate-roots also no true
-      call found as a root marked exact; with --min-accuracy at least PCT%
+      call found as a root marked exact; with --gate-calls every true call
+      found as a call of its own, none missing, none found that is not one;
+      with --min-accuracy at least PCT%
       of the found paths right), 1 when one fails, 2 when the
       input cannot be scored.  DIR/failures.jsonl: every wrong path.
   score.py fake-found --dir DIR --out FILE
@@ -285,6 +287,10 @@ def compare(args):
         links["roots marked exact, wrong"], links["roots marked exact"])
     if args.gate_roots:
         gates.append((links["roots marked exact, wrong"] == 0, what))
+    if args.gate_calls:
+        gates.append((links["missing"] == 0 and links["not in the truth"] == 0,
+                       "every call found as its own (%d of %d missing, %d found not in the truth)"
+                       % (links["missing"], len(owner), links["not in the truth"])))
     # Propagated ids (processes[] has these only where calls carried one): an
     # exact rule and an id never disagree on these workloads.
     ids = collections.Counter()
@@ -413,6 +419,8 @@ def main():
     ap.add_argument("--label")
     ap.add_argument("--gate-roots", action="store_true",
                     help="a true call found as a root marked exact fails the run")
+    ap.add_argument("--gate-calls", action="store_true",
+                    help="a true call not found as a call of its own fails the run")
     ap.add_argument("--min-accuracy", type=float, metavar="PCT",
                     help="fewer paths right than PCT%% of those found fails the run")
     ap.add_argument("--meta", default="evloop.json",

@@ -575,6 +575,73 @@ static void h2_side(struct synth_link *l, int side, uint8_t dir, bool preface, c
 	}
 }
 
+/* A ciphertext transfer of bytes on l in direction d, flags on both ends' operations. */
+static void tls_cipher(struct synth_link *l, enum synth_dir d, uint32_t bytes, uint8_t flags,
+		       uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts)
+{
+	int sender = d == SYNTH_C2S ? 0 : 1;
+	uint32_t end = l->seq[d] + bytes;
+
+	if (l->host[sender])
+		synth_op_flags(l->host[sender], send_ts, l->pid[sender], stid, l->cookie[sender],
+			       VPR_DIR_SEND, bytes, end, flags);
+	if (l->host[!sender])
+		synth_op_flags(l->host[!sender], recv_ts, l->pid[!sender], rtid, l->cookie[!sender],
+			       VPR_DIR_RECV, bytes, end, flags);
+	l->seq[d] = end;
+}
+
+void synth_tls_handshake(struct synth_link *l, uint32_t ctid, uint32_t stid, uint64_t ts)
+{
+	uint8_t hs = VPR_OP_STREAM_START | VPR_OP_TLS_HS;
+
+	l->plain[SYNTH_C2S] = l->seq[SYNTH_C2S];
+	l->plain[SYNTH_S2C] = l->seq[SYNTH_S2C];
+	tls_cipher(l, SYNTH_C2S, 358, hs, ctid, ts, stid, ts + 1000);
+	tls_cipher(l, SYNTH_S2C, 766, hs, stid, ts + 2000, ctid, ts + 3000);
+	tls_cipher(l, SYNTH_C2S, 80, 0, ctid, ts + 4000, stid, ts + 5000);
+}
+
+/* One end's plaintext operation of synth_h2_tls_xfer and its frame records. */
+static void h2_tls_side(struct synth_link *l, int side, uint8_t dir, bool preface,
+			const struct synth_h2 *f, unsigned n, uint32_t start, uint32_t bytes,
+			uint32_t tid, uint64_t ts)
+{
+	struct vpr_tls_op op = {0};
+	uint32_t at = start + (preface ? 24 : 0);
+
+	if (!l->host[side])
+		return;
+	op.flags = preface ? VPR_OP_STREAM_START | VPR_OP_H2_PREFACE : 0;
+	op.cookie = l->cookie[side];
+	op.pid = l->pid[side];
+	op.bytes = bytes;
+	op.seq_end = start + bytes;
+	op.dir = dir;
+	put(l->host[side], &op.h, VPR_TLS_OP, sizeof(op), ts, tid);
+	for (unsigned i = 0; i < n; i++) {
+		h2_record(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type, f[i].flags,
+			  f[i].stream, f[i].length, VPR_H2_HEADER | VPR_H2_IN_TLS);
+		at += 9 + f[i].length;
+	}
+}
+
+void synth_h2_tls_xfer(struct synth_link *l, enum synth_dir d, bool preface,
+		       const struct synth_h2 *f, unsigned n, uint32_t stid, uint64_t send_ts,
+		       uint32_t rtid, uint64_t recv_ts)
+{
+	uint32_t bytes = preface ? 24 : 0, start = l->plain[d];
+	int sender = d == SYNTH_C2S ? 0 : 1;
+
+	for (unsigned i = 0; i < n; i++)
+		bytes += 9 + f[i].length;
+	/* The sender writes its plaintext, then its ciphertext goes; the receiver reads it first. */
+	h2_tls_side(l, sender, VPR_DIR_SEND, preface, f, n, start, bytes, stid, send_ts);
+	tls_cipher(l, d, bytes + 22, 0, stid, send_ts + 1, rtid, recv_ts - 1);
+	h2_tls_side(l, !sender, VPR_DIR_RECV, preface, f, n, start, bytes, rtid, recv_ts);
+	l->plain[d] = start + bytes;
+}
+
 void synth_h2_xfer(struct synth_link *l, enum synth_dir d, bool preface, const struct synth_h2 *f,
 		   unsigned n, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts)
 {

@@ -106,6 +106,7 @@ struct synth_link {
 	char addr[2][64];
 	bool no_conn_records; /* ops only, as for a socket the recorder never saw open */
 	uint8_t op_flags;     /* VPR_OP_* of the operations written from now on */
+	uint32_t plain[2];    /* TLS (synth_tls_handshake): next plaintext position of c2s, s2c */
 };
 
 /*
@@ -169,6 +170,22 @@ struct synth_h2 {
  */
 void synth_h2_xfer(struct synth_link *l, enum synth_dir d, bool preface, const struct synth_h2 *f,
 		   unsigned n, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts);
+
+/*
+ * A TLS handshake as the recorder sees it at both ends: the ClientHello and
+ * the ServerHello begin their streams (VPR_OP_TLS_HS), then the client's
+ * Finished; the plaintext positions of synth_h2_tls_xfer start where the
+ * handshake did (record.h, vpr_tls_op).
+ */
+void synth_tls_handshake(struct synth_link *l, uint32_t ctid, uint32_t stid, uint64_t ts);
+/*
+ * synth_h2_xfer inside TLS: each end's ciphertext operation (the plaintext
+ * and 22 bytes of record), then its VPR_TLS_OP and its frame records marked
+ * VPR_H2_IN_TLS at plaintext positions.
+ */
+void synth_h2_tls_xfer(struct synth_link *l, enum synth_dir d, bool preface,
+		       const struct synth_h2 *f, unsigned n, uint32_t stid, uint64_t send_ts,
+		       uint32_t rtid, uint64_t recv_ts);
 
 /* A private temporary directory and paths in it, for tests. */
 int synth_tmpdir(char *dir, size_t len);

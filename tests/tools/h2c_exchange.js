@@ -2,8 +2,11 @@
 // An h2c (HTTP/2 without TLS, prior knowledge) exchange on loopback for the
 // recorder's tests: one connection, STREAMS concurrent POST requests, each
 // answered with a small body; or the same requests over HTTP/1.1 keep-alive
-// ("h1"), whose connections must carry no HTTP/2 marks.
+// ("h1"), whose connections must carry no HTTP/2 marks; or the same HTTP/2
+// inside TLS with ALPN h2 ("h2tls": KEY and CERT, a certificate for
+// 127.0.0.1, name the PEM files).
 // usage: h2c_exchange.js h2|h1 PORT [STREAMS]
+//        h2c_exchange.js h2tls PORT STREAMS KEY CERT
 // Prints "conn client_port=N" for every connection the client opened.
 'use strict';
 const mode = process.argv[2];
@@ -12,9 +15,13 @@ const streams = Number(process.argv[4] || 3);
 
 function body(i) { return 'request ' + i + ' ' + 'x'.repeat(10 * i); }
 
-if (mode === 'h2') {
+if (mode === 'h2' || mode === 'h2tls') {
 	const http2 = require('http2');
-	const server = http2.createServer();
+	const fs = require('fs');
+	const tls = mode === 'h2tls';
+	const cert = tls ? fs.readFileSync(process.argv[6]) : null;
+	const server = tls ? http2.createSecureServer({ key: fs.readFileSync(process.argv[5]), cert })
+		: http2.createServer();
 	server.on('stream', (stream) => {
 		let got = '';
 		stream.on('data', (d) => { got += d; });
@@ -24,7 +31,8 @@ if (mode === 'h2') {
 		});
 	});
 	server.listen(port, '127.0.0.1', () => {
-		const client = http2.connect('http://127.0.0.1:' + port);
+		const client = http2.connect((tls ? 'https' : 'http') + '://127.0.0.1:' + port,
+			tls ? { ca: cert } : {});
 		client.on('connect', () => console.log('conn client_port=' + client.socket.localPort));
 		let left = streams;
 		for (let i = 1; i <= streams; i++) {

@@ -1562,7 +1562,7 @@ enum { H2_DATA = 0, H2_HEADERS = 1, H2_SETTINGS = 4 };
  * `lost`, the recorder loses its place in web's frames after the calls
  * went out: the replies are unseen, nothing is exact.
  */
-static void h2_two_threads(struct world *w, bool lost)
+static void h2_two_threads_over(struct world *w, bool lost, bool tls)
 {
 	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6}, ack = {H2_SETTINGS, 1, 0, 0};
 	static const struct synth_h2 srv[] = {{H2_SETTINGS, 0, 0, 6}, {H2_SETTINGS, 1, 0, 0}};
@@ -1573,27 +1573,34 @@ static void h2_two_threads(struct world *w, bool lost)
 		{H2_HEADERS, H2_END_HEADERS, 1, 31}, {H2_DATA, H2_END_STREAM, 1, 60},
 	};
 	struct links k = open_links(w);
+	void (*xfer)(struct synth_link *, enum synth_dir, bool, const struct synth_h2 *, unsigned,
+		     uint32_t, uint64_t, uint32_t, uint64_t) = tls ? synth_h2_tls_xfer : synth_h2_xfer;
 
-	synth_h2_xfer(k.d1, SYNTH_C2S, true, &settings, 1, 303, US(50), 401, US(55));
-	synth_h2_xfer(k.d1, SYNTH_S2C, false, srv, 2, 401, US(56), 303, US(60));
-	synth_h2_xfer(k.d1, SYNTH_C2S, false, &ack, 1, 303, US(61), 401, US(65));
+	if (tls)
+		synth_tls_handshake(k.d1, 303, 401, US(40));
+	xfer(k.d1, SYNTH_C2S, true, &settings, 1, 303, US(50), 401, US(55));
+	xfer(k.d1, SYNTH_S2C, false, srv, 2, 401, US(56), 303, US(60));
+	xfer(k.d1, SYNTH_C2S, false, &ack, 1, 303, US(61), 401, US(65));
 	synth_req(k.l1, 100, 901, US(100), 301);
 	synth_req(k.l2, 100, 902, US(101), 302);
-	synth_h2_xfer(k.d1, SYNTH_C2S, false, &s1, 1, 301, US(110), 401, US(120));
-	synth_h2_xfer(k.d1, SYNTH_C2S, false, &s3, 1, 302, US(111), 401, US(121));
+	xfer(k.d1, SYNTH_C2S, false, &s1, 1, 301, US(110), 401, US(120));
+	xfer(k.d1, SYNTH_C2S, false, &s3, 1, 302, US(111), 401, US(121));
 	if (lost)
 		synth_h2_lost(w->web, US(112), 303, 21, VPR_DIR_RECV, k.d1->seq[SYNTH_S2C], 3);
-	synth_h2_xfer(k.d1, SYNTH_S2C, false, rep, 4, 401, US(130), 303, US(135));
+	xfer(k.d1, SYNTH_S2C, false, rep, 4, 401, US(130), 303, US(135));
 	synth_rep(k.l2, 200, 302, US(140), 902);
 	synth_rep(k.l1, 200, 301, US(141), 901);
 	close_links(&k, US(200));
 }
 
-static void test_h2_streams_are_calls_of_their_requests(void **state)
+static void h2_two_threads(struct world *w, bool lost)
 {
-	struct world *w = *state;
+	h2_two_threads_over(w, lost, false);
+}
 
-	h2_two_threads(w, false);
+static void h2_streams_are_calls_of_their_requests(struct world *w, bool tls)
+{
+	h2_two_threads_over(w, false, tls);
 	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/401)");
 	for (int i = 0; i < 2; i++) {
 		const struct vp_call *c = w->c.reqs[i]->root->calls[0];
@@ -1606,6 +1613,20 @@ static void test_h2_streams_are_calls_of_their_requests(void **state)
 		assert_int_equal(c->reply_bytes, 9 + 31 - (unsigned)i + 9 + (i ? 50 : 60));
 		assert_int_equal(c->conn_index, (unsigned)i); /* stream 1, then stream 3 */
 	}
+}
+
+static void test_h2_streams_are_calls_of_their_requests(void **state)
+{
+	h2_streams_are_calls_of_their_requests(*state, false);
+}
+
+/*
+ * The same inside TLS: the frames read in libssl's plaintext cut the
+ * streams, and the handshake's end is no call: streams count from 0.
+ */
+static void test_h2_tls_streams_are_calls_of_their_requests(void **state)
+{
+	h2_streams_are_calls_of_their_requests(*state, true);
 }
 
 static void test_h2_lost_frames_decide_nothing(void **state)
@@ -1673,6 +1694,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_streams_are_calls_of_their_requests, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_h2_tls_streams_are_calls_of_their_requests, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup, teardown),
 	};
