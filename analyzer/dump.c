@@ -150,10 +150,41 @@ static void dump_bytes(FILE *out, const uint8_t *d, unsigned len)
 	fputc('"', out);
 }
 
-void vp_dump_record(FILE *out, const struct vpr_hdr *h)
+static void dump_conn(FILE *out, const struct vpr_conn *c)
 {
 	char a[VP_ADDRSTRLEN], b[VP_ADDRSTRLEN];
 	struct vp_endpoint e;
+
+	endpoint_of(&e, c->family, c->saddr, c->sport);
+	vp_endpoint__format(&e, a, sizeof(a));
+	endpoint_of(&e, c->family, c->daddr, c->dport);
+	vp_endpoint__format(&e, b, sizeof(b));
+	fprintf(out,
+		" pid=%u cookie=%#" PRIx64 " %s -> %s netns=%u %s->%s origin=%s role=%s"
+		" snd_seq=%u rcv_seq=%u",
+		c->pid, (uint64_t)c->cookie, a, b, c->netns, tcp_state_name(c->oldstate),
+		tcp_state_name(c->newstate),
+		c->origin == VPR_CONN_PREEXISTING ? "preexisting" : "state", role_name(c->role),
+		c->snd_seq, c->rcv_seq);
+}
+
+static void dump_task(FILE *out, const struct vpr_task *t)
+{
+	char comm[VPR_COMM_LEN + 1];
+
+	memcpy(comm, t->comm, VPR_COMM_LEN);
+	comm[VPR_COMM_LEN] = 0;
+	fprintf(out, " pid=%u %s", t->pid, task_kind_name(t->kind));
+	if (t->kind == VPR_TASK_FORK)
+		fprintf(out, " parent_tid=%u", t->parent_tid);
+	if (t->kind == VPR_TASK_EXIT && t->exit_signal)
+		fprintf(out, " signal=%u", t->exit_signal);
+	fprintf(out, " comm=\"%s\"", comm);
+}
+
+void vp_dump_record(FILE *out, const struct vpr_hdr *h)
+{
+	char a[VP_ADDRSTRLEN];
 
 	fprintf(out, "%-7s ts=%" PRIu64 " tid=%u", vpr_type_name(h->type), (uint64_t)h->ts_ns, h->tid);
 	switch (h->type) {
@@ -171,36 +202,12 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 			op->flags & VPR_OP_FALLBACK ? " fallback" : "");
 		break;
 	}
-	case VPR_CONN: {
-		const struct vpr_conn *c = (const void *)h;
-
-		endpoint_of(&e, c->family, c->saddr, c->sport);
-		vp_endpoint__format(&e, a, sizeof(a));
-		endpoint_of(&e, c->family, c->daddr, c->dport);
-		vp_endpoint__format(&e, b, sizeof(b));
-		fprintf(out,
-			" pid=%u cookie=%#" PRIx64 " %s -> %s netns=%u %s->%s origin=%s role=%s"
-			" snd_seq=%u rcv_seq=%u",
-			c->pid, (uint64_t)c->cookie, a, b, c->netns, tcp_state_name(c->oldstate),
-			tcp_state_name(c->newstate),
-			c->origin == VPR_CONN_PREEXISTING ? "preexisting" : "state", role_name(c->role),
-			c->snd_seq, c->rcv_seq);
+	case VPR_CONN:
+		dump_conn(out, (const struct vpr_conn *)h);
 		break;
-	}
-	case VPR_TASK: {
-		const struct vpr_task *t = (const void *)h;
-		char comm[VPR_COMM_LEN + 1];
-
-		memcpy(comm, t->comm, VPR_COMM_LEN);
-		comm[VPR_COMM_LEN] = 0;
-		fprintf(out, " pid=%u %s", t->pid, task_kind_name(t->kind));
-		if (t->kind == VPR_TASK_FORK)
-			fprintf(out, " parent_tid=%u", t->parent_tid);
-		if (t->kind == VPR_TASK_EXIT && t->exit_signal)
-			fprintf(out, " signal=%u", t->exit_signal);
-		fprintf(out, " comm=\"%s\"", comm);
+	case VPR_TASK:
+		dump_task(out, (const struct vpr_task *)h);
 		break;
-	}
 	case VPR_CLOCK: {
 		const struct vpr_clock *c = (const void *)h;
 
