@@ -239,9 +239,13 @@ install: all
 deb:
 	$(Q)OUTPUT=$(OUTPUT) VERSION=$(VERSION) scripts/mkdeb.sh
 
+# The C files .clang-format holds to (tests/integration/test_format.sh checks them).
+FORMATTED = $(wildcard bpf/*.c bpf/*.h user/*.c user/*.h common/*.c common/*.h \
+	analyzer/*.c analyzer/*.h analyzer/*/*.[ch] include/vpath/*.h tests/unit/*.c tests/lib/*.[ch] tests/vapp/*.[ch])
 format:
-	clang-format -i $(wildcard bpf/*.c bpf/*.h user/*.c user/*.h common/*.c common/*.h \
-		analyzer/*.c analyzer/*.h analyzer/*/*.[ch] include/vpath/*.h tests/unit/*.c tests/lib/*.[ch] tests/vapp/*.[ch])
+	clang-format -i $(FORMATTED)
+format-files:
+	@echo $(FORMATTED)
 
 clean:
 	rm -rf $(OUTPUT)

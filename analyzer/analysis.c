@@ -59,10 +59,10 @@ struct host_state {
 	struct vp_host *host;
 	struct vp_socktab socks;
 	struct vp_attr attr;
-	struct vp_gor gor; /* Go processes' goroutines, the units their operations go to */
-	struct vp_hpaths paths; /* its outbox: what the join applies after the quantum */
-	struct vp_fifo ahead; /* read and seen by the look-ahead, not analyzed yet */
-	struct vp_fifo conns; /* connection records the look-ahead saw, for the stream table */
+	struct vp_gor gor;	  /* Go processes' goroutines, the units their operations go to */
+	struct vp_hpaths paths;	  /* its outbox: what the join applies after the quantum */
+	struct vp_fifo ahead;	  /* read and seen by the look-ahead, not analyzed yet */
+	struct vp_fifo conns;	  /* connection records the look-ahead saw, for the stream table */
 	struct vp_loglines lines; /* log lines being cut (loglines.h) */
 	uint64_t events, exchanges;
 	bool at_end; /* every record is in ahead */
@@ -81,16 +81,16 @@ struct vp_analysis {
 	struct vp_owners owners;   /* which host owns an address */
 	struct vp_workers workers;
 	struct {
-		bool on;	   /* the thread count is the default: time it */
-		int phase;	   /* 0: probing one thread, 1: all, 2: keeping the faster */
-		unsigned quanta;   /* in this phase */
-		uint64_t t0, ev0;  /* when the phase began, records analyzed by then */
-		double rate[2];	   /* records per ns of the probes */
+		bool on;	  /* the thread count is the default: time it */
+		int phase;	  /* 0: probing one thread, 1: all, 2: keeping the faster */
+		unsigned quanta;  /* in this phase */
+		uint64_t t0, ev0; /* when the phase began, records analyzed by then */
+		double rate[2];	  /* records per ns of the probes */
 	} tune;
 	uint64_t window_ns;
 	bool no_frames; /* opts.no_frames */
 	int64_t horizon;
-	int64_t until; /* end of the quantum the hosts are analyzing (common timeline) */
+	int64_t until;	    /* end of the quantum the hosts are analyzing (common timeline) */
 	int64_t look_until; /* how far the look-ahead reads (common timeline) */
 };
 
@@ -141,7 +141,8 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 			goto cleanup;
 		/* Pairs of other hosts only: the wrong file, not a system without calls. */
 		if (a->pairs.calls && !a->pairs.nends) {
-			snprintf(err, errlen, "%s: none of its %" PRIu64 " calls is between the hosts given",
+			snprintf(err, errlen,
+				 "%s: none of its %" PRIu64 " calls is between the hosts given",
 				 opts->pairs, a->pairs.calls);
 			ret = -EINVAL;
 			goto cleanup;
@@ -224,8 +225,10 @@ static enum vp_peer_where where_is_peer(const struct vp_analysis *a, const struc
  */
 static void link_sockets(struct vp_analysis *a, const struct vp_xchg *c, const struct vp_xchg *s)
 {
-	struct vp_sock *cs = c->sock ? c->sock : u64map__get(&a->hs[c->host].socks.by_cookie, c->cookie);
-	struct vp_sock *ss = s->sock ? s->sock : u64map__get(&a->hs[s->host].socks.by_cookie, s->cookie);
+	struct vp_sock *cs =
+		c->sock ? c->sock : u64map__get(&a->hs[c->host].socks.by_cookie, c->cookie);
+	struct vp_sock *ss =
+		s->sock ? s->sock : u64map__get(&a->hs[s->host].socks.by_cookie, s->cookie);
 
 	if (cs && ss && cs->peer_sock != ss) {
 		if (cs->peer_sock)
@@ -247,8 +250,10 @@ static void link_sockets(struct vp_analysis *a, const struct vp_xchg *c, const s
  */
 static void overlapped(struct vp_analysis *a, struct vp_xchg *c, struct vp_xchg *s)
 {
-	struct vp_sock *cs = c->sock ? c->sock : u64map__get(&a->hs[c->host].socks.by_cookie, c->cookie);
-	struct vp_sock *ss = s->sock ? s->sock : u64map__get(&a->hs[s->host].socks.by_cookie, s->cookie);
+	struct vp_sock *cs =
+		c->sock ? c->sock : u64map__get(&a->hs[c->host].socks.by_cookie, c->cookie);
+	struct vp_sock *ss =
+		s->sock ? s->sock : u64map__get(&a->hs[s->host].socks.by_cookie, s->cookie);
 
 	if (cs)
 		cs->muxed = true;
@@ -322,7 +327,8 @@ static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp
 
 static int64_t give_up_at(struct vp_analysis *a, const struct vp_xchg *x)
 {
-	int64_t at = vp_paths__aligned(&a->paths, x->host, vp_xchg__end_ts(x)) + (int64_t)a->window_ns;
+	int64_t at =
+		vp_paths__aligned(&a->paths, x->host, vp_xchg__end_ts(x)) + (int64_t)a->window_ns;
 	int owner = x->remote_host; /* still right: x waits for its peer, so learned no tuple */
 	int64_t doubt = 0;
 
@@ -363,7 +369,8 @@ static void find_sender(struct vp_analysis *a, struct vp_sock *s)
 	     e = e->next) {
 		struct vp_sock *p;
 
-		if (!vp_endpoint__equal(&e->local, &s->remote) || !vp_endpoint__equal(&e->remote, &s->local))
+		if (!vp_endpoint__equal(&e->local, &s->remote) ||
+		    !vp_endpoint__equal(&e->remote, &s->local))
 			continue;
 		p = u64map__get(&a->hs[e->host].socks.by_cookie, e->cookie);
 		if (p && p != s && vp_cuts__has(&p->cuts, s->x->req.seq_start)) {
@@ -445,8 +452,8 @@ static void byte_op(struct vp_analysis *a, struct host_state *hs, int h, struct 
 	struct vp_xchg *x;
 
 	/* A read after replying: the tail of that request, or the next one?  The sender knows. */
-	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple && vp_exchanges__sender_cuts(s) &&
-	    op->dir == VPR_DIR_RECV)
+	if (!s->peer_sock && s->x && s->x->has_rep && s->have_tuple &&
+	    vp_exchanges__sender_cuts(s) && op->dir == VPR_DIR_RECV)
 		find_sender(a, s);
 	if (vp_exchanges__op(s, op, h, &a->paths.pools[h], &res))
 		abort();
@@ -692,7 +699,8 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, int h, const s
 	 * client's FIN) names it; the later CLOSE comes from the network.
 	 */
 	if ((c->newstate == 4 /* FIN_WAIT1 */ || c->newstate == 9 /* LAST_ACK */) && c->pid &&
-	    s->x && s->x->side == VP_SERVER && s->x->has_rep && vp_attr__killed_by(&hs->attr, c->pid))
+	    s->x && s->x->side == VP_SERVER && s->x->has_rep &&
+	    vp_attr__killed_by(&hs->attr, c->pid))
 		s->x->killed = true;
 	if (!vp_conn_record__closes(c))
 		return;
@@ -735,7 +743,8 @@ static void on_log(struct vp_analysis *a, struct host_state *hs, int h, const st
 }
 
 /* A payload record: its whole bytes from the read stage, to the exchange of its operation. */
-static void on_payload(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_hdr *rec)
+static void on_payload(struct vp_analysis *a, struct host_state *hs, int h,
+		       const struct vpr_hdr *rec)
 {
 	struct vpr_payload p;
 	struct vp_sock *s;
@@ -867,7 +876,7 @@ static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
 	if (g->kind == VPR_GO_NEW)
 		to->parent = from->id;
 	vp_attr__wake(&hs->attr, &(struct vp_wake){g->pid, from->id, to->id, g->h.ts_ns, true,
-						    g->kind == VPR_GO_NEW});
+						   g->kind == VPR_GO_NEW});
 }
 
 static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
@@ -948,8 +957,8 @@ static void advance(struct vp_analysis *a, bool all)
 		int64_t before;
 
 		/* The horizon is INT64_MIN until a record is read: nothing to reap then. */
-		if (__builtin_sub_overflow(a->horizon, (int64_t)(2 * LOOKAHEAD_NS + MERGE_QUANTUM_NS),
-					   &before) ||
+		if (__builtin_sub_overflow(
+			    a->horizon, (int64_t)(2 * LOOKAHEAD_NS + MERGE_QUANTUM_NS), &before) ||
 		    __builtin_sub_overflow(before, a->clocks.offset[h], &before))
 			continue;
 		if (before > 0)
@@ -1088,8 +1097,9 @@ static void tune(struct vp_analysis *a)
 	a->tune.quanta++;
 	if (a->tune.phase < 2 && a->tune.quanta == TUNE_PROBE) {
 		t = now_ns();
-		a->tune.rate[a->tune.phase] =
-			t > a->tune.t0 ? (double)(events(a) - a->tune.ev0) / (double)(t - a->tune.t0) : 0;
+		a->tune.rate[a->tune.phase] = t > a->tune.t0 ? (double)(events(a) - a->tune.ev0) /
+								       (double)(t - a->tune.t0)
+							     : 0;
 		a->tune.phase++;
 		if (a->tune.phase == 1)
 			a->workers.use = a->workers.n;
@@ -1136,10 +1146,12 @@ int vp_analysis__run(struct vp_analysis *a)
 			break;
 		if (start != INT64_MAX && start > a->horizon)
 			a->horizon = start;
-		a->until = start < INT64_MAX - (int64_t)MERGE_QUANTUM_NS ? start + (int64_t)MERGE_QUANTUM_NS
-									: INT64_MAX;
-		a->look_until = a->until < INT64_MAX - (int64_t)LOOKAHEAD_NS ? a->until + (int64_t)LOOKAHEAD_NS
-									    : INT64_MAX;
+		a->until = start < INT64_MAX - (int64_t)MERGE_QUANTUM_NS
+				   ? start + (int64_t)MERGE_QUANTUM_NS
+				   : INT64_MAX;
+		a->look_until = a->until < INT64_MAX - (int64_t)LOOKAHEAD_NS
+					? a->until + (int64_t)LOOKAHEAD_NS
+					: INT64_MAX;
 		vp_workers__run(&a->workers, a->nhosts, look_ahead, a);
 		add_streams(a);
 		vp_workers__run(&a->workers, a->nhosts, analyze_host, a);
@@ -1185,8 +1197,10 @@ const char *vp_analysis__clock_source(const struct vp_analysis *a, size_t host, 
 			return buf;
 		}
 	}
-	snprintf(buf, len, "%s", host == 0 ? "the common timeline" :
-				 a->clocks.aligned[host] ? "from messages" : "wall clock");
+	snprintf(buf, len, "%s",
+		 host == 0		   ? "the common timeline"
+		 : a->clocks.aligned[host] ? "from messages"
+					   : "wall clock");
 	return buf;
 }
 

@@ -26,10 +26,11 @@
 struct vp_analysis_opts {
 	uint64_t reorder_ns; /* read stage window, 0: default */
 	uint64_t window_ns;  /* how long to wait for a peer exchange, 0: default 1 s */
-	unsigned threads;    /* hosts analyzed at once, 0: the online CPUs (never more than hosts) */
+	unsigned threads; /* hosts analyzed at once, 0: the online CPUs (never more than hosts) */
 	vp_request_fn on_request;
 	void *ctx;
-	const char *pairs; /* a pairs file (pairs.h): which ends pair, decided outside; NULL: here */
+	const char
+		*pairs; /* a pairs file (pairs.h): which ends pair, decided outside; NULL: here */
 	/*
 	 * Ignore what the recorder read of HTTP/2 (the preface mark): only the
 	 * byte-stream rules find multiplexed connections (docs/analyzer.md).
@@ -42,14 +43,14 @@ struct vp_analysis_opts {
 };
 
 struct vp_analysis_stats {
-	uint64_t events;     /* records processed */
+	uint64_t events; /* records processed */
 	uint64_t exchanges;
-	uint64_t matched;    /* calls with both ends recorded */
-	uint64_t given_up;   /* exchanges whose expected peer never appeared */
+	uint64_t matched;  /* calls with both ends recorded */
+	uint64_t given_up; /* exchanges whose expected peer never appeared */
 	uint64_t requests, calls;
 	uint64_t requests_exact; /* every link exact (evidence.h) */
 	uint64_t sockets;
-	uint64_t late;	     /* records outside the reorder window */
+	uint64_t late; /* records outside the reorder window */
 };
 
 struct vp_analysis;

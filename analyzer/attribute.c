@@ -70,7 +70,8 @@ static void pending_del(struct vp_xchg *c)
 #define VP_WAKE_MIN_REPLIES 8
 
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why);
-static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why);
+static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c,
+			   enum vp_basis why);
 static void settle_shape_wait(struct vp_attr *a, struct vp_proc *p);
 
 static struct vp_proc *proc_get(struct vp_attr *a, uint32_t pid)
@@ -288,7 +289,8 @@ void vp_attr__task(struct vp_attr *a, const struct vpr_task *tk)
 		memset(&proc_get(a, tk->pid)->life, 0, sizeof(((struct vp_proc *)0)->life));
 	t = thread_get(a, tk->h.tid, tk->pid);
 	memcpy(t->comm, tk->comm, VPR_COMM_LEN);
-	t->comm[VPR_COMM_LEN - 1] = 0; /* the kernel's names have 15 characters; a damaged one is cut */
+	t->comm[VPR_COMM_LEN - 1] =
+		0; /* the kernel's names have 15 characters; a damaged one is cut */
 	if (tk->pid)
 		name_proc(proc_get(a, tk->pid), t);
 }
@@ -402,7 +404,8 @@ static void become_mixed(struct vp_proc *p)
 }
 
 /* Line l is s's, on the evidence link says. */
-static void give_line(struct vp_proc *p, struct vp_xchg *s, struct vp_logline *l, struct vp_link link)
+static void give_line(struct vp_proc *p, struct vp_xchg *s, struct vp_logline *l,
+		      struct vp_link link)
 {
 	if (p->mixed || s->muxed || vp_xchg__pipelined(s) || l->batched)
 		link.exact = false;
@@ -416,7 +419,8 @@ static void give_line(struct vp_proc *p, struct vp_xchg *s, struct vp_logline *l
 }
 
 /* vPath, for lines as for calls: a worker's lines since the request arrived are s's. */
-static void claim_lines(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t, struct vp_xchg *s)
+static void claim_lines(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t,
+			struct vp_xchg *s)
 {
 	uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
 	struct vp_lineq *early = u64map__del(&a->early_lines, t->tid);
@@ -588,7 +592,8 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
 
 	unsigned waiting = 0;
 
-	if (!t->reads_requests || !cause_of(t) || t->cur->has_rep || (p && (p->mixed || p->handoff)))
+	if (!t->reads_requests || !cause_of(t) || t->cur->has_rep ||
+	    (p && (p->mixed || p->handoff)))
 		return NULL;
 	/* Requests it has answered (a thread-per-request server's earlier ones) wait for nothing. */
 	inflight_prune(a, t, NULL);
@@ -598,7 +603,6 @@ static struct vp_xchg *serving_alone(struct vp_attr *a, struct vp_thread *t)
 		waiting += !t->inflight[i]->has_rep;
 	return waiting == 1 ? t->cur : NULL;
 }
-
 
 /*
  * Pending call c can go nowhere else (every request open when it was sent
@@ -617,7 +621,8 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 	 * forward one is the goroutine's creation for a request (a stream's own
 	 * writer: its reader may first release a lock another request waits for).
 	 */
-	struct vp_xchg *s = c->back_confirms || c->born_for || !c->woke_back ? c->woke_for : c->woke_back;
+	struct vp_xchg *s =
+		c->back_confirms || c->born_for || !c->woke_back ? c->woke_for : c->woke_back;
 	bool held = false, exact;
 	uint16_t n;
 
@@ -661,7 +666,8 @@ static bool shape_pending(const struct vp_proc *p, const struct vp_xchg *c)
 }
 
 /* A pending call nothing claimed: the wake-up rule, else a root. */
-static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
+static void settle_pending(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c,
+			   enum vp_basis why)
 {
 	if (shape_pending(p, c)) {
 		list_add_tail(&p->shape_wait, c);
@@ -749,7 +755,7 @@ static void woke_back(struct vp_attr *a, struct vp_thread *reader, struct vp_xch
  * then stays unclaimed, inferred).
  */
 static struct vp_thread *chain_unit(struct vp_attr *a, uint32_t id, uint32_t pid,
-				     const struct vp_thread *waker)
+				    const struct vp_thread *waker)
 {
 	uint32_t *slot = &a->chain_made[a->chain_next++ % VP_CHAIN_KEEP];
 	struct vp_thread *t = *slot ? u64map__get(&a->threads, *slot) : NULL;
@@ -909,7 +915,8 @@ void vp_attr__blind(struct vp_attr *a, uint32_t pid)
 		become_mixed(p);
 }
 
-void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op)
+void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c,
+				  const struct vpr_sock_op *op)
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
@@ -938,10 +945,12 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	 * was, not that the worker serves that request; a pool worker takes
 	 * anyone's task next.
 	 */
-	set_cur(a, t, c->up_state == VP_UP_LINKED &&
-			      (t->reads_requests || (c->link.basis != VP_BASIS_PROPAGATED_ID &&
-						     c->link.basis != VP_BASIS_FORWARDED)) ?
-			      c->up : NULL);
+	set_cur(a, t,
+		c->up_state == VP_UP_LINKED &&
+				(t->reads_requests || (c->link.basis != VP_BASIS_PROPAGATED_ID &&
+						       c->link.basis != VP_BASIS_FORWARDED))
+			? c->up
+			: NULL);
 	if (t->cur)
 		inflight_input(a, t, t->cur);
 	vp_judge__update(&xchg_proc(a, c)->judge, a->paths);
@@ -1105,7 +1114,8 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 
 	if (t && (s = cause_of(t))) {
 		uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
-		struct vp_link link = vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
+		struct vp_link link =
+			vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
 
 		/* Its first bytes were written for another request, or for none. */
 		if (l->cause != s->id)
@@ -1163,7 +1173,9 @@ void vp_attr__flush(struct vp_attr *a)
 		/* The recording ended: replies that might have claimed them never came. */
 		while ((c = p->pending.list_next) != &p->pending) {
 			pending_del(c);
-			settle_pending(a, p, c, p->open.list_next != &p->open ? VP_BASIS_UNCLAIMED : VP_BASIS_ROOT);
+			settle_pending(a, p, c,
+				       p->open.list_next != &p->open ? VP_BASIS_UNCLAIMED
+								     : VP_BASIS_ROOT);
 		}
 		settle_shape_wait(a, p);
 		while ((c = p->open.list_next) != &p->open)

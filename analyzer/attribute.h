@@ -40,8 +40,8 @@ struct vp_thread {
 	uint32_t tid, pid;
 	struct vp_proc *proc; /* cache of its process, see thread_proc */
 	char comm[VPR_COMM_LEN];
-	struct vp_xchg *cur; /* current cause (holds a reference) */
-	bool reads_requests; /* it reads requests itself: not a worker fed by a dispatcher */
+	struct vp_xchg *cur;	/* current cause (holds a reference) */
+	bool reads_requests;	/* it reads requests itself: not a worker fed by a dispatcher */
 	struct vp_xchg pending; /* list head (tlist links): its calls waiting for its reply */
 	uint64_t last_req_id;
 	uint64_t last_req_ts;
@@ -55,10 +55,10 @@ struct vp_thread {
 	struct vp_xchg *inflight[VP_INFLIGHT_MAX];
 	uint8_t ninflight;
 	bool inflight_overflow; /* more than VP_INFLIGHT_MAX at once: never exact */
-	uint64_t replies; /* replies it sent */
+	uint64_t replies;	/* replies it sent */
 	/* Wake-ups since its last socket operation by threads serving one request (attr__wake). */
-	struct vp_xchg *woke_for; /* the request of the last of them (a reference) */
-	uint8_t woke_n;		  /* how many different requests (255: many) */
+	struct vp_xchg *woke_for;    /* the request of the last of them (a reference) */
+	uint8_t woke_n;		     /* how many different requests (255: many) */
 	struct vp_xchg *awaits_back; /* its pending call whose reply it read last (a reference) */
 	bool chain_only; /* made by a wake-up between Go units, no socket operation since */
 	/*
@@ -79,23 +79,24 @@ struct vp_proc {
 	uint32_t pid;
 	int host;
 	char comm[VPR_COMM_LEN];
-	bool named_by_main; /* comm came from the main thread */
-	struct vp_xchg open;	/* list head: server exchanges not done, by request time */
-	struct vp_xchg pending; /* list head: client exchanges waiting for a reply by their thread */
+	bool named_by_main;  /* comm came from the main thread */
+	struct vp_xchg open; /* list head: server exchanges not done, by request time */
+	struct vp_xchg
+		pending; /* list head: client exchanges waiting for a reply by their thread */
 	/*
 	 * list head: Go calls with wake-up evidence that nothing else can claim,
 	 * waiting for the process to show an executor's shape or not (the
 	 * wake-up rule's gate, VP_WAKE_MIN_REPLIES); they hold their requests.
 	 */
 	struct vp_xchg shape_wait;
-	uint64_t served;	/* server exchanges with a reply */
-	uint64_t handoff;	/* reply sent by another thread than the one that read the request */
-	uint64_t interleaved;	/* a thread answered a request after reading a newer one */
-	uint64_t calls;		/* client exchanges made */
+	uint64_t served;      /* server exchanges with a reply */
+	uint64_t handoff;     /* reply sent by another thread than the one that read the request */
+	uint64_t interleaved; /* a thread answered a request after reading a newer one */
+	uint64_t calls;	      /* client exchanges made */
 	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
 	uint64_t calls_by_wakeup; /* linked by the wake-up rule */
-	uint64_t calls_exact; /* links to its calls (roots included) exact when made */
-	uint64_t calls_unmade; /* of those, found later to be on a multiplexed connection */
+	uint64_t calls_exact;	  /* links to its calls (roots included) exact when made */
+	uint64_t calls_unmade;	  /* of those, found later to be on a multiplexed connection */
 	/*
 	 * Propagated ids (vp_attr__propagated): calls that carried one, calls
 	 * it linked, and calls an exact rule linked to another request than
@@ -142,8 +143,8 @@ enum vp_model {
 struct vp_attr {
 	int host;
 	struct vp_hpaths *paths;
-	struct u64map threads; /* tid -> vp_thread */
-	struct u64map procs;   /* pid -> vp_proc, kept to the end for reports */
+	struct u64map threads;		    /* tid -> vp_thread */
+	struct u64map procs;		    /* pid -> vp_proc, kept to the end for reports */
 	uint32_t chain_made[VP_CHAIN_KEEP]; /* their ids, oldest replaced first */
 	/*
 	 * tid -> struct vp_lineq: lines of threads no socket operation showed
@@ -253,7 +254,8 @@ void vp_attr__id_mixed(struct vp_attr *a, struct vp_xchg *c);
  * began, the message carries bytes of several requests' calls (HTTP/2
  * streams written one after another, a pipeline): vp_attr__muxed.
  */
-void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c, const struct vpr_sock_op *op);
+void vp_attr__client_request_more(struct vp_attr *a, struct vp_xchg *c,
+				  const struct vpr_sock_op *op);
 /*
  * Call c is on a connection that carries several exchanges at once (its
  * message may hold several requests' calls, its reply another's): its

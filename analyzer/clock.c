@@ -28,8 +28,8 @@ static int64_t middle(int64_t a, int64_t b)
 	return a / 2 + b / 2 + (a % 2 + b % 2) / 2;
 }
 
-int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
-		    const int64_t *wall, const int64_t *starts)
+int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids, const int64_t *wall,
+		    const int64_t *starts)
 {
 	size_t nm = 0;
 
@@ -61,7 +61,8 @@ int vp_clocks__init(struct vp_clocks *c, size_t n, const char *const *boot_ids,
 		c->machine[h] = m;
 		if (m == nm) { /* a damaged header can say anything about wall clocks */
 			c->start[nm] = starts[h];
-			c->wall[nm++] = clamp_offset(sat_add(wall[h], wall[0] == INT64_MIN ? INT64_MAX : -wall[0]));
+			c->wall[nm++] = clamp_offset(
+				sat_add(wall[h], wall[0] == INT64_MIN ? INT64_MAX : -wall[0]));
 		}
 	}
 	c->nm = nm;
@@ -151,7 +152,8 @@ static bool fix_next(struct vp_clocks *c)
 		if (lo == INT64_MIN || hi == INT64_MAX)
 			width = UINT64_MAX - 1;
 		else
-			width = hi >= lo ? (uint64_t)hi - (uint64_t)lo : (uint64_t)lo - (uint64_t)hi;
+			width = hi >= lo ? (uint64_t)hi - (uint64_t)lo
+					 : (uint64_t)lo - (uint64_t)hi;
 		if (width < best_width) {
 			best = g;
 			best_width = width;

@@ -41,17 +41,17 @@
 #define VP_UNALIGNED_SLACK_NS (10ll * 1000 * 1000 * 1000)
 
 struct vp_clocks {
-	size_t n;	  /* hosts */
-	size_t nm;	  /* machines: distinct boot_ids */
-	size_t *machine;  /* per host */
-	int64_t *up;	  /* nm*nm: [i*nm+j] upper bound of off[j] - off[i], INT64_MAX unknown */
-	int64_t *tight;	  /* nm*nm: up combined along chains (scratch of solve) */
-	int64_t *wall;	  /* per machine: wall-clock offset, the fallback */
-	int64_t *start;	  /* per machine: wall clock when its first recording began */
-	int64_t *moff;	  /* per machine: current estimate */
-	bool *fixed;	  /* per machine: estimated from messages (or the first machine) */
-	int64_t *offset;  /* per host: moff of its machine; offset[0] == 0 */
-	bool *aligned;	  /* per host: fixed[machine] */
+	size_t n;	 /* hosts */
+	size_t nm;	 /* machines: distinct boot_ids */
+	size_t *machine; /* per host */
+	int64_t *up;	 /* nm*nm: [i*nm+j] upper bound of off[j] - off[i], INT64_MAX unknown */
+	int64_t *tight;	 /* nm*nm: up combined along chains (scratch of solve) */
+	int64_t *wall;	 /* per machine: wall-clock offset, the fallback */
+	int64_t *start;	 /* per machine: wall clock when its first recording began */
+	int64_t *moff;	 /* per machine: current estimate */
+	bool *fixed;	 /* per machine: estimated from messages (or the first machine) */
+	int64_t *offset; /* per host: moff of its machine; offset[0] == 0 */
+	bool *aligned;	 /* per host: fixed[machine] */
 	bool dirty;
 	uint64_t samples;
 };

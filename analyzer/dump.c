@@ -15,15 +15,18 @@ _Static_assert(VPR_READ_OK == 0 && VPR_READ_TORN_TAIL == 1 && VPR_READ_CORRUPT =
 static const char *tcp_state_name(unsigned s)
 {
 	static const char *const names[] = {
-		"?",	    "ESTABLISHED", "SYN_SENT", "SYN_RECV",   "FIN_WAIT1", "FIN_WAIT2",  "TIME_WAIT",
-		"CLOSE",    "CLOSE_WAIT",  "LAST_ACK", "LISTEN",     "CLOSING",   "NEW_SYN_RECV",
+		"?",	     "ESTABLISHED", "SYN_SENT",	    "SYN_RECV",	  "FIN_WAIT1",
+		"FIN_WAIT2", "TIME_WAIT",   "CLOSE",	    "CLOSE_WAIT", "LAST_ACK",
+		"LISTEN",    "CLOSING",	    "NEW_SYN_RECV",
 	};
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
 static const char *role_name(unsigned r)
 {
-	return r == VPR_ROLE_CONNECTED ? "connected" : r == VPR_ROLE_ACCEPTED ? "accepted" : "unknown";
+	return r == VPR_ROLE_CONNECTED	? "connected"
+	       : r == VPR_ROLE_ACCEPTED ? "accepted"
+					: "unknown";
 }
 
 static const char *task_kind_name(unsigned k)
@@ -35,8 +38,8 @@ static const char *task_kind_name(unsigned k)
 static const char *h2_type_name(unsigned t)
 {
 	static const char *const names[] = {
-		"DATA", "HEADERS", "PRIORITY",	   "RST_STREAM",    "SETTINGS",
-		"PUSH_PROMISE", "PING", "GOAWAY", "WINDOW_UPDATE", "CONTINUATION",
+		"DATA",		"HEADERS", "PRIORITY", "RST_STREAM",	"SETTINGS",
+		"PUSH_PROMISE", "PING",	   "GOAWAY",   "WINDOW_UPDATE", "CONTINUATION",
 	};
 	return t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
 }
@@ -103,12 +106,14 @@ static void dump_payload(FILE *out, const struct vpr_payload *p)
 {
 	if (p->h.size < VPR_PAYLOAD_HDR_SIZE || p->len > VPR_PAYLOAD_MAX ||
 	    VPR_PAYLOAD_SIZE(p->len) > p->h.size) {
-		fprintf(out, " size=%u (damaged: its bytes run past the record, skipped)", p->h.size);
+		fprintf(out, " size=%u (damaged: its bytes run past the record, skipped)",
+			p->h.size);
 		return;
 	}
-	fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u%s%s%s%s data=",
-		p->pid, (uint64_t)p->cookie, p->dir == VPR_DIR_SEND ? "send" : "recv", p->bytes,
-		p->seq_end, p->len, p->flags & VPR_PAYLOAD_REDACTED ? " redacted" : "",
+	fprintf(out,
+		" pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u%s%s%s%s data=", p->pid,
+		(uint64_t)p->cookie, p->dir == VPR_DIR_SEND ? "send" : "recv", p->bytes, p->seq_end,
+		p->len, p->flags & VPR_PAYLOAD_REDACTED ? " redacted" : "",
 		p->flags & VPR_PAYLOAD_H2_FRAME ? " h2_frame" : "",
 		p->flags & VPR_PAYLOAD_H2_FIRST ? " h2_first" : "",
 		p->flags & VPR_PAYLOAD_H2_BROKEN ? " h2_broken" : "");
@@ -120,8 +125,10 @@ static void dump_log(FILE *out, const struct vpr_log *l)
 {
 	static const char *const kinds[] = {"?", "file", "pipe", "unix"};
 
-	if (l->h.size < VPR_LOG_HDR_SIZE || l->len > VPR_LOG_MAX || VPR_LOG_SIZE(l->len) > l->h.size) {
-		fprintf(out, " size=%u (damaged: its bytes run past the record, skipped)", l->h.size);
+	if (l->h.size < VPR_LOG_HDR_SIZE || l->len > VPR_LOG_MAX ||
+	    VPR_LOG_SIZE(l->len) > l->h.size) {
+		fprintf(out, " size=%u (damaged: its bytes run past the record, skipped)",
+			l->h.size);
 		return;
 	}
 	fprintf(out, " pid=%u fd=%u ino=%" PRIu64 " %s bytes=%u len=%u%s data=", l->pid, l->fd,
@@ -186,7 +193,8 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 {
 	char a[VP_ADDRSTRLEN];
 
-	fprintf(out, "%-7s ts=%" PRIu64 " tid=%u", vpr_type_name(h->type), (uint64_t)h->ts_ns, h->tid);
+	fprintf(out, "%-7s ts=%" PRIu64 " tid=%u", vpr_type_name(h->type), (uint64_t)h->ts_ns,
+		h->tid);
 	switch (h->type) {
 	case VPR_SOCK_OP:
 	case VPR_TLS_OP: {
@@ -194,9 +202,10 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 		const struct vpr_sock_op *op = (const void *)h;
 		uint32_t start = op->seq_end - op->bytes;
 
-		fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u range=[%u,%u)%s%s%s%s", op->pid,
-			(uint64_t)op->cookie, op->dir == VPR_DIR_SEND ? "send" : "recv", op->bytes,
-			start, op->seq_end, op->flags & VPR_OP_STREAM_START ? " stream_start" : "",
+		fprintf(out, " pid=%u cookie=%#" PRIx64 " %s bytes=%u range=[%u,%u)%s%s%s%s",
+			op->pid, (uint64_t)op->cookie, op->dir == VPR_DIR_SEND ? "send" : "recv",
+			op->bytes, start, op->seq_end,
+			op->flags & VPR_OP_STREAM_START ? " stream_start" : "",
 			op->flags & VPR_OP_TLS_HS ? " tls_hs" : "",
 			op->flags & VPR_OP_H2_PREFACE ? " h2_preface" : "",
 			op->flags & VPR_OP_FALLBACK ? " fallback" : "");
@@ -211,7 +220,8 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	case VPR_CLOCK: {
 		const struct vpr_clock *c = (const void *)h;
 
-		fprintf(out, " realtime=%" PRIu64 ".%09" PRIu64, (uint64_t)c->realtime_ns / 1000000000,
+		fprintf(out, " realtime=%" PRIu64 ".%09" PRIu64,
+			(uint64_t)c->realtime_ns / 1000000000,
 			(uint64_t)c->realtime_ns % 1000000000);
 		break;
 	}
@@ -241,8 +251,8 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	case VPR_WAKEUP: {
 		const struct vpr_wakeup *w = (const void *)h;
 
-		fprintf(out, " pid=%u woke tid=%u pid=%u flags=%#x", w->pid, w->woken_tid, w->woken_pid,
-			w->flags);
+		fprintf(out, " pid=%u woke tid=%u pid=%u flags=%#x", w->pid, w->woken_tid,
+			w->woken_pid, w->flags);
 		break;
 	}
 	case VPR_PAYLOAD:
@@ -254,7 +264,8 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	case VPR_SEND_FAILED: {
 		const struct vpr_send_failed *sf = (const void *)h;
 
-		fprintf(out, " pid=%u cookie=%#" PRIx64 " err=%d", sf->pid, (uint64_t)sf->cookie, sf->err);
+		fprintf(out, " pid=%u cookie=%#" PRIx64 " err=%d", sf->pid, (uint64_t)sf->cookie,
+			sf->err);
 		break;
 	}
 	case VPR_H2_FRAME:
@@ -278,13 +289,16 @@ void vp_dump_header(FILE *out, const struct vpr_file_header *hd)
 {
 	fprintf(out,
 		"header  version=%u host=\"%.*s\" machine_id=%.*s boot_id=%.*s kernel=\"%.*s\""
-		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64 " netns=%u flags=%s%s%s%s%s",
+		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64
+		" netns=%u flags=%s%s%s%s%s",
 		hd->version, VPR_HOSTNAME_LEN, hd->hostname, VPR_ID_LEN, hd->machine_id, VPR_ID_LEN,
 		hd->boot_id, VPR_KERNEL_LEN, hd->kernel, (uint64_t)hd->start_mono_ns,
 		(uint64_t)hd->start_real_ns / 1000000000, (uint64_t)hd->start_real_ns % 1000000000,
-		hd->netns, hd->flags ? "" : "none", hd->flags & VPR_FILE_FALLBACK ? "fallback," : "",
+		hd->netns, hd->flags ? "" : "none",
+		hd->flags & VPR_FILE_FALLBACK ? "fallback," : "",
 		hd->flags & VPR_FILE_SEGMENT ? "segment," : "",
-		hd->flags & VPR_FILE_PAYLOAD ? "payload," : "", hd->flags & VPR_FILE_LOGS ? "logs," : "");
+		hd->flags & VPR_FILE_PAYLOAD ? "payload," : "",
+		hd->flags & VPR_FILE_LOGS ? "logs," : "");
 	if (hd->flags & VPR_FILE_SEGMENT)
 		fprintf(out, " segment=%u", hd->segment);
 	fputc('\n', out);
@@ -331,7 +345,8 @@ int vp_dump_file(const char *path, FILE *out, FILE *errf)
 	fprintf(out, "records %" PRIu64 " in %" PRIu64 " blocks:", total, vpr_reader__blocks(r));
 	for (unsigned t = 1; t <= VPR_TYPE_MAX; t++)
 		if (counts[t])
-			fprintf(out, " %s=%" PRIu64, t == VPR_TYPE_MAX ? "unknown" : vpr_type_name((uint16_t)t),
+			fprintf(out, " %s=%" PRIu64,
+				t == VPR_TYPE_MAX ? "unknown" : vpr_type_name((uint16_t)t),
 				counts[t]);
 	fputc('\n', out);
 	ret = vp_dump_status(out, errf, path, vpr_reader__status(r), vpr_reader__error(r),

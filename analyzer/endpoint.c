@@ -10,7 +10,8 @@
 
 char *vp_addr__format(uint8_t family, const uint8_t *addr, char *buf, size_t len)
 {
-	if ((family != AF_INET && family != AF_INET6) || !inet_ntop(family, addr, buf, (socklen_t)len))
+	if ((family != AF_INET && family != AF_INET6) ||
+	    !inet_ntop(family, addr, buf, (socklen_t)len))
 		snprintf(buf, len, "?");
 	return buf;
 }

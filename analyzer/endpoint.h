@@ -10,7 +10,7 @@
 struct vp_endpoint {
 	uint8_t family; /* AF_INET, AF_INET6, 0 when unknown */
 	uint8_t pad;
-	uint16_t port;	 /* host byte order */
+	uint16_t port;	  /* host byte order */
 	uint8_t addr[16]; /* network byte order; IPv4 in the first 4 bytes */
 };
 

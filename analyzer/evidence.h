@@ -14,16 +14,16 @@
 #include <stdint.h>
 
 enum vp_basis {
-	VP_BASIS_ROOT = 0,	/* no parent: no request could have caused it */
-	VP_BASIS_THREAD,	/* made by the thread while it served this request and no other */
-	VP_BASIS_HANDOFF,	/* a worker's reply claimed it (dispatcher -> worker, vPath §2.3) */
-	VP_BASIS_CONNECT,	/* first call on a connection opened while serving this request */
-	VP_BASIS_WINDOW,	/* several requests in flight; timing constraints left this one */
-	VP_BASIS_LAST_INPUT,	/* several remained: the thread's most recent input chose (inferred) */
-	VP_BASIS_UNCLAIMED,	/* a root, although requests were open that might have caused it */
-	VP_BASIS_WAKEUP,	/* made by a thread the request's thread woke, and woke it back */
-	VP_BASIS_PROPAGATED_ID,	/* carries the id of this request and of no other open one (proto/propid.h) */
-	VP_BASIS_FORWARDED,	/* carries the bytes of this request and of no other open one (forward.h) */
+	VP_BASIS_ROOT = 0,   /* no parent: no request could have caused it */
+	VP_BASIS_THREAD,     /* made by the thread while it served this request and no other */
+	VP_BASIS_HANDOFF,    /* a worker's reply claimed it (dispatcher -> worker, vPath §2.3) */
+	VP_BASIS_CONNECT,    /* first call on a connection opened while serving this request */
+	VP_BASIS_WINDOW,     /* several requests in flight; timing constraints left this one */
+	VP_BASIS_LAST_INPUT, /* several remained: the thread's most recent input chose (inferred) */
+	VP_BASIS_UNCLAIMED,  /* a root, although requests were open that might have caused it */
+	VP_BASIS_WAKEUP,     /* made by a thread the request's thread woke, and woke it back */
+	VP_BASIS_PROPAGATED_ID, /* carries the id of this request and of no other open one (proto/propid.h) */
+	VP_BASIS_FORWARDED, /* carries the bytes of this request and of no other open one (forward.h) */
 	VP_BASIS_MAX,
 };
 
@@ -36,8 +36,8 @@ struct vp_link {
 static inline const char *vp_basis_name(uint8_t b)
 {
 	static const char *const names[VP_BASIS_MAX] = {
-		"root", "thread", "handoff", "connect", "window", "last-input", "unclaimed", "wakeup",
-		"propagated-id", "forwarded",
+		"root",	      "thread",	   "handoff", "connect",       "window",
+		"last-input", "unclaimed", "wakeup",  "propagated-id", "forwarded",
 	};
 
 	return b < VP_BASIS_MAX ? names[b] : "?";
@@ -61,7 +61,9 @@ enum vp_outcome {
 
 static inline const char *vp_outcome_name(enum vp_outcome o)
 {
-	return o == VP_OUTCOME_COMPLETE ? "complete" : o == VP_OUTCOME_ONE_WAY ? "one-way" : "incomplete";
+	return o == VP_OUTCOME_COMPLETE	 ? "complete"
+	       : o == VP_OUTCOME_ONE_WAY ? "one-way"
+					 : "incomplete";
 }
 
 #endif

@@ -52,8 +52,9 @@ static void merge_back(struct vp_sock *s)
 		pp->q[i].wit = NULL;
 	}
 	if (x && x->wit && pp->n)
-		x->wit->count = (uint16_t)(x->wit->count + pp->n < UINT16_MAX ? x->wit->count + pp->n
-									      : UINT16_MAX);
+		x->wit->count =
+			(uint16_t)(x->wit->count + pp->n < UINT16_MAX ? x->wit->count + pp->n
+								      : UINT16_MAX);
 	pp->n = 0;
 	pp->rest = false;
 	pp->rep_end_known = false;
@@ -400,8 +401,9 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 
 	stream_moved(s, op);
 
-	if (!ret && res->x && (res->kind == VP_OP_REQ_FIRST || res->kind == VP_OP_REQ_MORE ||
-			       res->kind == VP_OP_REP_FIRST))
+	if (!ret && res->x &&
+	    (res->kind == VP_OP_REQ_FIRST || res->kind == VP_OP_REQ_MORE ||
+	     res->kind == VP_OP_REP_FIRST))
 		note_handshake(s, res->x, op);
 	return ret;
 }
@@ -417,8 +419,12 @@ static bool first_op_of(const struct vp_msg *m, const struct vpr_payload *p)
 static struct vpr_sock_op op_of(const struct vpr_payload *p)
 {
 	struct vpr_sock_op op = {
-		.h = p->h, .cookie = p->cookie, .pid = p->pid, .bytes = p->bytes,
-		.seq_end = p->seq_end, .dir = p->dir,
+		.h = p->h,
+		.cookie = p->cookie,
+		.pid = p->pid,
+		.bytes = p->bytes,
+		.seq_end = p->seq_end,
+		.dir = p->dir,
 	};
 
 	op.h.type = VPR_SOCK_OP;
@@ -471,7 +477,8 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 	}
 	if (!(*wit = vp_wit_req__new(p->data, p->len, p->bytes)))
 		return -ENOMEM;
-	if (m == &x->req && !x->content && !(x->content = vp_wit_req__new(p->data, p->len, p->bytes)))
+	if (m == &x->req && !x->content &&
+	    !(x->content = vp_wit_req__new(p->data, p->len, p->bytes)))
 		return -ENOMEM;
 	if (m == &x->req && !x->prop) {
 		struct vp_propid id;
@@ -561,7 +568,8 @@ static int witness(struct vp_xchg *x, const struct vp_bytes *rep, bool last)
 static int reply_bytes(struct vp_sock *s, struct vp_xchg *x, const uint8_t *data, size_t len,
 		       uint64_t total, uint32_t off)
 {
-	struct vp_bytes rep = {data + (off < len ? off : len), off < len ? len - off : 0, total - off};
+	struct vp_bytes rep = {data + (off < len ? off : len), off < len ? len - off : 0,
+			       total - off};
 	struct vp_pipe *pp = s->pipe;
 
 	if (pipe_waits(s) && x == s->x && !pp->rep_decided) {

@@ -14,8 +14,8 @@
 struct vp_farena_chunk;
 
 struct vp_farena {
-	struct vp_farena_chunk *head; /* the oldest block's chunk */
-	struct vp_farena_chunk *tail; /* where the next block is cut */
+	struct vp_farena_chunk *head;  /* the oldest block's chunk */
+	struct vp_farena_chunk *tail;  /* where the next block is cut */
 	struct vp_farena_chunk *spare; /* emptied chunks (next-linked), kept for the tail */
 };
 

@@ -72,7 +72,8 @@ int vp_h2__block(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 	if (f->type == VP_H2_HEADERS)
 		h->block_first[d] = first;
 	if (vp_hpack__frame(h->hpack[d], p->data, p->len, p->bytes, p->flags, h->fields[d]) !=
-	    VP_HPACK_DONE || !x)
+		    VP_HPACK_DONE ||
+	    !x)
 		return 0;
 	if (f->dir == vp_request_dir(s->role))
 		return h->block_first[d] ? request_fields(x, h->fields[d]) : 0;

@@ -16,7 +16,10 @@
 #include "h2state.h"
 
 /* The frames that carry header blocks (RFC 9113 6.2, 6.10), after a 9-byte header. */
-enum { VP_H2_HEADERS = 1, VP_H2_CONTINUATION = 9 };
+enum {
+	VP_H2_HEADERS = 1,
+	VP_H2_CONTINUATION = 9
+};
 #define VP_H2_FRAME_HDR 9
 
 /*

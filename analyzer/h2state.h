@@ -18,8 +18,8 @@ struct vp_h2_fields;
 struct vp_h2 {
 	struct u64map open; /* stream id -> its state (malloc'd, h2streams.c), until it ends */
 	bool dark;	    /* frames lost: none is used any more */
-	bool tls;	    /* its frames were read in the plaintext (VPR_H2_IN_TLS): positions are plaintext's */
-	uint32_t streams;   /* exchanges begun */
+	bool tls; /* its frames were read in the plaintext (VPR_H2_IN_TLS): positions are plaintext's */
+	uint32_t streams; /* exchanges begun */
 	/*
 	 * By enum vpr_dir, once a header block's bytes were captured
 	 * (--capture): its HPACK decoder (proto/hpack.h), and the fields of

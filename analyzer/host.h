@@ -37,14 +37,15 @@ struct vp_host {
 	uint64_t late;		/* records older than the reorder window allowed */
 	uint64_t skipped;	/* records with impossible values (time, direction), not used */
 	uint64_t payloads;	/* payload records read (vpath-record --capture) */
-	uint64_t payloads_bad;	/* payload records damaged (len beyond the record) or in excess, not used */
+	uint64_t
+		payloads_bad; /* payload records damaged (len beyond the record) or in excess, not used */
 	uint64_t first_ts, last_ts;
-	uint64_t bytes_total;	/* size of its files, for progress */
-	uint64_t bytes_read;	/* of which read so far */
-	bool truncated;		/* a torn tail or corruption ended a file early */
-	bool captured;		/* a file says it may hold payload (VPR_FILE_PAYLOAD, --capture) */
+	uint64_t bytes_total; /* size of its files, for progress */
+	uint64_t bytes_read;  /* of which read so far */
+	bool truncated;	      /* a torn tail or corruption ended a file early */
+	bool captured;	      /* a file says it may hold payload (VPR_FILE_PAYLOAD, --capture) */
 	bool corrupt;
-	char damage[320];	/* what the reader said about the damage */
+	char damage[320];	   /* what the reader said about the damage */
 	struct vp_endpoint *addrs; /* the host's own addresses (VPR_ADDR) */
 	size_t naddrs;
 	uint32_t addr_netns; /* the namespace they are of (the recorder's; netns 0 records all) */
@@ -63,9 +64,9 @@ struct vp_host {
 	 * monotonic moved by more than VP_WALL_STEP_NS (input.h).  Only reported: every
 	 * time used is the host's monotonic clock.
 	 */
-	int64_t wall_now_ns;	 /* realtime - monotonic at the last clock record */
+	int64_t wall_now_ns; /* realtime - monotonic at the last clock record */
 	uint32_t wall_steps;
-	int64_t wall_step_ns;	 /* the largest step, signed */
+	int64_t wall_step_ns;	  /* the largest step, signed */
 	uint64_t wall_step_at_ns; /* host clock: the record that showed it */
 };
 

@@ -27,7 +27,8 @@ static void forget_oldest(struct vp_idseen *s)
 	uintptr_t c = count_of(s, h);
 
 	if (c > 1)
-		u64map__put(&s->count, h, (void *)(c - 1)); /* failing, it keeps a higher count: safe */
+		u64map__put(&s->count, h,
+			    (void *)(c - 1)); /* failing, it keeps a higher count: safe */
 	else
 		u64map__del(&s->count, h);
 	s->head = (s->head + 1) % VP_IDSEEN_MAX;

@@ -34,7 +34,7 @@ struct stream {
 	uint64_t max_ts, last_out_ts;
 	struct cpu_drops *cpus;
 	size_t ncpus;
-	uint64_t bytes_done; /* size of the files read to their end */
+	uint64_t bytes_done;	     /* size of the files read to their end */
 	struct vp_payloads payloads; /* whole VPR_PAYLOAD records until the analysis takes them */
 };
 
@@ -194,14 +194,16 @@ static int build_host(struct vp_host *h, struct file_info *fis, int n, int first
 
 		if (k > 1 && !seg) {
 			snprintf(err, errlen,
-				 "%s and %s: two recordings of the same host (boot_id %.36s, netns %u)",
+				 "%s and %s: two recordings of the same host (boot_id %.36s, netns "
+				 "%u)",
 				 mine[i]->path, mine[i ? 0 : 1]->path, mine[i]->hdr.boot_id,
 				 mine[i]->hdr.netns);
 			ret = -EINVAL;
 			goto cleanup;
 		}
 		if (i && mine[i]->hdr.segment == mine[i - 1]->hdr.segment) {
-			snprintf(err, errlen, "%s and %s: the same segment %u of one ring recording",
+			snprintf(err, errlen,
+				 "%s and %s: the same segment %u of one ring recording",
 				 mine[i - 1]->path, mine[i]->path, mine[i]->hdr.segment);
 			ret = -EINVAL;
 			goto cleanup;
@@ -259,7 +261,8 @@ static void make_names_unique(struct vp_input *in)
 
 		if (!dup[i])
 			continue;
-		snprintf(n, sizeof(n), "%.*s#%u", VPR_HOSTNAME_LEN, in->hosts[i].name, in->hosts[i].netns);
+		snprintf(n, sizeof(n), "%.*s#%u", VPR_HOSTNAME_LEN, in->hosts[i].name,
+			 in->hosts[i].netns);
 		memcpy(in->hosts[i].name, n, sizeof(n));
 	}
 	free(dup);
@@ -425,7 +428,8 @@ static const struct vpr_hdr *read_local(struct stream *s)
 			const struct vp_host *h = s->host;
 
 			if (status != VPR_READ_OK)
-				damaged(s, s->lfile < h->nrecordings ? h->recordings[s->lfile] : "?",
+				damaged(s,
+					s->lfile < h->nrecordings ? h->recordings[s->lfile] : "?",
 					status == VPR_READ_CORRUPT, why);
 			s->lfile++;
 		} else if (usable(s, rec)) {
@@ -637,7 +641,7 @@ static void note_drops(struct stream *s, const struct vpr_drops *d)
 		 * CPU's count at each tick where it changed).
 		 */
 		uint64_t tick = d->h.ts_ns - h->last_tick_ns < TICK_SPREAD_NS ? h->prev_tick_ns
-									     : h->last_tick_ns;
+									      : h->last_tick_ns;
 		uint64_t from = c->ts ? c->ts : h->first_ts;
 
 		add_loss(h, tick > from ? tick : from, d->h.ts_ns, d->lost - c->lost);
@@ -740,10 +744,12 @@ void vp_input__free(struct vp_input *in)
 bool vp_input__payload(struct vp_input *in, size_t host, const struct vpr_hdr *head,
 		       struct vpr_payload *out)
 {
-	return vp_payloads__take(&in->streams[host].payloads, (const struct vpr_payload *)head, out);
+	return vp_payloads__take(&in->streams[host].payloads, (const struct vpr_payload *)head,
+				 out);
 }
 
-bool vp_input__log(struct vp_input *in, size_t host, const struct vpr_hdr *head, struct vpr_log *out)
+bool vp_input__log(struct vp_input *in, size_t host, const struct vpr_hdr *head,
+		   struct vpr_log *out)
 {
 	return vp_payloads__take(&in->streams[host].payloads, (const struct vpr_payload *)head,
 				 (struct vpr_payload *)out);

@@ -58,7 +58,8 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host);
 bool vp_input__payload(struct vp_input *in, size_t host, const struct vpr_hdr *head,
 		       struct vpr_payload *out);
 /* The whole VPR_LOG record whose head the analysis was given (as vp_input__payload). */
-bool vp_input__log(struct vp_input *in, size_t host, const struct vpr_hdr *head, struct vpr_log *out);
+bool vp_input__log(struct vp_input *in, size_t host, const struct vpr_hdr *head,
+		   struct vpr_log *out);
 void vp_input__free(struct vp_input *in);
 
 #endif

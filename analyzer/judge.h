@@ -49,7 +49,7 @@ struct vp_hpaths;
 struct vp_judgment {
 	struct vp_xchg *call;
 	struct vp_xchg *cand[VP_JUDGE_MAX]; /* [0] is the one chosen at first; each holds a wait */
-	uint8_t fit[VP_JUDGE_MAX];	     /* enum vp_fit */
+	uint8_t fit[VP_JUDGE_MAX];	    /* enum vp_fit */
 	uint8_t n;
 	bool ref_known;
 	uint64_t ref;

@@ -20,7 +20,8 @@ struct writing {
 };
 
 /* Flush a filled block of kind; keeps the first error. */
-static void put_block(struct writing *wr, enum vpl_block_kind kind, struct vp_wbuf *b, uint32_t *count)
+static void put_block(struct writing *wr, enum vpl_block_kind kind, struct vp_wbuf *b,
+		      uint32_t *count)
 {
 	uint64_t before = vpl_writer__bytes(wr->w);
 	int err;
@@ -137,8 +138,8 @@ static void drop_request(void *ctx, struct vp_request *r)
 /* The host's own stages, as if it were the only host: its calls and in-host links. */
 static int find_calls(struct writing *wr, char *const *files, int nfiles, char *err, size_t errlen)
 {
-	struct vp_analysis_opts o = {.threads = 1, .on_request = drop_request, .on_xchg = on_xchg,
-				     .xchg_ctx = wr};
+	struct vp_analysis_opts o = {
+		.threads = 1, .on_request = drop_request, .on_xchg = on_xchg, .xchg_ctx = wr};
 	struct vp_analysis *a;
 	int ret = vp_analysis__new(&a, files, nfiles, &o, err, errlen);
 
@@ -155,8 +156,10 @@ static int find_calls(struct writing *wr, char *const *files, int nfiles, char *
 /* The host's identity and addresses, as the read stage gathered them. */
 static int host_block(struct writing *wr, const struct vp_host *h, char *err, size_t errlen)
 {
-	struct vp_local_host lh = {.nfiles = (uint32_t)h->nfiles, .addrs = h->addrs,
-				   .naddrs = h->naddrs, .addr_netns = h->addr_netns};
+	struct vp_local_host lh = {.nfiles = (uint32_t)h->nfiles,
+				   .addrs = h->addrs,
+				   .naddrs = h->naddrs,
+				   .addr_netns = h->addr_netns};
 	struct vp_wbuf b = {0};
 	uint32_t one = 1;
 	int ret = 0;
@@ -208,15 +211,18 @@ int vp_local__write(char *const *files, int nfiles, const char *out, struct vp_l
 	memset(st, 0, sizeof(*st));
 	for (int i = 0; i < nfiles; i++) {
 		if (vpl_is_local(files[i])) {
-			snprintf(err, errlen, "%s: a local file already; give the host's recording", files[i]);
+			snprintf(err, errlen, "%s: a local file already; give the host's recording",
+				 files[i]);
 			return -EINVAL;
 		}
 	}
 	if ((ret = vp_input__open(&in, files, nfiles, NULL, err, errlen)))
 		return ret;
 	if (vp_input__nhosts(in) != 1) {
-		snprintf(err, errlen, "the files are the recordings of %zu hosts; local takes one host's "
-			 "(a recording, or the segments of one ring)", vp_input__nhosts(in));
+		snprintf(err, errlen,
+			 "the files are the recordings of %zu hosts; local takes one host's "
+			 "(a recording, or the segments of one ring)",
+			 vp_input__nhosts(in));
 		ret = -EINVAL;
 		goto cleanup;
 	}

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 struct vp_local_stats {
-	uint64_t records, calls, links; /* links: client ends linked under a server end */
-	uint64_t in_bytes, out_bytes;	/* the recordings, the local file */
+	uint64_t records, calls, links;	  /* links: client ends linked under a server end */
+	uint64_t in_bytes, out_bytes;	  /* the recordings, the local file */
 	uint64_t recs_bytes, calls_bytes; /* of which RECS and CALLS blocks */
 };
 

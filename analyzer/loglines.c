@@ -85,8 +85,13 @@ int vp_loglines__write(struct vp_loglines *ll, const struct vpr_log *rec, uint64
 {
 	uint64_t key = partial_key(rec->h.tid, rec->ino);
 	struct partial *p = u64map__get(&ll->partial, key);
-	struct partial here = {.tid = rec->h.tid, .pid = rec->pid, .ino = rec->ino,
-			       .ts = rec->h.ts_ns, .unit = unit, .cause = cause, .kind = rec->kind,
+	struct partial here = {.tid = rec->h.tid,
+			       .pid = rec->pid,
+			       .ino = rec->ino,
+			       .ts = rec->h.ts_ns,
+			       .unit = unit,
+			       .cause = cause,
+			       .kind = rec->kind,
 			       .redacted = rec->flags & VPR_LOG_REDACTED};
 	const uint8_t *d = rec->data;
 	size_t len = rec->len < VPR_LOG_MAX ? rec->len : VPR_LOG_MAX, at = 0;

@@ -36,7 +36,7 @@ struct vp_logline {
 	 * another request than the one it served at the write.  Never exact.
 	 */
 	bool batched;
-	bool redacted;		 /* the recorder replaced secrets in it */
+	bool redacted; /* the recorder replaced secrets in it */
 	uint16_t len;
 	char text[]; /* len bytes, without the newline, NUL-terminated */
 };

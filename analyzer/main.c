@@ -73,7 +73,9 @@ static void usage(FILE *f)
 	for (const struct vp_cmd *const *c = vp_cmds; *c; c++)
 		if ((*c)->examples)
 			fputs((*c)->examples, f);
-	fputs("\nOn a terminal, a long analysis shows its progress on standard error (not in CI).\n", f);
+	fputs("\nOn a terminal, a long analysis shows its progress on standard error (not in "
+	      "CI).\n",
+	      f);
 }
 
 int main(int argc, char **argv)
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
 	}
 	cmd = vp_cmd__find(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "error: unknown command '%s' (see vpath-analyze --help)\n", argv[1]);
+		fprintf(stderr, "error: unknown command '%s' (see vpath-analyze --help)\n",
+			argv[1]);
 		return 2;
 	}
 	return cmd->run(cmd, argc - 1, argv + 1);

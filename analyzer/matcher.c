@@ -13,7 +13,8 @@ static bool compatible(const struct vp_matcher *m, const struct vp_xchg *x, cons
 	if (x->plaintext != y->plaintext)
 		return false;
 	if (x->have_tuple && y->have_tuple &&
-	    (!vp_endpoint__equal(&x->local, &y->remote) || !vp_endpoint__equal(&x->remote, &y->local)))
+	    (!vp_endpoint__equal(&x->local, &y->remote) ||
+	     !vp_endpoint__equal(&x->remote, &y->local)))
 		return false;
 	/* Loopback connections never leave their host. */
 	if (x->have_tuple && vp_endpoint__is_loopback(&x->remote) && x->host != y->host)

@@ -23,7 +23,7 @@
 #include "xchg.h"
 
 struct vp_matcher {
-	struct u64map by_seq; /* request start seq -> chain of waiting exchanges */
+	struct u64map by_seq;  /* request start seq -> chain of waiting exchanges */
 	struct vp_xchg **heap; /* by deadline; only exchanges waiting in by_seq */
 	size_t nheap, cap;
 	uint64_t matched, given_up;

@@ -39,12 +39,12 @@ static inline uint32_t vp_op_seq_start(const struct vpr_sock_op *op)
 /* Where one end's latest sent messages began (its stream, mod 2^32). */
 #define VP_CUTS 32
 struct vp_cuts {
-	uint32_t at[VP_CUTS]; /* ring, the newest at (head - 1) */
+	uint32_t at[VP_CUTS];  /* ring, the newest at (head - 1) */
 	uint32_t sent_through; /* end of the last byte sent that was seen */
 	uint32_t forgotten;    /* cuts before this were overwritten in the ring */
 	uint8_t head, n;
-	int8_t last_dir;       /* of the last operation with bytes, -1 before */
-	bool valid;	       /* a send was seen */
+	int8_t last_dir; /* of the last operation with bytes, -1 before */
+	bool valid;	 /* a send was seen */
 	bool any_forgotten;
 };
 

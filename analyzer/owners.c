@@ -30,7 +30,8 @@ static uint64_t addr_key(const struct vp_endpoint *e)
 	return hash64(hash64(a ^ e->family) ^ b);
 }
 
-static const struct vp_owner_addr *learned_of(const struct vp_owners *o, const struct vp_endpoint *e)
+static const struct vp_owner_addr *learned_of(const struct vp_owners *o,
+					      const struct vp_endpoint *e)
 {
 	for (const struct vp_owner_addr *l = u64map__get(&o->learned, addr_key(e)); l; l = l->next)
 		if (vp_addr__equal(&l->addr, e))

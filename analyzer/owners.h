@@ -42,8 +42,8 @@ struct vp_owner_addr {
 struct vp_owners {
 	const struct vp_host **hosts;
 	size_t nhosts;
-	bool listed;	    /* every host listed its own addresses */
-	bool spanning;	    /* a host records namespaces whose addresses it did not list */
+	bool listed;	       /* every host listed its own addresses */
+	bool spanning;	       /* a host records namespaces whose addresses it did not list */
 	struct u64map learned; /* hash of the address -> chain of vp_owner_addr */
 	size_t nlearned;
 };

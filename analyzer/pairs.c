@@ -19,8 +19,8 @@ void vp_pairs__host_key(char *buf, size_t len, const char *boot_id, uint32_t net
 
 	for (i = 0; i < VPR_ID_LEN && boot_id[i]; i++) {
 		char ch = boot_id[i];
-		bool ok = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			  ch == '-';
+		bool ok = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+			  (ch >= 'A' && ch <= 'Z') || ch == '-';
 
 		id[i] = ok ? ch : '_';
 	}
@@ -94,7 +94,7 @@ static int parse_line(struct vp_pairs *p, size_t *cap, char *line, const struct 
 	uint64_t ccookie, scookie, seq;
 	int32_t ch, sh;
 
-	for (char *s = line, *tok; n < 6 && (tok = strsep(&s, "\t")); )
+	for (char *s = line, *tok; n < 6 && (tok = strsep(&s, "\t"));)
 		f[n++] = tok;
 	if (n != 5 || parse_u64_field(f[1], UINT64_MAX, &ccookie) ||
 	    parse_u64_field(f[3], UINT64_MAX, &scookie) || parse_u64_field(f[4], UINT32_MAX, &seq))
@@ -106,8 +106,10 @@ static int parse_line(struct vp_pairs *p, size_t *cap, char *line, const struct 
 		p->foreign++;
 		return 0;
 	}
-	if (add_end(p, cap, &(struct vp_pair_end){ccookie, scookie, (uint32_t)seq, ch, sh, VP_CLIENT}) ||
-	    add_end(p, cap, &(struct vp_pair_end){scookie, ccookie, (uint32_t)seq, sh, ch, VP_SERVER}))
+	if (add_end(p, cap,
+		    &(struct vp_pair_end){ccookie, scookie, (uint32_t)seq, ch, sh, VP_CLIENT}) ||
+	    add_end(p, cap,
+		    &(struct vp_pair_end){scookie, ccookie, (uint32_t)seq, sh, ch, VP_SERVER}))
 		return -ENOMEM;
 	return 0;
 }
@@ -127,8 +129,9 @@ static int load(struct vp_pairs *p, FILE *f, const char *path, const struct host
 			line[--got] = 0;
 		if (lineno == 1) {
 			if (strcmp(line, VP_PAIRS_MAGIC)) {
-				snprintf(err, errlen, "%s: not a pairs file (its first line is not '%s')",
-					 path, VP_PAIRS_MAGIC);
+				snprintf(err, errlen,
+					 "%s: not a pairs file (its first line is not '%s')", path,
+					 VP_PAIRS_MAGIC);
 				ret = -EINVAL;
 				break;
 			}
@@ -138,8 +141,10 @@ static int load(struct vp_pairs *p, FILE *f, const char *path, const struct host
 			continue;
 		if ((ret = parse_line(p, &cap, line, keys, nkeys))) {
 			if (ret == -EINVAL)
-				snprintf(err, errlen, "%s:%" PRIu64 ": not CLIENT_HOST, CLIENT_COOKIE, "
-					 "SERVER_HOST, SERVER_COOKIE, REQ_SEQ_START separated by tabs",
+				snprintf(err, errlen,
+					 "%s:%" PRIu64 ": not CLIENT_HOST, CLIENT_COOKIE, "
+					 "SERVER_HOST, SERVER_COOKIE, REQ_SEQ_START separated by "
+					 "tabs",
 					 path, lineno);
 			break;
 		}
@@ -148,7 +153,8 @@ static int load(struct vp_pairs *p, FILE *f, const char *path, const struct host
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		ret = -EIO;
 	} else if (!ret && !lineno) {
-		snprintf(err, errlen, "%s: empty (a pairs file begins with '%s')", path, VP_PAIRS_MAGIC);
+		snprintf(err, errlen, "%s: empty (a pairs file begins with '%s')", path,
+			 VP_PAIRS_MAGIC);
 		ret = -EINVAL;
 	}
 	free(line);
@@ -168,7 +174,8 @@ int vp_pairs__load(struct vp_pairs *p, const char *path, const struct vp_host *c
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nhosts; i++) {
-		vp_pairs__host_key(keys[i].key, sizeof(keys[i].key), hosts[i]->boot_id, hosts[i]->netns);
+		vp_pairs__host_key(keys[i].key, sizeof(keys[i].key), hosts[i]->boot_id,
+				   hosts[i]->netns);
 		keys[i].host = (int32_t)i;
 	}
 	if (nhosts)
@@ -189,8 +196,10 @@ int vp_pairs__load(struct vp_pairs *p, const char *path, const struct vp_host *c
 		qsort(p->ends, p->nends, sizeof(*p->ends), cmp_end);
 		for (size_t i = 1; i < p->nends; i++) {
 			if (!cmp_end(&p->ends[i - 1], &p->ends[i])) {
-				snprintf(err, errlen, "%s: socket %" PRIu64 " at stream position %u is in "
-					 "two calls", path, p->ends[i].cookie, p->ends[i].seq);
+				snprintf(err, errlen,
+					 "%s: socket %" PRIu64 " at stream position %u is in "
+					 "two calls",
+					 path, p->ends[i].cookie, p->ends[i].seq);
 				ret = -EINVAL;
 				break;
 			}
@@ -203,9 +212,10 @@ int vp_pairs__load(struct vp_pairs *p, const char *path, const struct vp_host *c
 
 bool vp_pairs__paired(const struct vp_pairs *p, const struct vp_xchg *x, const struct vp_xchg *y)
 {
-	struct vp_pair_end k = {.cookie = x->cookie, .seq = x->req.seq_start, .host = x->host,
-				.side = x->side};
-	const struct vp_pair_end *e = p->nends ? bsearch(&k, p->ends, p->nends, sizeof(k), cmp_end) : NULL;
+	struct vp_pair_end k = {
+		.cookie = x->cookie, .seq = x->req.seq_start, .host = x->host, .side = x->side};
+	const struct vp_pair_end *e =
+		p->nends ? bsearch(&k, p->ends, p->nends, sizeof(k), cmp_end) : NULL;
 
 	return e && y->side != x->side && y->host == e->peer_host && y->cookie == e->peer_cookie &&
 	       y->req.seq_start == x->req.seq_start;

@@ -7,8 +7,8 @@
 #include "loglines.h"
 #include "paths.h"
 
-int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
-		   const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx)
+int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts, const int64_t *offsets,
+		   uint64_t window_ns, vp_request_fn fn, void *ctx)
 {
 	memset(p, 0, sizeof(*p));
 	p->hosts = hosts;
@@ -235,7 +235,7 @@ struct vp_held_req {
 	uint64_t id;
 	size_t ncalls, nhosts;
 	bool exact;
-	int host;	/* of the root's main end */
+	int host;	 /* of the root's main end */
 	uint64_t end_ns; /* the root's end, on that host's clock */
 	struct held_call calls[];
 };
@@ -485,8 +485,8 @@ static struct vp_call *expand(const struct held_call **next, struct arena *m)
 static struct vp_request *expand_request(const struct vp_held_req *h)
 {
 	size_t n = h->ncalls;
-	struct vp_request *r = malloc(sizeof(*r) + n * sizeof(struct vp_call) +
-				      n * sizeof(struct vp_call *));
+	struct vp_request *r =
+		malloc(sizeof(*r) + n * sizeof(struct vp_call) + n * sizeof(struct vp_call *));
 	const struct held_call *next = h->calls;
 	struct arena m;
 
@@ -549,8 +549,9 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 		release_tree(p, c, s);
 		return;
 	}
-	struct vp_held_req *r = vp_farena__alloc(&p->held, sizeof(*r) + n * sizeof(struct held_call) +
-							       nwit * sizeof(struct vp_witness));
+	struct vp_held_req *r =
+		vp_farena__alloc(&p->held, sizeof(*r) + n * sizeof(struct held_call) +
+						   nwit * sizeof(struct vp_witness));
 	struct held_arena m;
 	uint64_t hosts_seen = 0;
 
@@ -602,7 +603,8 @@ void vp_paths__blind(struct vp_paths *p, int host, uint32_t pid)
 
 static bool end_muxed(const struct vp_paths *p, const struct vp_call_end *e)
 {
-	return e->recorded && p->muxed.len && u64map__get(&p->muxed, vp_paths_end_key(e->host, e->cookie));
+	return e->recorded && p->muxed.len &&
+	       u64map__get(&p->muxed, vp_paths_end_key(e->host, e->cookie));
 }
 
 /*

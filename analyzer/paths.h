@@ -38,9 +38,9 @@ struct vp_paths {
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
 	uint64_t requests_exact;
-	uint64_t teardowns; /* TLS handshakes and goodbyes that were not requests */
-	struct vp_xpool *pools;	  /* per host: where its exchanges come from and go back to */
-	vp_xchg_fn on_xchg;	  /* NULL: nobody looks */
+	uint64_t teardowns;	/* TLS handshakes and goodbyes that were not requests */
+	struct vp_xpool *pools; /* per host: where its exchanges come from and go back to */
+	vp_xchg_fn on_xchg;	/* NULL: nobody looks */
 	void *xchg_ctx;
 	/*
 	 * Hook: the name of an exchange's process (x->proc), for the call ends
@@ -78,8 +78,8 @@ struct vp_hpaths {
 };
 
 /* 0 or -ENOMEM. */
-int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts,
-		   const int64_t *offsets, uint64_t window_ns, vp_request_fn fn, void *ctx);
+int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts, const int64_t *offsets,
+		   uint64_t window_ns, vp_request_fn fn, void *ctx);
 /* One of the things x waits for has finished (the join: follows it into every host). */
 void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x);
 /* The join: x's tree is complete (VP_OUT_READY): build its request. */

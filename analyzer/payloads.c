@@ -92,7 +92,8 @@ int vp_payloads__put(struct vp_payloads *t, const struct vpr_payload *p)
 	return 0;
 }
 
-bool vp_payloads__take(struct vp_payloads *t, const struct vpr_payload *head, struct vpr_payload *out)
+bool vp_payloads__take(struct vp_payloads *t, const struct vpr_payload *head,
+		       struct vpr_payload *out)
 {
 	struct vp_payload_entry **at;
 

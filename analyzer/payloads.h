@@ -38,7 +38,8 @@ bool vp_log__valid(const struct vpr_log *l);
 /* Keep a valid record's stored bytes; -ENOMEM, -ENOSPC when VP_PAYLOADS_MAX wait. */
 int vp_payloads__put(struct vp_payloads *t, const struct vpr_payload *p);
 /* Take the whole record of the operation head names (its first bytes suffice); false: none. */
-bool vp_payloads__take(struct vp_payloads *t, const struct vpr_payload *head, struct vpr_payload *out);
+bool vp_payloads__take(struct vp_payloads *t, const struct vpr_payload *head,
+		       struct vpr_payload *out);
 void vp_payloads__free(struct vp_payloads *t);
 
 #endif

@@ -6,8 +6,8 @@
 #include "pipeline.h"
 
 /* The protocols whose messages are cut (proto.h: request_len). */
-static size_t cuts_as(const struct vp_proto_ops *o, const struct vp_bytes *b, uint32_t *at, size_t max,
-		      bool *ends)
+static size_t cuts_as(const struct vp_proto_ops *o, const struct vp_bytes *b, uint32_t *at,
+		      size_t max, bool *ends)
 {
 	struct vp_witness w;
 	size_t n = 0;
@@ -46,8 +46,8 @@ size_t vp_pipe__cuts(const struct vp_bytes *b, uint8_t *proto, uint32_t *at, siz
 	*ends = false;
 	for (uint8_t p = VP_PROTO_NONE + 1; p < VP_PROTO_MAX; p++) {
 		uint32_t tmp[VP_PIPE_MAX];
-		size_t n = cuts_as(vp_proto_ops_of(p), b, tmp, max < VP_PIPE_MAX ? max : VP_PIPE_MAX,
-				   &e);
+		size_t n = cuts_as(vp_proto_ops_of(p), b, tmp,
+				   max < VP_PIPE_MAX ? max : VP_PIPE_MAX, &e);
 
 		if (!n && !e)
 			continue;

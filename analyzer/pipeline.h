@@ -35,13 +35,13 @@ struct vp_pipe_req {
 struct vp_pipe {
 	struct vp_pipe_req q[VP_PIPE_MAX]; /* waiting, oldest first */
 	uint8_t n;
-	uint8_t proto;	    /* whose lengths cut them (enum vp_proto) */
-	bool rep_decided;   /* the reply in progress was measured, or could not be */
+	uint8_t proto;	  /* whose lengths cut them (enum vp_proto) */
+	bool rep_decided; /* the reply in progress was measured, or could not be */
 	bool rep_end_known;
-	uint32_t rep_end;   /* where the reply in progress ends in the stream */
+	uint32_t rep_end; /* where the reply in progress ends in the stream */
 	/* The last reply-direction operation: the next reply may begin inside it. */
 	struct vpr_sock_op rop;
-	bool rest;	    /* rop's bytes from rest_at on are the next exchange's */
+	bool rest; /* rop's bytes from rest_at on are the next exchange's */
 	uint32_t rest_at;
 	struct vp_wit_req *rbytes; /* rop's captured bytes, once they came */
 	/*
@@ -62,7 +62,8 @@ struct vp_pipe {
  * (*proto).  *ends: the last request whose end is known ends exactly at
  * b->total (the next operation begins a request).  0 when none.
  */
-size_t vp_pipe__cuts(const struct vp_bytes *b, uint8_t *proto, uint32_t *at, size_t max, bool *ends);
+size_t vp_pipe__cuts(const struct vp_bytes *b, uint8_t *proto, uint32_t *at, size_t max,
+		     bool *ends);
 /* A copy of len captured bytes of an operation part of total bytes; NULL on ENOMEM. */
 struct vp_wit_req *vp_wit_req__new(const uint8_t *data, size_t len, uint64_t total);
 /* The part of op from stream position `from` on, and the part before `to`. */

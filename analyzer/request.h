@@ -40,10 +40,10 @@ struct vp_call {
 	int64_t srv_req_first, srv_req_last, srv_rep_first, srv_rep_last;
 	/* Host clocks of the two ends (first op .. last op), for loss windows. */
 	uint64_t cli_first, cli_last, srv_first, srv_last;
-	bool complete; /* this call alone */
-	bool one_way;  /* a request and an orderly close, no reply (vp_call__outcome) */
+	bool complete;	     /* this call alone */
+	bool one_way;	     /* a request and an orderly close, no reply (vp_call__outcome) */
 	struct vp_link link; /* how it was attached to its parent; the root's says why it is one */
-	int64_t setup_ns;    /* connection setup (TLS handshake) before it, first call on a connection */
+	int64_t setup_ns; /* connection setup (TLS handshake) before it, first call on a connection */
 	struct vp_witness wit; /* what it was (proto/proto.h): proto VP_PROTO_NONE when not known */
 	struct vp_call **calls; /* calls its server made while serving it, by start_ns */
 	size_t ncalls;
@@ -56,8 +56,8 @@ struct vp_request {
 	bool complete; /* no loss, truncation, or missing end anywhere in the tree */
 	bool exact;    /* every link in the tree is exact (evidence.h) */
 	struct vp_call *root;
-	size_t ncalls;	 /* calls in the tree, root included */
-	size_t nhosts;	 /* distinct recorded hosts visited */
+	size_t ncalls; /* calls in the tree, root included */
+	size_t nhosts; /* distinct recorded hosts visited */
 };
 
 /* NULL-safe: a request is one block with its calls, and its calls' log lines (paths.c). */
@@ -65,7 +65,9 @@ void vp_request__free(struct vp_request *r);
 
 static inline enum vp_outcome vp_call__outcome(const struct vp_call *c)
 {
-	return !c->complete ? VP_OUTCOME_INCOMPLETE : c->one_way ? VP_OUTCOME_ONE_WAY : VP_OUTCOME_COMPLETE;
+	return !c->complete ? VP_OUTCOME_INCOMPLETE
+	       : c->one_way ? VP_OUTCOME_ONE_WAY
+			    : VP_OUTCOME_COMPLETE;
 }
 
 /* Called once per request found; takes ownership (free with vp_request__free). */

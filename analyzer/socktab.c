@@ -78,7 +78,8 @@ void vp_socktab__infer_role(struct vp_socktab *t, struct vp_sock *s, uint8_t fir
 	if (s->role != VPR_ROLE_UNKNOWN)
 		return;
 	if (s->have_tuple) {
-		bool local_srv = u64map__get(&t->server_ports, port_key(s->local.family, s->local.port));
+		bool local_srv =
+			u64map__get(&t->server_ports, port_key(s->local.family, s->local.port));
 		bool remote_eph = s->remote.port >= EPHEMERAL_MIN;
 		bool local_eph = s->local.port >= EPHEMERAL_MIN;
 

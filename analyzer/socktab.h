@@ -39,17 +39,17 @@ struct vp_sock {
 	int8_t dir; /* direction of the message in progress, -1 before the first */
 	struct vp_endpoint local, remote;
 	uint64_t first_ts, last_ts;
-	struct vp_xchg *x; /* exchange in progress */
+	struct vp_xchg *x;	    /* exchange in progress */
 	struct vp_xchg *open_cause; /* request its opener was serving at connect() (a reference) */
 	uint16_t open_candidates;   /* requests in flight on the opener then (evidence.h) */
-	uint32_t nexch;	   /* exchanges begun: conn_index of the next one */
+	uint32_t nexch;		    /* exchanges begun: conn_index of the next one */
 	int16_t remote_host; /* recorded host that owns remote (-1: none), when remote_host_known */
 	bool remote_host_known;
-	uint32_t nsetup;   /* messages that were connection setup (greetings) */
-	uint32_t nlate;	   /* reads of a request's tail after it was answered (messages.h) */
-	bool saw_fin;	   /* a FIN was sent or received: the connection closes in order, not reset */
-	bool tls;	   /* it began with a TLS handshake (VPR_OP_TLS_HS) */
-	bool in_setup;	   /* the handshake is under way: no exchange yet */
+	uint32_t nsetup; /* messages that were connection setup (greetings) */
+	uint32_t nlate;	 /* reads of a request's tail after it was answered (messages.h) */
+	bool saw_fin;	 /* a FIN was sent or received: the connection closes in order, not reset */
+	bool tls;	 /* it began with a TLS handshake (VPR_OP_TLS_HS) */
+	bool in_setup;	 /* the handshake is under way: no exchange yet */
 	bool setup_replied; /* the handshake's reply direction has spoken */
 	/*
 	 * Several exchanges are in flight on it at once (HTTP/2, a pipeline):
@@ -62,7 +62,7 @@ struct vp_sock {
 	uint32_t sent_end, recv_end;
 	bool sent_any, recv_any;
 	uint64_t setup_first_ts; /* when the handshake began: setup time of the first call */
-	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
+	struct vp_cuts cuts;  /* where this end's sent messages begin (the look-ahead fills it) */
 	struct vp_pipe *pipe; /* pipelined requests waiting their turn (pipeline.h), NULL: none */
 	struct vp_h2 *h2;     /* HTTP/2 streams cut by frames (h2streams.h), NULL: not followed */
 	/*
@@ -89,9 +89,9 @@ struct vp_sock {
 	struct vpr_sock_op last_tls_op;
 	bool last_tls_valid;
 	bool tls_preface_seen;
-	uint32_t req_next;    /* where the next request begins, if its witness said (req_next_known) */
+	uint32_t req_next; /* where the next request begins, if its witness said (req_next_known) */
 	bool req_next_known;
-	uint8_t req_proto;    /* the protocol that said it */
+	uint8_t req_proto;	   /* the protocol that said it */
 	struct vp_sock *peer_sock; /* the other end, once a call paired them (cleared on removal) */
 	uint32_t last_unit;	   /* Go: the goroutine unit of its last operation (goroutines.h) */
 	uint64_t closed_ts;	   /* when it closed (0: open); kept a while for its peer's sake */
@@ -101,8 +101,8 @@ struct vp_sock {
 struct vp_socktab {
 	struct u64map by_cookie;
 	struct vp_sock *closed_head, *closed_tail; /* closed, in closing order, not yet removed */
-	struct u64map server_ports; /* (family << 16 | port) of accepted ends here */
-	uint64_t nsocks;	    /* sockets seen in all */
+	struct u64map server_ports;		   /* (family << 16 | port) of accepted ends here */
+	uint64_t nsocks;			   /* sockets seen in all */
 };
 
 /* The socket of cookie, created on first sight.  NULL on ENOMEM. */

@@ -25,7 +25,7 @@ struct vp_workers {
 	unsigned use;
 	pthread_mutex_t mu;
 	pthread_cond_t go, idle;
-	bool sync; /* mu, go and idle were made */
+	bool sync;	  /* mu, go and idle were made */
 	unsigned batch;	  /* batches begun (under mu) */
 	unsigned running; /* threads still in the batch, the caller's not counted (under mu) */
 	bool stop;	  /* under mu */

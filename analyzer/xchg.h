@@ -49,7 +49,7 @@ struct vp_wit_req {
 };
 
 struct vp_xchg {
-	uint64_t id; /* creation order, unique in one analysis */
+	uint64_t id;	      /* creation order, unique in one analysis */
 	struct vp_sock *sock; /* while the exchange is in progress */
 	uint64_t cookie;      /* of its socket, found again through the host's table */
 	uint32_t netns;	      /* of its socket (0: no connection record said) */
@@ -58,22 +58,22 @@ struct vp_xchg {
 	uint8_t up_state; /* enum vp_up_state */
 	bool done;	  /* request and reply finished (next request, close, or end) */
 	bool has_rep;
-	bool incomplete;   /* ops lost, request or reply missing, peer missing */
+	bool incomplete;    /* ops lost, request or reply missing, peer missing */
 	bool peer_expected; /* the other end is on a recorded host */
-	bool in_match;	   /* waiting in the matcher */
-	bool unanswered;   /* closed after a request with no reply (one-way, or cut by a reset) */
-	bool one_way;	   /* unanswered, and the close was orderly (a FIN) */
-	bool tls;	   /* on a connection that began with a TLS handshake */
-	bool judged;	   /* client: its parent is still being judged (judge.h) */
-	bool teardown;	   /* one-way TLS close_notify before a close: as a root, no request */
-	bool setup;	   /* a TLS handshake after the stream began: no request or call of its own */
-	bool tainted;	   /* server: a call it may have caused went elsewhere by inference */
-	bool dead;	   /* emitted; freed when refs drops to 0 */
-	bool pipe_head;	   /* requests after its own were cut off its message (pipeline.h) */
-	bool pipe_tail;	   /* cut off the message of the request before it (pipeline.h) */
-	bool killed;	   /* server: its process died of a signal with this reply begun (paths.c) */
-	bool muxed;	   /* on a connection carrying several exchanges at once (socktab.h): never exact */
-	bool plaintext;	   /* an HTTP/2 stream read inside TLS: its positions are the plaintext's (record.h) */
+	bool in_match;	    /* waiting in the matcher */
+	bool unanswered;    /* closed after a request with no reply (one-way, or cut by a reset) */
+	bool one_way;	    /* unanswered, and the close was orderly (a FIN) */
+	bool tls;	    /* on a connection that began with a TLS handshake */
+	bool judged;	    /* client: its parent is still being judged (judge.h) */
+	bool teardown;	    /* one-way TLS close_notify before a close: as a root, no request */
+	bool setup;	/* a TLS handshake after the stream began: no request or call of its own */
+	bool tainted;	/* server: a call it may have caused went elsewhere by inference */
+	bool dead;	/* emitted; freed when refs drops to 0 */
+	bool pipe_head; /* requests after its own were cut off its message (pipeline.h) */
+	bool pipe_tail; /* cut off the message of the request before it (pipeline.h) */
+	bool killed;	/* server: its process died of a signal with this reply begun (paths.c) */
+	bool muxed; /* on a connection carrying several exchanges at once (socktab.h): never exact */
+	bool plaintext; /* an HTTP/2 stream read inside TLS: its positions are the plaintext's (record.h) */
 	/*
 	 * The other direction's stream at this end when its request began: what
 	 * a client had read, what a server had sent (other_known: any).  A
@@ -82,19 +82,21 @@ struct vp_xchg {
 	 */
 	bool other_known;
 	uint32_t other_end;
-	uint64_t sent_for; /* client: id of its sender's cause when it began (0: none), attribute.c */
+	uint64_t
+		sent_for; /* client: id of its sender's cause when it began (0: none), attribute.c */
 	uint64_t refused_ts; /* server: a send of the thread serving it was refused then (latest) */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
-	uint32_t conn_index; /* 0-based ordinal among this end's exchanges */
+	uint32_t conn_index;  /* 0-based ordinal among this end's exchanges */
 	char comm[VPR_COMM_LEN];
 	struct vp_endpoint local, remote;
 	bool have_tuple;
 	int16_t remote_host; /* recorded host owning remote when the exchange began, -1: none */
 	struct vp_msg req, rep;
-	uint64_t setup_ns;    /* connection setup (TLS handshake) before this first exchange */
-	struct vp_link link;  /* client: how it was attached to its parent (evidence.h) */
-	struct vp_witness *wit; /* what the call was (proto/proto.h), set by stage 4; NULL: unknown */
+	uint64_t setup_ns;   /* connection setup (TLS handshake) before this first exchange */
+	struct vp_link link; /* client: how it was attached to its parent (evidence.h) */
+	struct vp_witness
+		*wit; /* what the call was (proto/proto.h), set by stage 4; NULL: unknown */
 	struct vp_wit_req *wit_req; /* the request's first bytes, until its reply's come */
 	struct vp_propid *prop; /* the id its request carries (proto/propid.h); NULL: none seen */
 	bool id_known; /* its request's captured bytes say for sure whether it carries one */
@@ -105,11 +107,13 @@ struct vp_xchg {
 	uint16_t nheld;
 	bool sent_among_open; /* client: requests of its process were open when it was sent */
 	uint8_t woke_n;	      /* pending client: serving threads that woke its thread before it */
-	struct vp_xchg *woke_for; /* pending client: the request of the last of them (a reference) */
-	struct vp_xchg *woke_back; /* pending client: the request its thread woke after the reply (a reference) */
+	struct vp_xchg
+		*woke_for; /* pending client: the request of the last of them (a reference) */
+	struct vp_xchg *
+		woke_back; /* pending client: the request its thread woke after the reply (a reference) */
 	bool back_confirms; /* pending Go call: its reader met woke_for's request too, after the reply */
 	bool born_for; /* pending Go call: woke_for is the request its goroutine was created for */
-	struct vp_xchg *up;   /* see above */
+	struct vp_xchg *up; /* see above */
 	/*
 	 * up when linked, as other hosts see it while hosts run in parallel:
 	 * set when the join last ran (outbox.h), NULL when not linked then.
@@ -118,13 +122,14 @@ struct vp_xchg {
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */
 	int32_t wait;
-	int32_t refs; /* threads whose current input cause is this exchange */
+	int32_t refs;	  /* threads whose current input cause is this exchange */
 	int64_t deadline; /* matcher: give up after this (common timeline) */
-	size_t heap_idx;  /* matcher: position in the deadline heap, 0 = not in it, else index + 1 */
+	size_t heap_idx; /* matcher: position in the deadline heap, 0 = not in it, else index + 1 */
 	struct vp_xchg *match_next;
-	struct vp_xchg *list_prev, *list_next; /* process list: open servers or pending clients */
+	struct vp_xchg *list_prev, *list_next;	 /* process list: open servers or pending clients */
 	struct vp_xchg *tlist_prev, *tlist_next; /* pending clients: their thread's list */
-	struct vp_logline *logs, *logs_tail; /* server: log lines written for it, in time order (loglines.h) */
+	struct vp_logline *logs,
+		*logs_tail; /* server: log lines written for it, in time order (loglines.h) */
 };
 
 /*
@@ -134,7 +139,7 @@ struct vp_xchg {
 struct vp_xpool {
 	struct vp_xchg *free;
 	uint64_t next_id; /* one pool per host: ids begin at host << 48 */
-	uint64_t live; /* allocated and not yet put back */
+	uint64_t live;	  /* allocated and not yet put back */
 };
 
 /* A zeroed exchange with the next id, NULL on ENOMEM. */

@@ -130,7 +130,8 @@ static __always_inline bool h2_plausible(const struct h2_hdr *fr)
 	case H2_RST_STREAM:
 		return fr->stream_id != 0 && fr->len == 4;
 	case H2_SETTINGS:
-		return fr->stream_id == 0 && fr->len % 6 == 0 && !(fr->flags & H2_FLAG_ACK && fr->len);
+		return fr->stream_id == 0 && fr->len % 6 == 0 &&
+		       !(fr->flags & H2_FLAG_ACK && fr->len);
 	case H2_PING:
 		return fr->stream_id == 0 && fr->len == 8;
 	case H2_GOAWAY:
@@ -175,9 +176,9 @@ enum h2_blocks {
 
 /* One direction of a followed connection (in the socket's storage: bpf/h2_frames.h). */
 struct h2_dir {
-	__u32 next; /* stream position of the next frame header's first byte */
-	__u8 have;  /* bytes of that header already taken: it began in an earlier operation */
-	__u8 mode;  /* enum h2_mode */
+	__u32 next;  /* stream position of the next frame header's first byte */
+	__u8 have;   /* bytes of that header already taken: it began in an earlier operation */
+	__u8 mode;   /* enum h2_mode */
 	__u8 blocks; /* enum h2_blocks: the header blocks captured (--capture) */
 	__u8 pad;
 	/*

@@ -79,13 +79,13 @@ struct h2_walk {
 	__u8 capture; /* header blocks are captured (--capture, on this socket) */
 	/* A header block being read, a buffer a step (h2_block_step()). */
 	__u8 blk_open;
-	__u8 blk_flags;	 /* its record's VPR_PAYLOAD_H2_* */
-	__u32 blk_at;	 /* offset in the operation of the block's first byte */
-	__u32 blk_got;	 /* bytes in h2_block_bufs: the frame header's 9, then the block's */
-	__u32 blk_want;	 /* bytes it is to hold */
-	__u32 blk_seq;	 /* the frame's stream position */
-	__u32 blk_len;	 /* the frame's payload length */
-	__u8 space; /* or'ed into the records' kind: 0, or VPR_H2_IN_TLS (bpf/tls.h) */
+	__u8 blk_flags; /* its record's VPR_PAYLOAD_H2_* */
+	__u32 blk_at;	/* offset in the operation of the block's first byte */
+	__u32 blk_got;	/* bytes in h2_block_bufs: the frame header's 9, then the block's */
+	__u32 blk_want; /* bytes it is to hold */
+	__u32 blk_seq;	/* the frame's stream position */
+	__u32 blk_len;	/* the frame's payload length */
+	__u8 space;	/* or'ed into the records' kind: 0, or VPR_H2_IN_TLS (bpf/tls.h) */
 };
 
 static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr *fr, __u8 kind,
@@ -129,7 +129,8 @@ static __always_inline bool h2_next_buf(struct h2_walk *w)
 		w->buf_len = w->end - w->start;
 	} else {
 		if (i >= H2_MAX_IOVECS ||
-		    bpf_probe_read_user(&iov, sizeof(iov), (const void *)(w->arg + i * sizeof(iov))))
+		    bpf_probe_read_user(&iov, sizeof(iov),
+					(const void *)(w->arg + i * sizeof(iov))))
 			return false;
 		w->buf = (__u64)iov.iov_base;
 		w->buf_len = iov.iov_len;
@@ -243,7 +244,8 @@ static __always_inline void h2_block_end(struct h2_walk *w)
 static __always_inline void h2_block_step(struct h2_walk *w)
 {
 	struct h2_block_buf *sc;
-	__u32 zero = 0, n, off, op_len = w->end - w->start, pos = w->blk_at + w->blk_got - H2_FRAME_HDR_LEN;
+	__u32 zero = 0, n, off, op_len = w->end - w->start,
+	      pos = w->blk_at + w->blk_got - H2_FRAME_HDR_LEN;
 
 	if (w->blk_got >= w->blk_want || pos >= op_len || (__u64)pos < w->buf_off) {
 		h2_block_end(w);
@@ -340,8 +342,7 @@ static long h2_walk_step(__u64 index, void *ctx)
  */
 static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 dir, __u64 pid_tgid,
 				       __u64 cookie, __u64 ts, __u32 start, __u32 end, __u32 kind,
-				       __u64 data, bool capture,
-				       __u8 space)
+				       __u64 data, bool capture, __u8 space)
 {
 	struct h2_walk w = {};
 	__u32 off, n;
@@ -414,7 +415,8 @@ static __always_inline void h2_begin(struct sock *sk, struct tcp_sock *tp, __u8 
 		 * socket's whose peer is the HTTP/2 client (one past snd_una less
 		 * bytes_acked there, stream_start.h).
 		 */
-		other_first = send_stream_start(tp->snd_una, tp->bytes_acked, sk->sk_max_ack_backlog);
+		other_first =
+			send_stream_start(tp->snd_una, tp->bytes_acked, sk->sk_max_ack_backlog);
 	} else {
 		/*
 		 * A client that read the server's SETTINGS first: its preface

@@ -35,7 +35,7 @@ const volatile __u32 logs_self_pid = 0;
 
 /* A write in progress, per thread, from entry to exit. */
 struct log_call {
-	__u64 data;	 /* what the call's buffer argument points at */
+	__u64 data; /* what the call's buffer argument points at */
 	__u64 ino;
 	__u32 fd;
 	__u16 data_kind; /* enum user_data_kind */
@@ -165,17 +165,17 @@ static __always_inline int log_exit(long ret)
 	return 0;
 }
 
-#define LOG_ENTER(name, data_kind)                                                                 \
-	SEC("tracepoint/syscalls/sys_enter_" #name)                                                \
-	int log_enter_##name(struct trace_event_raw_sys_enter *ctx)                                \
-	{                                                                                          \
-		return log_enter(ctx->args[0], data_kind, ctx->args[1]);                           \
+#define LOG_ENTER(name, data_kind)                                       \
+	SEC("tracepoint/syscalls/sys_enter_" #name)                      \
+	int log_enter_##name(struct trace_event_raw_sys_enter *ctx)      \
+	{                                                                \
+		return log_enter(ctx->args[0], data_kind, ctx->args[1]); \
 	}
-#define LOG_EXIT(name)                                                                             \
-	SEC("tracepoint/syscalls/sys_exit_" #name)                                                 \
-	int log_exit_##name(struct trace_event_raw_sys_exit *ctx)                                  \
-	{                                                                                          \
-		return log_exit(ctx->ret);                                                         \
+#define LOG_EXIT(name)                                            \
+	SEC("tracepoint/syscalls/sys_exit_" #name)                \
+	int log_exit_##name(struct trace_event_raw_sys_exit *ctx) \
+	{                                                         \
+		return log_exit(ctx->ret);                        \
 	}
 
 LOG_ENTER(write, USER_DATA_BUF)

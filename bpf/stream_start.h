@@ -116,7 +116,8 @@ static __always_inline __u32 user_data_unwrap(__u32 kind, __u64 *arg)
 
 	if (kind != USER_DATA_MSGHDR)
 		return kind;
-	return bpf_probe_read_user(arg, sizeof(*arg), &m->msg_iov) ? USER_DATA_NONE : USER_DATA_IOVEC;
+	return bpf_probe_read_user(arg, sizeof(*arg), &m->msg_iov) ? USER_DATA_NONE
+								   : USER_DATA_IOVEC;
 }
 
 static __always_inline bool user_data_first(__u32 kind, __u64 arg, __u64 *buf, __u64 *room)

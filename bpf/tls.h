@@ -47,7 +47,7 @@ struct tls_thread {
 	__u64 buf;	/* its buffer */
 	__u64 lenp;	/* the _ex forms: where the count goes (0: the return value is it) */
 	__u32 op;	/* enum tls_call_op, NONE when no call is in progress */
-	__u32 nested;	/* calls entered inside it (libssl calling itself): their returns are not its */
+	__u32 nested; /* calls entered inside it (libssl calling itself): their returns are not its */
 };
 
 struct {
@@ -158,7 +158,7 @@ static __always_inline int tls_enter(__u64 ssl, __u64 buf, __u64 lenp, __u32 op)
 	struct tls_thread *t = bpf_map_lookup_elem(&tls_threads, &tid);
 
 	if (!t) {
-		struct tls_thread fresh = { .last_ssl = ssl };
+		struct tls_thread fresh = {.last_ssl = ssl};
 
 		if (op) {
 			fresh.call_ssl = ssl;
@@ -168,7 +168,7 @@ static __always_inline int tls_enter(__u64 ssl, __u64 buf, __u64 lenp, __u32 op)
 		}
 		if (bpf_map_update_elem(&tls_threads, &tid, &fresh, BPF_NOEXIST) && op) {
 			/* The call's bytes will go uncounted: its connection's positions are lost. */
-			struct tls_key key = { .ssl = ssl, .tgid = bpf_get_current_pid_tgid() >> 32 };
+			struct tls_key key = {.ssl = ssl, .tgid = bpf_get_current_pid_tgid() >> 32};
 			struct tls_conn *c = bpf_map_lookup_elem(&tls_conns, &key);
 
 			if (c && !c->lost)
@@ -228,7 +228,7 @@ int BPF_KPROBE(tls_handshake_entry, void *ssl)
 SEC("uprobe")
 int BPF_KPROBE(tls_forget, void *ssl)
 {
-	struct tls_key key = { .ssl = (__u64)ssl, .tgid = bpf_get_current_pid_tgid() >> 32 };
+	struct tls_key key = {.ssl = (__u64)ssl, .tgid = bpf_get_current_pid_tgid() >> 32};
 
 	bpf_map_delete_elem(&tls_conns, &key);
 	return 0;
@@ -243,7 +243,7 @@ SEC("uprobe")
 int BPF_KPROBE(tls_clear, void *ssl)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct tls_key key = { .ssl = (__u64)ssl, .tgid = pid_tgid >> 32 };
+	struct tls_key key = {.ssl = (__u64)ssl, .tgid = pid_tgid >> 32};
 	struct tls_conn *c = bpf_map_lookup_elem(&tls_conns, &key);
 
 	if (c && !c->lost && tls_followed(c))
@@ -277,9 +277,10 @@ static __always_inline void tls_h2_begin(struct tls_conn *c, __u8 dir, __u32 sta
  */
 static __always_inline __u32 tls_head(__u64 buf, __u32 bytes, __u8 *head)
 {
-	__u32 n = bytes >= H2_PREFACE_LEN ? H2_PREFACE_LEN
-		  : bytes >= H2_PREFACE_MIN ? H2_PREFACE_MIN
-		  : bytes >= H2_FRAME_HDR_LEN ? H2_FRAME_HDR_LEN : 0;
+	__u32 n = bytes >= H2_PREFACE_LEN     ? H2_PREFACE_LEN
+		  : bytes >= H2_PREFACE_MIN   ? H2_PREFACE_MIN
+		  : bytes >= H2_FRAME_HDR_LEN ? H2_FRAME_HDR_LEN
+					      : 0;
 
 	if (n == H2_PREFACE_LEN)
 		return bpf_probe_read_user(head, H2_PREFACE_LEN, (const void *)buf) ? 0 : n;
@@ -343,7 +344,8 @@ static __always_inline void tls_data(struct tls_conn *c, __u64 pid_tgid, __u8 di
 	}
 	/* Its frames, stamped like it, after it in the ring. */
 	h2_walk_op(&c->h2, NULL, dir, pid_tgid, c->cookie, f.ts, start, start + bytes,
-		   USER_DATA_BUF, buf, false, VPR_H2_IN_TLS); /* header blocks: not captured in TLS */
+		   USER_DATA_BUF, buf, false,
+		   VPR_H2_IN_TLS); /* header blocks: not captured in TLS */
 	flight_end(&f);
 }
 

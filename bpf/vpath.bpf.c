@@ -324,8 +324,7 @@ static __always_inline __u64 sk_cookie(struct sock *sk)
 	return cookie ? cookie : bpf_get_socket_cookie(sk);
 }
 
-static __always_inline void fill_hdr(struct vpr_hdr *h, __u16 type, __u16 size, __u32 tid,
-				     __u64 ts)
+static __always_inline void fill_hdr(struct vpr_hdr *h, __u16 type, __u16 size, __u32 tid, __u64 ts)
 {
 	h->type = type;
 	h->size = size;
@@ -471,8 +470,8 @@ static __always_inline struct sock *fd_to_sock(__u32 fd)
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /* One socket operation, in this CPU's batch or alone in the ring. */
-static __always_inline void fill_op(struct vpr_sock_op *op, __u64 ts, __u64 pid_tgid,
-				    __u64 cookie, __u32 bytes, __u32 seq_end, __u8 dir, __u8 flags)
+static __always_inline void fill_op(struct vpr_sock_op *op, __u64 ts, __u64 pid_tgid, __u64 cookie,
+				    __u32 bytes, __u32 seq_end, __u8 dir, __u8 flags)
 {
 	fill_hdr(&op->h, VPR_SOCK_OP, sizeof(*op), (__u32)pid_tgid, ts);
 	op->cookie = cookie;
@@ -750,7 +749,8 @@ static __always_inline __u64 emit_op(const struct flight *f, __u64 pid_tgid, __u
 
 		/* Always true (a full batch is sent on release); the verifier wants the bound. */
 		if (n < VPATH_BATCH_OPS) {
-			fill_op(&s->batch.ops[n], f->ts, pid_tgid, cookie, bytes, seq_end, dir, flags);
+			fill_op(&s->batch.ops[n], f->ts, pid_tgid, cookie, bytes, seq_end, dir,
+				flags);
 			ts = f->ts;
 			s->batch.count = n + 1;
 			test_stall();
@@ -776,12 +776,28 @@ static __always_inline __u64 emit_op(const struct flight *f, __u64 pid_tgid, __u
  */
 #if defined(__TARGET_ARCH_x86)
 #define SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
-enum { NR_read = 0, NR_write = 1, NR_readv = 19, NR_writev = 20,
-       NR_sendto = 44, NR_recvfrom = 45, NR_sendmsg = 46, NR_recvmsg = 47 };
+enum {
+	NR_read = 0,
+	NR_write = 1,
+	NR_readv = 19,
+	NR_writev = 20,
+	NR_sendto = 44,
+	NR_recvfrom = 45,
+	NR_sendmsg = 46,
+	NR_recvmsg = 47
+};
 #elif defined(__TARGET_ARCH_arm64)
 #define SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
-enum { NR_read = 63, NR_write = 64, NR_readv = 65, NR_writev = 66,
-       NR_sendto = 206, NR_recvfrom = 207, NR_sendmsg = 211, NR_recvmsg = 212 };
+enum {
+	NR_read = 63,
+	NR_write = 64,
+	NR_readv = 65,
+	NR_writev = 66,
+	NR_sendto = 206,
+	NR_recvfrom = 207,
+	NR_sendmsg = 211,
+	NR_recvmsg = 212
+};
 #endif
 
 static __always_inline __u32 syscall_data_kind(long nr, __u8 dir)
@@ -1266,8 +1282,8 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 		seq_end = BPF_CORE_READ(tp, write_seq);
 		ref = BPF_CORE_READ(tp, snd_una);
 		lead = send_lead(seq_end - ret, ref, BPF_CORE_READ(tp, bytes_acked));
-		at_start = lead <= 1 &&
-			   send_starts_stream(lead, BPF_CORE_READ_BITFIELD_PROBED(sk, sk_max_ack_backlog));
+		at_start = lead <= 1 && send_starts_stream(lead, BPF_CORE_READ_BITFIELD_PROBED(
+									 sk, sk_max_ack_backlog));
 		early = lead < EARLY_BYTES;
 	} else {
 		ref = BPF_CORE_READ(tp, rcv_nxt);
@@ -1278,10 +1294,10 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 		early = offset < EARLY_BYTES;
 	}
 	flight_begin(&f);
-	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir,
-		     VPR_OP_FALLBACK |
-			     (early ? (__u8)early_flags(at_start, ret, call.data_kind, call.data)
-				    : 0));
+	ts = emit_op(
+		&f, pid_tgid, cookie, ret, seq_end, dir,
+		VPR_OP_FALLBACK |
+			(early ? (__u8)early_flags(at_start, ret, call.data_kind, call.data) : 0));
 	if (capture_len && ts && capture_wanted(sk, pid_tgid >> 32))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind, call.data);
 	flight_end(&f);
@@ -1293,18 +1309,18 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
  * flags_arg is a constant: the index of the recv flags argument, -1 when
  * there is none; data_kind says what the second argument points at.
  */
-#define FALLBACK_ENTER(name, flags_arg, data_kind)                                                 \
-	SEC("tracepoint/syscalls/sys_enter_" #name)                                                \
-	int fb_enter_##name(struct trace_event_raw_sys_enter *ctx)                                 \
-	{                                                                                          \
-		__u64 flags = (flags_arg) < 0 ? 0 : ctx->args[(flags_arg) < 0 ? 0 : (flags_arg)];  \
-		return fallback_enter(ctx->args[0], flags, data_kind, ctx->args[1]);               \
+#define FALLBACK_ENTER(name, flags_arg, data_kind)                                                \
+	SEC("tracepoint/syscalls/sys_enter_" #name)                                               \
+	int fb_enter_##name(struct trace_event_raw_sys_enter *ctx)                                \
+	{                                                                                         \
+		__u64 flags = (flags_arg) < 0 ? 0 : ctx->args[(flags_arg) < 0 ? 0 : (flags_arg)]; \
+		return fallback_enter(ctx->args[0], flags, data_kind, ctx->args[1]);              \
 	}
-#define FALLBACK_EXIT(name, dir)                                                                   \
-	SEC("tracepoint/syscalls/sys_exit_" #name)                                                 \
-	int fb_exit_##name(struct trace_event_raw_sys_exit *ctx)                                   \
-	{                                                                                          \
-		return fallback_exit(ctx->ret, dir);                                               \
+#define FALLBACK_EXIT(name, dir)                                 \
+	SEC("tracepoint/syscalls/sys_exit_" #name)               \
+	int fb_exit_##name(struct trace_event_raw_sys_exit *ctx) \
+	{                                                        \
+		return fallback_exit(ctx->ret, dir);             \
 	}
 
 FALLBACK_ENTER(write, -1, USER_DATA_BUF)

@@ -65,8 +65,8 @@ struct vpath_stage {
  * that a process exec'ed later from a named binary is known at exec).
  */
 struct vpath_go_offsets {
-	__s32 tls_g;   /* the g pointer is at fs base + tls_g */
-	__u32 g_goid;  /* offset of goid in runtime.g */
+	__s32 tls_g;  /* the g pointer is at fs base + tls_g */
+	__u32 g_goid; /* offset of goid in runtime.g */
 };
 
 struct vpath_go_exe {

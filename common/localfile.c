@@ -203,7 +203,8 @@ again:
 	if (r->size - r->off < sizeof(bh) || vp_read_at(r->fd, &bh, sizeof(bh), r->off))
 		return stop(r, VPL_TORN, "incomplete block header");
 	if (bh.magic != VPL_BLOCK_MAGIC)
-		return stop(r, bh.magic == 0 && bh.len == 0 ? VPL_TORN : VPL_CORRUPT, "bad block magic");
+		return stop(r, bh.magic == 0 && bh.len == 0 ? VPL_TORN : VPL_CORRUPT,
+			    "bad block magic");
 	if (!bh.len || bh.len > VPL_BLOCK_MAX || bh.raw_len > VPL_BLOCK_MAX || !bh.kind ||
 	    bh.kind > VPL_END)
 		return stop(r, VPL_CORRUPT, "impossible block length or kind");

@@ -42,21 +42,21 @@ enum vpl_block_kind {
 };
 
 struct vpl_file_header {
-	char magic[8];	    /* VPL_MAGIC */
-	uint32_t version;   /* VPL_VERSION */
+	char magic[8];	      /* VPL_MAGIC */
+	uint32_t version;     /* VPL_VERSION */
 	uint32_t header_size; /* 32 */
-	uint32_t flags;	    /* 0 */
+	uint32_t flags;	      /* 0 */
 	uint32_t pad[2];
 	uint32_t header_crc; /* crc32 of the 32 bytes with this field 0 */
 };
 
 struct vpl_block_header {
-	uint32_t magic; /* VPL_BLOCK_MAGIC */
-	uint32_t kind;	/* enum vpl_block_kind */
-	uint32_t len;	/* stored (deflated) bytes that follow */
+	uint32_t magic;	  /* VPL_BLOCK_MAGIC */
+	uint32_t kind;	  /* enum vpl_block_kind */
+	uint32_t len;	  /* stored (deflated) bytes that follow */
 	uint32_t raw_len; /* bytes once inflated */
-	uint32_t crc;	/* crc32 of the stored bytes */
-	uint32_t count; /* items in the block */
+	uint32_t crc;	  /* crc32 of the stored bytes */
+	uint32_t count;	  /* items in the block */
 };
 
 _Static_assert(sizeof(struct vpl_file_header) == 32, "vpl header layout");
@@ -74,8 +74,8 @@ uint64_t vpl_writer__bytes(const struct vpl_writer *w);
 int vpl_writer__close(struct vpl_writer *w);
 
 enum vpl_status {
-	VPL_OK = 0,	/* to the END block, intact */
-	VPL_TORN = 1,	/* cut short: the last block incomplete, or no END */
+	VPL_OK = 0,	 /* to the END block, intact */
+	VPL_TORN = 1,	 /* cut short: the last block incomplete, or no END */
 	VPL_CORRUPT = 2, /* a damaged block with data after it */
 };
 

@@ -74,11 +74,20 @@ static int parse_with_units(const char *s, const struct unit *units, size_t n, b
 int parse_size(const char *s, uint64_t *out)
 {
 	static const struct unit units[] = {
-		{ "", 1 },	      { "b", 1 },	   { "k", 1ull << 10 },
-		{ "kb", 1ull << 10 },  { "kib", 1ull << 10 }, { "m", 1ull << 20 },
-		{ "mb", 1ull << 20 },  { "mib", 1ull << 20 }, { "g", 1ull << 30 },
-		{ "gb", 1ull << 30 },  { "gib", 1ull << 30 }, { "t", 1ull << 40 },
-		{ "tb", 1ull << 40 },  { "tib", 1ull << 40 },
+		{"", 1},
+		{"b", 1},
+		{"k", 1ull << 10},
+		{"kb", 1ull << 10},
+		{"kib", 1ull << 10},
+		{"m", 1ull << 20},
+		{"mb", 1ull << 20},
+		{"mib", 1ull << 20},
+		{"g", 1ull << 30},
+		{"gb", 1ull << 30},
+		{"gib", 1ull << 30},
+		{"t", 1ull << 40},
+		{"tb", 1ull << 40},
+		{"tib", 1ull << 40},
 	};
 
 	return parse_with_units(s, units, sizeof(units) / sizeof(units[0]), true, out);
@@ -87,9 +96,9 @@ int parse_size(const char *s, uint64_t *out)
 int parse_duration(const char *s, uint64_t *out_ns)
 {
 	static const struct unit units[] = {
-		{ "", 1000000000ull },	    { "ms", 1000000ull },
-		{ "s", 1000000000ull },	    { "m", 60 * 1000000000ull },
-		{ "h", 3600 * 1000000000ull }, { "d", 86400 * 1000000000ull },
+		{"", 1000000000ull},	     {"ms", 1000000ull},
+		{"s", 1000000000ull},	     {"m", 60 * 1000000000ull},
+		{"h", 3600 * 1000000000ull}, {"d", 86400 * 1000000000ull},
 	};
 
 	return parse_with_units(s, units, sizeof(units) / sizeof(units[0]), false, out_ns);

@@ -163,9 +163,9 @@ struct vpr_reader {
 	struct vpr_file_header hdr;
 	enum vpr_read_status status;
 	bool done;
-	unsigned char *buf; /* the current block's records, or a small file whole */
+	unsigned char *buf;	  /* the current block's records, or a small file whole */
 	const unsigned char *blk; /* the current block's records, in buf */
-	bool whole; /* buf holds the whole file: read once, not per block */
+	bool whole;		  /* buf holds the whole file: read once, not per block */
 	uint32_t len, pos, count, seen;
 	char err[256];
 };
@@ -209,11 +209,13 @@ size_t vpr_record_min_size(uint16_t type)
 const char *vpr_type_name(uint16_t type)
 {
 	static const char *const names[VPR_TYPE_MAX] = {
-		[VPR_SOCK_OP] = "sock_op", [VPR_CONN] = "conn",	  [VPR_TASK] = "task",
-		[VPR_CLOCK] = "clock",	   [VPR_DROPS] = "drops", [VPR_ADDR] = "addr",
-		[VPR_PAYLOAD] = "payload", [VPR_WAKEUP] = "wakeup", [VPR_GOROUTINE] = "goroutine",
-		[VPR_SEND_FAILED] = "send_failed", [VPR_H2_FRAME] = "h2_frame",
-		[VPR_WRITER] = "writer", [VPR_TLS_OP] = "tls_op", [VPR_LOG] = "log",
+		[VPR_SOCK_OP] = "sock_op",     [VPR_CONN] = "conn",
+		[VPR_TASK] = "task",	       [VPR_CLOCK] = "clock",
+		[VPR_DROPS] = "drops",	       [VPR_ADDR] = "addr",
+		[VPR_PAYLOAD] = "payload",     [VPR_WAKEUP] = "wakeup",
+		[VPR_GOROUTINE] = "goroutine", [VPR_SEND_FAILED] = "send_failed",
+		[VPR_H2_FRAME] = "h2_frame",   [VPR_WRITER] = "writer",
+		[VPR_TLS_OP] = "tls_op",       [VPR_LOG] = "log",
 	};
 	return type < VPR_TYPE_MAX && names[type] ? names[type] : "unknown";
 }
@@ -237,15 +239,18 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fail(err, errlen, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+		fail(err, errlen, "%s",
+		     S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
 		close(fd);
 		return NULL;
 	}
 	/* No block is longer than the file: small files get a small buffer. */
 	r = calloc(1, sizeof(*r));
 	if (r)
-		r->buf = malloc(st.st_size <= 0 ? 1
-				: (size_t)(st.st_size < VPR_BLOCK_MAX ? st.st_size : VPR_BLOCK_MAX));
+		r->buf = malloc(st.st_size <= 0
+					? 1
+					: (size_t)(st.st_size < VPR_BLOCK_MAX ? st.st_size
+									      : VPR_BLOCK_MAX));
 	if (!r || !r->buf) {
 		fail(err, errlen, "%s", strerror(ENOMEM));
 		goto fail_free;
@@ -265,13 +270,15 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 	 */
 	r->whole = r->file_size <= VPR_BLOCK_MAX && !vp_read_at(fd, r->buf, r->file_size, 0);
 	if (r->whole)
-		memcpy(&r->hdr, r->buf, r->file_size < sizeof(r->hdr) ? r->file_size : sizeof(r->hdr));
+		memcpy(&r->hdr, r->buf,
+		       r->file_size < sizeof(r->hdr) ? r->file_size : sizeof(r->hdr));
 	if (r->file_size < 8 || (!r->whole && vp_read_at(fd, r->hdr.magic, 8, 0)) ||
 	    memcmp(r->hdr.magic, VPR_MAGIC, 8)) {
 		fail(err, errlen, "%s", "not a vpath recording (bad magic)");
 		goto fail_free;
 	}
-	if (r->file_size < sizeof(r->hdr) || (!r->whole && vp_read_at(fd, &r->hdr, sizeof(r->hdr), 0))) {
+	if (r->file_size < sizeof(r->hdr) ||
+	    (!r->whole && vp_read_at(fd, &r->hdr, sizeof(r->hdr), 0))) {
 		fail(err, errlen, "%s", "truncated header (file shorter than 256 bytes)");
 		goto fail_free;
 	}

@@ -24,8 +24,8 @@
 
 #define STATE_BIT(s) (1u << (s))
 /* Connections that still carry (or may carry) data. */
-#define OPEN_STATES                                                                                \
-	(STATE_BIT(TCP_ESTABLISHED) | STATE_BIT(TCP_FIN_WAIT1) | STATE_BIT(TCP_FIN_WAIT2) |       \
+#define OPEN_STATES                                                                         \
+	(STATE_BIT(TCP_ESTABLISHED) | STATE_BIT(TCP_FIN_WAIT1) | STATE_BIT(TCP_FIN_WAIT2) | \
 	 STATE_BIT(TCP_CLOSE_WAIT) | STATE_BIT(TCP_LAST_ACK) | STATE_BIT(TCP_CLOSING))
 
 typedef int (*diag_fn)(const struct inet_diag_msg *msg, void *ctx);
@@ -37,12 +37,14 @@ static int diag_dump(int family, uint32_t states, diag_fn fn, void *ctx)
 		struct nlmsghdr nlh;
 		struct inet_diag_req_v2 req;
 	} msg = {
-		.nlh = { .nlmsg_len = sizeof(msg), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.req = { .sdiag_family = (__u8)family, .sdiag_protocol = IPPROTO_TCP,
-			 .idiag_states = states },
+		.nlh = {.nlmsg_len = sizeof(msg),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+		.req = {.sdiag_family = (__u8)family,
+			.sdiag_protocol = IPPROTO_TCP,
+			.idiag_states = states},
 	};
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
 	size_t buflen = 32768;
 	char *buf = malloc(buflen);
 	int fd, err = 0;
@@ -211,9 +213,12 @@ static int write_conn(const struct inet_diag_msg *m, void *arg)
 int conns_write_preexisting(struct output *out, uint32_t netns, const uint16_t *ports,
 			    unsigned nports, uint64_t ts)
 {
-	struct conns_ctx c = { .out = out, .netns = netns, .ports = ports, .nports = nports,
-			       .ts = ts ? ts : mono_ns() };
-	static const int families[] = { AF_INET, AF_INET6 };
+	struct conns_ctx c = {.out = out,
+			      .netns = netns,
+			      .ports = ports,
+			      .nports = nports,
+			      .ts = ts ? ts : mono_ns()};
+	static const int families[] = {AF_INET, AF_INET6};
 	int err = 0;
 
 	read_port_range(&c);

@@ -68,7 +68,7 @@ int exec_watch__add_hook(struct exec_watch *ew, exec_hook_fn fn, void *ctx)
 	if (!h)
 		return -ENOMEM;
 	ew->hooks = h;
-	ew->hooks[ew->nhooks++] = (struct exec_hook){ fn, ctx };
+	ew->hooks[ew->nhooks++] = (struct exec_hook){fn, ctx};
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static int on_news(void *ctx, void *data, size_t size)
 {
 	struct exec_watch *ew = ctx;
 	const struct vpath_exec_news *n = data;
-	struct exec_event ev = { .ew = ew, .fd = -1 };
+	struct exec_event ev = {.ew = ew, .fd = -1};
 	uint32_t decided = VPATH_EXE_DECIDED;
 
 	if (ew->stopping || size < sizeof(*n))
@@ -127,8 +127,10 @@ static void *watch(void *arg)
 		int err = ring_buffer__poll(ew->rb, EXEC_WATCH_POLL_MS);
 
 		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "vpath-record: warning: programs started later are no longer "
-					"looked at: %s\n", strerror(-err));
+			fprintf(stderr,
+				"vpath-record: warning: programs started later are no longer "
+				"looked at: %s\n",
+				strerror(-err));
 			break;
 		}
 	}

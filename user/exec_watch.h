@@ -22,7 +22,7 @@ struct exec_event {
 	uint64_t exec_ns; /* CLOCK_MONOTONIC at the exec */
 	struct exec_watch *ew;
 	int fd, fd_err; /* exec_event__fd's, once asked */
-	char path[256];	/* the file's path once exec_event__fd opened it, else "" */
+	char path[256]; /* the file's path once exec_event__fd opened it, else "" */
 };
 
 /*

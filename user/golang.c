@@ -33,9 +33,9 @@
 #include "golang.h"
 
 /* Entry probes only: runtime functions whose arguments name the goroutines. */
-static const char *const go_probe_syms[] = { "runtime.newproc1", "runtime.runqput",
-					     "runtime.goready" };
-static const char *const go_probe_progs[] = { "go_newproc1", "go_runqput", "go_goready" };
+static const char *const go_probe_syms[] = {"runtime.newproc1", "runtime.runqput",
+					    "runtime.goready"};
+static const char *const go_probe_progs[] = {"go_newproc1", "go_runqput", "go_goready"};
 
 uint32_t go_goid_offset_for_version(const char *version)
 {
@@ -187,8 +187,9 @@ static void elf_scan(Elf *elf, struct elf_facts *f)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (strcmp(name, ".go.buildinfo") == 0 || strcmp(name, ".gopclntab") == 0 ||
-			     strcmp(name, ".note.go.buildid") == 0))
+		if (name &&
+		    (strcmp(name, ".go.buildinfo") == 0 || strcmp(name, ".gopclntab") == 0 ||
+		     strcmp(name, ".note.go.buildid") == 0))
 			f->is_go = true;
 		if (name && (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0))
 			f->has_dwarf = true;
@@ -230,7 +231,7 @@ static int file_offset(Elf *elf, uint64_t addr, uint32_t shndx, uint64_t *off)
 
 int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 {
-	struct elf_facts f = { 0 };
+	struct elf_facts f = {0};
 	Elf *elf;
 	int ret;
 
@@ -304,7 +305,7 @@ struct go_exe_seen {
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
-	int state; /* go_binary__inspect's answer */
+	int state;     /* go_binary__inspect's answer */
 	bool verified; /* goid's offset checked against DWARF (go_binary__verify) */
 	struct vpath_go_offsets off;
 };
@@ -373,8 +374,8 @@ static int attach_probes(struct go_follow *gf, int fd, const struct go_binary *i
 
 static struct vpath_go_exe go_exe_key(const struct stat *st)
 {
-	return (struct vpath_go_exe){ .ino = st->st_ino,
-				      .dev = (uint32_t)(major(st->st_dev) << 20 | minor(st->st_dev)) };
+	return (struct vpath_go_exe){
+		.ino = st->st_ino, .dev = (uint32_t)(major(st->st_dev) << 20 | minor(st->st_dev))};
 }
 
 static struct go_exe_seen *find_exe(struct go_follow *gf, dev_t dev, ino_t ino,
@@ -392,9 +393,10 @@ static struct go_exe_seen *find_exe(struct go_follow *gf, dev_t dev, ino_t ino,
 
 static void warn_table(const char *label, const struct go_binary *info)
 {
-	fprintf(stderr, "vpath-record: warning: Go binary %s (%s): goid is at %u in runtime.g by "
-			"its DWARF, not %u as for that version: DWARF's taken\n", label,
-		info->version, info->off.g_goid, info->table_goid);
+	fprintf(stderr,
+		"vpath-record: warning: Go binary %s (%s): goid is at %u in runtime.g by "
+		"its DWARF, not %u as for that version: DWARF's taken\n",
+		label, info->version, info->off.g_goid, info->table_goid);
 }
 
 /*
@@ -426,15 +428,19 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 	e->mtime = st.st_mtim;
 	e->state = S_ISREG(st.st_mode) ? go_binary__inspect(fd, &info, &why) : 0;
 	if (e->state < 0) {
-		fprintf(stderr, "vpath-record: warning: Go binary %s: %s; its goroutines are not "
-				"followed (thread-level rules)\n", label, why);
+		fprintf(stderr,
+			"vpath-record: warning: Go binary %s: %s; its goroutines are not "
+			"followed (thread-level rules)\n",
+			label, why);
 		return e;
 	}
 	if (e->state == 0)
 		return e;
 	if (gf->nexes >= VPATH_MAX_GO_EXES) {
-		fprintf(stderr, "vpath-record: warning: Go binary %s: more than %d Go binaries; "
-				"its goroutines are not followed\n", label, VPATH_MAX_GO_EXES);
+		fprintf(stderr,
+			"vpath-record: warning: Go binary %s: more than %d Go binaries; "
+			"its goroutines are not followed\n",
+			label, VPATH_MAX_GO_EXES);
 		e->state = -1;
 		return e;
 	}
@@ -450,8 +456,10 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 		err = bpf_map_update_elem(gf->exes_fd, &key, &info.off, BPF_ANY) ? -errno : 0;
 	}
 	if (err) {
-		fprintf(stderr, "vpath-record: warning: Go binary %s: cannot attach the runtime "
-				"probes (%s); its goroutines are not followed\n", label, strerror(-err));
+		fprintf(stderr,
+			"vpath-record: warning: Go binary %s: cannot attach the runtime "
+			"probes (%s); its goroutines are not followed\n",
+			label, strerror(-err));
 		e->state = -1;
 		return e;
 	}
@@ -460,9 +468,11 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 	if (gf->opts.go_active)
 		*gf->opts.go_active = 1;
 	if (gf->opts.verbose)
-		fprintf(stderr, "vpath-record: Go binary %s (%s): goroutines followed, goid at %u "
-				"(%s), g at fs%+d\n", label, info.version[0] ? info.version : "version ?",
-			info.off.g_goid, info.goid_from == GO_GOID_DWARF ? "DWARF" : "version table",
+		fprintf(stderr,
+			"vpath-record: Go binary %s (%s): goroutines followed, goid at %u "
+			"(%s), g at fs%+d\n",
+			label, info.version[0] ? info.version : "version ?", info.off.g_goid,
+			info.goid_from == GO_GOID_DWARF ? "DWARF" : "version table",
 			info.off.tls_g);
 	return e;
 }
@@ -571,7 +581,7 @@ static uint64_t mono_now_ns(void)
 static void go_on_exec(void *ctx, struct exec_event *ev)
 {
 	struct go_follow *gf = ctx;
-	struct timespec mtime = { .tv_sec = ev->exe.mtime_sec, .tv_nsec = ev->exe.mtime_nsec };
+	struct timespec mtime = {.tv_sec = ev->exe.mtime_sec, .tv_nsec = ev->exe.mtime_nsec};
 	dev_t dev = makedev(ev->exe.dev >> 20, ev->exe.dev & 0xfffff);
 	struct go_exe_seen *e = find_exe(gf, dev, (ino_t)ev->exe.ino, &mtime);
 	char label[320];
@@ -587,9 +597,10 @@ static void go_on_exec(void *ctx, struct exec_event *ev)
 		if (e && e->state == 1) {
 			follow_process(gf, ev->pid, e);
 			if (gf->opts.verbose)
-				fprintf(stderr, "vpath-record: Go binary %s: probes in place %.1f ms "
-						"after its exec\n", label,
-					(double)(mono_now_ns() - ev->exec_ns) / 1e6);
+				fprintf(stderr,
+					"vpath-record: Go binary %s: probes in place %.1f ms "
+					"after its exec\n",
+					label, (double)(mono_now_ns() - ev->exec_ns) / 1e6);
 			go_follow_verify(gf, e, fd, ev->pid, label);
 		}
 		return;

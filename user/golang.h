@@ -14,7 +14,10 @@
 #include "exec_watch.h"
 #include "priv_helper.h"
 
-enum go_goid_source { GO_GOID_DWARF, GO_GOID_TABLE };
+enum go_goid_source {
+	GO_GOID_DWARF,
+	GO_GOID_TABLE
+};
 
 /* The runtime functions probed (runtime.newproc1, runtime.runqput, runtime.goready). */
 #define GO_NPROBES 3
@@ -24,7 +27,8 @@ struct go_binary {
 	struct vpath_go_offsets off;
 	enum go_goid_source goid_from;
 	bool has_dwarf;
-	uint32_t table_goid; /* go_binary__verify's: the table's offset, when DWARF said otherwise */
+	uint32_t
+		table_goid; /* go_binary__verify's: the table's offset, when DWARF said otherwise */
 	uint64_t probe_off[GO_NPROBES]; /* where in the file each probed function starts */
 };
 

@@ -18,7 +18,7 @@
 #define LOG_OPEN_SLOTS 256
 
 struct log_taker {
-	unsigned max_len; /* --logs N */
+	unsigned max_len;	       /* --logs N */
 	uint64_t open[LOG_OPEN_SLOTS]; /* key of a pair left open, 0: none */
 	uint64_t taken, redacted, malformed;
 };

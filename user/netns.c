@@ -56,8 +56,10 @@ int netns_enter(const char *spec, uint32_t *inode)
 		if (err)
 			err = find_in("/proc", true, (uint32_t)ino, path, sizeof(path));
 		if (err) {
-			fprintf(stderr, "vpath-record: --netns %s: neither a name in /run/netns nor a "
-					"process is in that namespace (give a path instead)\n", spec);
+			fprintf(stderr,
+				"vpath-record: --netns %s: neither a name in /run/netns nor a "
+				"process is in that namespace (give a path instead)\n",
+				spec);
 			return err;
 		}
 	} else if (strchr(spec, '/')) {

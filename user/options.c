@@ -62,69 +62,71 @@ static const char doc[] =
 	"passwords, tokens and keys written as key=value are replaced the same way.\n";
 
 static const struct argp_option options[] = {
-	{ "output", 'o', "FILE", 0, "Write the recording to FILE (required)", 0 },
-	{ "duration", 'd', "DURATION", 0, "Stop after DURATION (30s, 5m, 1h; plain: seconds)", 0 },
-	{ "pid", 'p', "PID", 0, "Only these processes (repeatable, up to 16)", 1 },
-	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 directory", 1 },
-	{ "netns", OPT_NETNS, "NETNS", 0,
-	  "Only this network namespace: a path (/run/netns/h1, /proc/PID/ns/net), a name in "
-	  "/run/netns, or an inode number",
-	  1 },
-	{ "port", OPT_PORT, "PORT", 0, "Only connections with this local or remote port "
-	  "(repeatable, up to 16)", 1 },
-	{ "host", OPT_HOST, "NAME", 0, "Host name written into the recording (default: uname -n)",
-	  2 },
-	{ "group", OPT_GROUP, "GROUP", 0,
-	  "Let GROUP read the recording: files are 0640 and owned by GROUP (default: 0600, "
-	  "root only)",
-	  2 },
-	{ "ring", OPT_RING, "N", 0, "Flight recorder: keep the N newest segment files FILE.NNN",
-	  2 },
-	{ "segment-size", OPT_SEGMENT_SIZE, "SIZE", 0,
-	  "Start a new segment at SIZE bytes (with --ring; default 64M)", 2 },
-	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,
-	  "Kernel ring buffer size, a power of two (default 16M); larger loses fewer records "
-	  "under bursts",
-	  3 },
-	{ "go-binary", OPT_GO_BINARY, "PATH", 0,
-	  "Follow the goroutines of this Go binary's processes from their first instruction "
-	  "(repeatable, up to 16; Go programs running at start or started later are found "
-	  "without it, the later ones a few ms after their exec)",
-	  1 },
-	{ "capture", OPT_CAPTURE, "N", 0,
-	  "Also record the first N bytes (1-256) of each send and receive on the connections "
-	  "--capture-port/--capture-pid name; secrets are replaced (docs/security.md)",
-	  3 },
-	{ "capture-port", OPT_CAPTURE_PORT, "PORT", 0,
-	  "With --capture: connections with this local or remote port (repeatable, up to 16)", 3 },
-	{ "capture-pid", OPT_CAPTURE_PID, "PID", 0,
-	  "With --capture: operations of this process (repeatable, up to 16; with "
-	  "--capture-port both must match)",
-	  3 },
-	{ "logs", OPT_LOGS, "N", 0,
-	  "Also record the first N bytes (1-256) of each write by the recorded processes to a "
-	  "regular file, a pipe or a unix socket (their log lines); secrets are replaced "
-	  "(docs/security.md)",
-	  3 },
-	{ "verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3 },
-	{ "wakeups", OPT_WAKEUPS, NULL, 0,
-	  "Record which thread woke which (scheduler wake-ups between threads of a process that "
-	  "does TCP; they let vpath-analyze follow work handed to executor threads)", 2 },
-	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0, "Do not record wake-ups (the default)", 2 },
-	{ "force-fallback", OPT_FORCE_FALLBACK, NULL, OPTION_HIDDEN,
-	  "Use the syscall fallback even where sock_*_length exist", 3 },
-	{ "no-batches", OPT_NO_BATCHES, NULL, OPTION_HIDDEN,
-	  "Socket operations cross the ring one by one, as where CPUs cannot be flushed", 3 },
-	{ "test-stall", OPT_TEST_STALL, "MS:EVERY", OPTION_HIDDEN,
-	  "Every EVERY-th socket operation, stall MS ms in the kernel between stamping and "
-	  "handing it on, as a preempted or descheduled CPU would (tests)",
-	  3 },
+	{"output", 'o', "FILE", 0, "Write the recording to FILE (required)", 0},
+	{"duration", 'd', "DURATION", 0, "Stop after DURATION (30s, 5m, 1h; plain: seconds)", 0},
+	{"pid", 'p', "PID", 0, "Only these processes (repeatable, up to 16)", 1},
+	{"cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 directory", 1},
+	{"netns", OPT_NETNS, "NETNS", 0,
+	 "Only this network namespace: a path (/run/netns/h1, /proc/PID/ns/net), a name in "
+	 "/run/netns, or an inode number",
+	 1},
+	{"port", OPT_PORT, "PORT", 0,
+	 "Only connections with this local or remote port "
+	 "(repeatable, up to 16)",
+	 1},
+	{"host", OPT_HOST, "NAME", 0, "Host name written into the recording (default: uname -n)",
+	 2},
+	{"group", OPT_GROUP, "GROUP", 0,
+	 "Let GROUP read the recording: files are 0640 and owned by GROUP (default: 0600, "
+	 "root only)",
+	 2},
+	{"ring", OPT_RING, "N", 0, "Flight recorder: keep the N newest segment files FILE.NNN", 2},
+	{"segment-size", OPT_SEGMENT_SIZE, "SIZE", 0,
+	 "Start a new segment at SIZE bytes (with --ring; default 64M)", 2},
+	{"ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,
+	 "Kernel ring buffer size, a power of two (default 16M); larger loses fewer records "
+	 "under bursts",
+	 3},
+	{"go-binary", OPT_GO_BINARY, "PATH", 0,
+	 "Follow the goroutines of this Go binary's processes from their first instruction "
+	 "(repeatable, up to 16; Go programs running at start or started later are found "
+	 "without it, the later ones a few ms after their exec)",
+	 1},
+	{"capture", OPT_CAPTURE, "N", 0,
+	 "Also record the first N bytes (1-256) of each send and receive on the connections "
+	 "--capture-port/--capture-pid name; secrets are replaced (docs/security.md)",
+	 3},
+	{"capture-port", OPT_CAPTURE_PORT, "PORT", 0,
+	 "With --capture: connections with this local or remote port (repeatable, up to 16)", 3},
+	{"capture-pid", OPT_CAPTURE_PID, "PID", 0,
+	 "With --capture: operations of this process (repeatable, up to 16; with "
+	 "--capture-port both must match)",
+	 3},
+	{"logs", OPT_LOGS, "N", 0,
+	 "Also record the first N bytes (1-256) of each write by the recorded processes to a "
+	 "regular file, a pipe or a unix socket (their log lines); secrets are replaced "
+	 "(docs/security.md)",
+	 3},
+	{"verbose", 'v', NULL, 0, "More output; -vv adds libbpf debug messages", 3},
+	{"wakeups", OPT_WAKEUPS, NULL, 0,
+	 "Record which thread woke which (scheduler wake-ups between threads of a process that "
+	 "does TCP; they let vpath-analyze follow work handed to executor threads)",
+	 2},
+	{"no-wakeups", OPT_NO_WAKEUPS, NULL, 0, "Do not record wake-ups (the default)", 2},
+	{"force-fallback", OPT_FORCE_FALLBACK, NULL, OPTION_HIDDEN,
+	 "Use the syscall fallback even where sock_*_length exist", 3},
+	{"no-batches", OPT_NO_BATCHES, NULL, OPTION_HIDDEN,
+	 "Socket operations cross the ring one by one, as where CPUs cannot be flushed", 3},
+	{"test-stall", OPT_TEST_STALL, "MS:EVERY", OPTION_HIDDEN,
+	 "Every EVERY-th socket operation, stall MS ms in the kernel between stamping and "
+	 "handing it on, as a preempted or descheduled CPU would (tests)",
+	 3},
 	{},
 };
 
 /* argp_error, remembering the failure for callers whose argp does not exit. */
-__attribute__((format(printf, 2, 3))) static void refuse(struct argp_state *state,
-							const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void refuse(struct argp_state *state, const char *fmt,
+							 ...)
 {
 	struct record_opts *o = state->input;
 	char msg[256];
@@ -227,7 +229,8 @@ static error_t parse_capture(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_CAPTURE:
 		if (parse_u64(arg, VPR_PAYLOAD_MAX, &v) || !v)
-			refuse(state, "invalid --capture '%s' (1 to %d bytes)", arg, VPR_PAYLOAD_MAX);
+			refuse(state, "invalid --capture '%s' (1 to %d bytes)", arg,
+			       VPR_PAYLOAD_MAX);
 		else
 			o->capture = (unsigned)v;
 		return 0;
@@ -299,7 +302,8 @@ static void parse_stall(struct argp_state *state, const char *arg)
 	char tail;
 
 	if (sscanf(arg, "%u:%u%c", &ms, &every, &tail) != 2 || !ms || ms > 100 || !every) {
-		refuse(state, "--test-stall %s: expected MS:EVERY, 1 <= MS <= 100, EVERY >= 1", arg);
+		refuse(state, "--test-stall %s: expected MS:EVERY, 1 <= MS <= 100, EVERY >= 1",
+		       arg);
 		return;
 	}
 	o->test_stall_ms = ms;
@@ -315,7 +319,8 @@ static error_t parse_tuning(int key, char *arg, struct argp_state *state)
 	case OPT_RINGBUF_SIZE:
 		if (parse_size(arg, &o->ringbuf_size) || o->ringbuf_size < 4096 ||
 		    o->ringbuf_size > (1ull << 30) || (o->ringbuf_size & (o->ringbuf_size - 1)))
-			refuse(state, "invalid --ringbuf-size '%s' (a power of two, 4K to 1G)", arg);
+			refuse(state, "invalid --ringbuf-size '%s' (a power of two, 4K to 1G)",
+			       arg);
 		return 0;
 	case 'v':
 		o->verbose++;
@@ -380,7 +385,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, unsigned argp_flags)
 {
-	static const struct argp argp = { options, parse_arg, NULL, doc, NULL, NULL, NULL };
+	static const struct argp argp = {options, parse_arg, NULL, doc, NULL, NULL, NULL};
 
 	memset(opts, 0, sizeof(*opts));
 	opts->ringbuf_size = VPATH_RINGBUF_DEFAULT;

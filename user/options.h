@@ -29,8 +29,8 @@ struct record_opts {
 	unsigned ncapture_pids;
 	uint16_t capture_ports[VPATH_MAX_PORTS];
 	unsigned ncapture_ports;
-	unsigned logs;	    /* --logs N: first N bytes of each write to a log; 0: none */
-	gid_t gid;	    /* its id; valid when group is set */
+	unsigned logs; /* --logs N: first N bytes of each write to a log; 0: none */
+	gid_t gid;     /* its id; valid when group is set */
 	uint64_t segment_size;
 	uint64_t ringbuf_size;
 	int verbose;
@@ -38,7 +38,7 @@ struct record_opts {
 	bool force_fallback;
 	bool no_batches; /* as if the kernel refused to run the flush program (tests) */
 	unsigned test_stall_ms, test_stall_every; /* --test-stall: a stalled CPU (tests) */
-	bool invalid;	 /* an option was refused (seen when argp does not exit) */
+	bool invalid; /* an option was refused (seen when argp does not exit) */
 };
 
 /*

@@ -19,7 +19,7 @@ struct output {
 	struct output_opts opts;
 	struct vpr_writer *w;
 	unsigned segment;
-	bool starting; /* inside the start callback: no rotation */
+	bool starting;			   /* inside the start callback: no rotation */
 	uint64_t done_bytes, done_records; /* of closed segments */
 	char path[PATH_MAX];
 };

@@ -20,9 +20,9 @@ typedef int (*output_start_fn)(void *ctx, struct output *out);
 
 struct output_opts {
 	const char *path;
-	unsigned ring;		/* 0: a single file at path */
-	uint64_t segment_size;	/* with ring: start a new segment past this size */
-	bool group_readable;	/* files 0640 owned by gid; else 0600 */
+	unsigned ring;	       /* 0: a single file at path */
+	uint64_t segment_size; /* with ring: start a new segment past this size */
+	bool group_readable;   /* files 0640 owned by gid; else 0600 */
 	gid_t gid;
 	struct vpr_file_header header; /* flags/segment/start times are set per file */
 	output_start_fn start;

@@ -30,7 +30,10 @@
 #include "priv_helper.h"
 #include "privs.h"
 
-enum { PH_OPEN_EXE = 1, PH_ATTACH_UPROBE = 2 };
+enum {
+	PH_OPEN_EXE = 1,
+	PH_ATTACH_UPROBE = 2
+};
 
 struct ph_request {
 	uint32_t op;
@@ -41,7 +44,7 @@ struct ph_request {
 };
 
 struct ph_answer {
-	int32_t err; /* >= 0: done */
+	int32_t err;	/* >= 0: done */
 	char path[256]; /* PH_OPEN_EXE: where the file is, as the process's /proc/PID/exe says */
 };
 
@@ -57,8 +60,8 @@ static int send_msg(int sock, const void *buf, size_t len, int fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 
 	if (fd >= 0) {
 		struct cmsghdr *c;
@@ -82,9 +85,11 @@ static ssize_t recv_msg(int sock, void *buf, size_t len, int *fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf)};
 	struct cmsghdr *c;
 	ssize_t n;
 
@@ -154,7 +159,7 @@ static void helper_serve(int sock, struct bpf_object *obj)
 {
 	for (;;) {
 		struct ph_request rq;
-		struct ph_answer a = { 0 };
+		struct ph_answer a = {0};
 		int fd, out = -1;
 		ssize_t n = recv_msg(sock, &rq, sizeof(rq), &fd);
 
@@ -258,7 +263,7 @@ static int ask(struct priv_helper *ph, const struct ph_request *rq, int fd_in, i
 int priv_helper__open_exe(struct priv_helper *ph, uint32_t pid, const struct vpath_exe_id *id,
 			  char *path, size_t pathlen)
 {
-	struct ph_request rq = { .op = PH_OPEN_EXE, .pid = pid, .exe = *id };
+	struct ph_request rq = {.op = PH_OPEN_EXE, .pid = pid, .exe = *id};
 	struct ph_answer a;
 	int fd = -1, err = ask(ph, &rq, -1, &fd, &a);
 
@@ -274,7 +279,7 @@ int priv_helper__open_exe(struct priv_helper *ph, uint32_t pid, const struct vpa
 
 int priv_helper__attach_uprobe(struct priv_helper *ph, const char *prog, int fd, uint64_t off)
 {
-	struct ph_request rq = { .op = PH_ATTACH_UPROBE, .off = off };
+	struct ph_request rq = {.op = PH_ATTACH_UPROBE, .off = off};
 	struct ph_answer a;
 
 	if (strlen(prog) >= sizeof(rq.prog))

@@ -64,7 +64,7 @@ static int last_cap(void)
 /* Keeps only the capabilities in keep (those the process has), for good: no exec gets more. */
 static int privs_keep_only(uint64_t keep)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[2];
 	int top = last_cap();
 

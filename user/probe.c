@@ -41,8 +41,10 @@ int probe_tracefs(void)
 	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) && errno != EBUSY) {
 		int err = -errno;
 
-		fprintf(stderr, "vpath-record: the syscall fallback needs tracefs, and mounting it "
-				"on /sys/kernel/tracing failed: %s\n", strerror(errno));
+		fprintf(stderr,
+			"vpath-record: the syscall fallback needs tracefs, and mounting it "
+			"on /sys/kernel/tracing failed: %s\n",
+			strerror(errno));
 		return err;
 	}
 	return 0;

@@ -88,7 +88,7 @@ struct recorder {
 	struct ring_buffer *rb;
 	struct reorder *ro;
 	struct watermark *wm;
-	struct vpath_stage *stages; /* one per possible CPU: read each round */
+	struct vpath_stage *stages;			/* one per possible CPU: read each round */
 	const volatile uint64_t *ring_prod, *ring_cons; /* the ring's positions, mapped */
 	struct redact_carry *carry; /* with --capture: streams that may go on inside a secret */
 	struct redact_h2 *h2;	    /* with --capture: what HTTP/2 header blocks inserted */
@@ -98,14 +98,16 @@ struct recorder {
 	uint32_t netns_here;   /* the namespace enumerated (where the recorder is) */
 	bool fallback;
 	int ncpus;
-	uint64_t *lost;	      /* per CPU, as last read */
+	uint64_t *lost;		/* per CPU, as last read */
 	uint64_t *lost_written; /* per CPU, as last written */
 	uint64_t malformed;	/* ring records that failed the size check */
-	uint64_t payloads, redacted; /* VPR_PAYLOAD records taken, and how many had secrets replaced */
-	struct log_taker logs;	     /* with --logs: VPR_LOG records (logs.h) */
-	uint64_t emitted_ts;	/* stamp of the last record handed to the output */
-	uint64_t late, late_max_ns; /* records written behind a later one, and by how much at most */
-	uint64_t stuck_marks;	    /* rounds that found a CPU marked busy for longer than can be */
+	uint64_t payloads,
+		redacted;      /* VPR_PAYLOAD records taken, and how many had secrets replaced */
+	struct log_taker logs; /* with --logs: VPR_LOG records (logs.h) */
+	uint64_t emitted_ts;   /* stamp of the last record handed to the output */
+	uint64_t late,
+		late_max_ns;  /* records written behind a later one, and by how much at most */
+	uint64_t stuck_marks; /* rounds that found a CPU marked busy for longer than can be */
 	int write_err;
 };
 
@@ -448,9 +450,10 @@ static void choose_programs(struct recorder *r)
 	if (r->opts->no_wakeups)
 		bpf_program__set_autoload(skel->progs.sched_waking, false);
 	/* Without --logs their tracepoints are not even entered (bpf/logs.h). */
-	bpf_object__for_each_program(prog, skel->obj)
-		if (!r->opts->logs && strncmp(bpf_program__name(prog), "log_", 4) == 0)
-			bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_program(
+		prog,
+		skel->obj) if (!r->opts->logs && strncmp(bpf_program__name(prog), "log_", 4) == 0)
+		bpf_program__set_autoload(prog, false);
 	if (r->opts->verbose)
 		fprintf(stderr, "vpath-record: socket operations via %s\n",
 			r->fallback ? "syscall tracepoints (fallback)"
@@ -560,7 +563,8 @@ static int take_leftovers(struct recorder *r)
 		return -ENOMEM;
 	/* Not fatal: everything else is still written. */
 	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stages), &zero, stages)) {
-		fprintf(stderr, "vpath-record: cannot read the last batches: %s\n", strerror(errno));
+		fprintf(stderr, "vpath-record: cannot read the last batches: %s\n",
+			strerror(errno));
 		free(stages);
 		return 0;
 	}
@@ -657,10 +661,10 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	/* Run on demand (flush_batches), never attached. */
 	bpf_program__set_autoattach(r->skel->progs.flush_stage, false);
 	/* The Go runtime probes are attached to each Go binary found (golang.c). */
-	bpf_object__for_each_program(prog, r->skel->obj)
-		if (strncmp(bpf_program__name(prog), "go_", 3) == 0 ||
-		    strncmp(bpf_program__name(prog), "tls_", 4) == 0)
-			bpf_program__set_autoattach(prog, false);
+	bpf_object__for_each_program(
+		prog, r->skel->obj) if (strncmp(bpf_program__name(prog), "go_", 3) == 0 ||
+					strncmp(bpf_program__name(prog), "tls_", 4) == 0)
+		bpf_program__set_autoattach(prog, false);
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
 	if (!err && r->fallback)
 		err = probe_tracefs();
@@ -690,8 +694,10 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	/* Forked while privileged, before anything it must not hold is open (the output). */
 	r->ph = priv_helper__start(r->skel->obj, RECORDER_NICE);
 	if (!r->ph)
-		fprintf(stderr, "vpath-record: warning: cannot start the probe helper (%s): Go "
-				"programs started later are not followed\n", strerror(errno));
+		fprintf(stderr,
+			"vpath-record: warning: cannot start the probe helper (%s): Go "
+			"programs started later are not followed\n",
+			strerror(errno));
 	r->ew = exec_watch__new(r->skel->obj, r->ph);
 	if (!r->ew) {
 		fprintf(stderr, "vpath-record: out of memory\n");
@@ -732,7 +738,7 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 static int open_output(struct recorder *r)
 {
 	const struct record_opts *o = r->opts;
-	struct task_filter tf = { .pids = o->pids, .npids = o->npids, .netns = r->netns_filter };
+	struct task_filter tf = {.pids = o->pids, .npids = o->npids, .netns = r->netns_filter};
 	struct output_opts oo = {
 		.path = o->output,
 		.ring = o->ring,
@@ -762,8 +768,8 @@ static int open_output(struct recorder *r)
 	if (!r->out) {
 		err = -errno;
 		fprintf(stderr, "vpath-record: cannot write %s%s%s%s: %s\n", o->output,
-			o->ring ? ".000" : "", o->group ? " for group " : "", o->group ? o->group : "",
-			strerror(errno));
+			o->ring ? ".000" : "", o->group ? " for group " : "",
+			o->group ? o->group : "", strerror(errno));
 	}
 	return err;
 }
@@ -853,10 +859,12 @@ static void report_summary(const struct recorder *r, int err, uint64_t started)
 			r->opts->ring ? ".NNN" : "");
 	}
 	if (r->payloads)
-		fprintf(stderr, "vpath-record: %llu payloads captured, %llu with secrets replaced\n",
+		fprintf(stderr,
+			"vpath-record: %llu payloads captured, %llu with secrets replaced\n",
 			(unsigned long long)r->payloads, (unsigned long long)r->redacted);
 	if (r->logs.taken)
-		fprintf(stderr, "vpath-record: %llu log writes recorded, %llu with secrets replaced\n",
+		fprintf(stderr,
+			"vpath-record: %llu log writes recorded, %llu with secrets replaced\n",
 			(unsigned long long)r->logs.taken, (unsigned long long)r->logs.redacted);
 	if (r->late)
 		fprintf(stderr,
@@ -881,7 +889,7 @@ static void report_summary(const struct recorder *r, int err, uint64_t started)
 
 int recorder_run(const struct record_opts *opts)
 {
-	struct recorder r = { .opts = opts, .logs = { .max_len = opts->logs } };
+	struct recorder r = {.opts = opts, .logs = {.max_len = opts->logs}};
 	uint64_t cgroup_id = 0, started;
 	int err, werr;
 
@@ -937,9 +945,11 @@ int recorder_run(const struct record_opts *opts)
 	/* After the drop: the watch's thread must not keep what the recorder gave up. */
 	werr = exec_watch__start(r.ew);
 	if (werr)
-		fprintf(stderr, "vpath-record: warning: cannot watch for programs started later "
-				"(%s): a Go program started later is followed only when named with "
-				"--go-binary\n", strerror(-werr));
+		fprintf(stderr,
+			"vpath-record: warning: cannot watch for programs started later "
+			"(%s): a Go program started later is followed only when named with "
+			"--go-binary\n",
+			strerror(-werr));
 	fprintf(stderr, "vpath-record: recording to %s (Ctrl-C to stop)\n", output__path(r.out));
 	started = mono_ns();
 	err = poll_loop(&r);

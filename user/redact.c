@@ -31,8 +31,8 @@ static size_t line_end(const uint8_t *d, size_t len, size_t from)
 
 /* ---- HTTP/1.x headers ---- */
 
-static const char *const secret_headers[] = { "authorization", "proxy-authorization", "cookie",
-					      "set-cookie" };
+static const char *const secret_headers[] = {"authorization", "proxy-authorization", "cookie",
+					     "set-cookie"};
 
 /*
  * The line at `at` names a secret header: the offset just after its ':'.
@@ -130,8 +130,8 @@ static unsigned http_tail_unseen(const uint8_t *d, size_t len, uint32_t bytes)
 	if (len >= bytes || !http_start_line(d, len, &eol))
 		return REDACT_NONE;
 	for (size_t i = eol; i + 1 < len; i++)
-		if (d[i] == '\n' && (d[i + 1] == '\n' || (d[i + 1] == '\r' && i + 2 < len &&
-							    d[i + 2] == '\n')))
+		if (d[i] == '\n' &&
+		    (d[i + 1] == '\n' || (d[i + 1] == '\r' && i + 2 < len && d[i + 2] == '\n')))
 			return REDACT_NONE;
 	return REDACT_OPEN;
 }
@@ -189,13 +189,12 @@ static unsigned postgres(uint8_t *d, size_t len, uint32_t bytes)
 
 #define MYSQL_CLIENT_PROTOCOL_41 0x200u
 #define MYSQL_COM_CHANGE_USER 0x11
-#define MYSQL_GREETING 0x0a /* protocol version 10: the server's first packet */
-#define MYSQL_COM_END 0x20  /* command bytes are below */
+#define MYSQL_GREETING 0x0a   /* protocol version 10: the server's first packet */
+#define MYSQL_COM_END 0x20    /* command bytes are below */
 #define MYSQL_AUTH_SEQ_MAX 15 /* the authentication exchange is over long before */
 
 /* Replaces what follows the NUL-terminated user name at `user`. */
-static unsigned mysql_after_user(uint8_t *d, size_t len, size_t user, uint64_t end,
-				 uint32_t bytes)
+static unsigned mysql_after_user(uint8_t *d, size_t len, size_t user, uint64_t end, uint32_t bytes)
 {
 	const uint8_t *nul = user < len ? memchr(d + user, 0, len - user) : NULL;
 
@@ -438,7 +437,6 @@ static unsigned redis(uint8_t *d, size_t len)
 {
 	unsigned res = REDACT_NONE;
 	size_t off = resp_commands(d, len, &res);
-
 
 	if (off == 0)
 		res |= redis_inline(d, len);

@@ -79,8 +79,8 @@ bool redact_carry__take(struct redact_carry *c, uint64_t cookie, uint8_t dir, ui
 	return hit;
 }
 
-void redact_carry__keep_header(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_end,
-			       const uint8_t hdr[4])
+void redact_carry__keep_header(struct redact_carry *c, uint64_t cookie, uint8_t dir,
+			       uint32_t seq_end, const uint8_t hdr[4])
 {
 	uint64_t key = carry_key(cookie, dir);
 	struct header_slot *h = &c->header[slot_index(key)];
@@ -90,8 +90,8 @@ void redact_carry__keep_header(struct redact_carry *c, uint64_t cookie, uint8_t 
 	memcpy(h->hdr, hdr, sizeof(h->hdr));
 }
 
-bool redact_carry__take_header(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_start,
-			       uint8_t hdr[4])
+bool redact_carry__take_header(struct redact_carry *c, uint64_t cookie, uint8_t dir,
+			       uint32_t seq_start, uint8_t hdr[4])
 {
 	uint64_t key = carry_key(cookie, dir);
 	struct header_slot *h = &c->header[slot_index(key)];

@@ -27,11 +27,11 @@ bool redact_carry__take(struct redact_carry *c, uint64_t cookie, uint8_t dir, ui
  * packet header that its reader (MariaDB's server, a header-first client)
  * took before the body, whose rules need it (user/redact.c, MySQL).
  */
-void redact_carry__keep_header(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_end,
-			       const uint8_t hdr[4]);
+void redact_carry__keep_header(struct redact_carry *c, uint64_t cookie, uint8_t dir,
+			       uint32_t seq_end, const uint8_t hdr[4]);
 /* Was the operation of (cookie, dir) beginning at seq_start preceded by one kept so?  Copies and forgets it. */
-bool redact_carry__take_header(struct redact_carry *c, uint64_t cookie, uint8_t dir, uint32_t seq_start,
-			       uint8_t hdr[4]);
+bool redact_carry__take_header(struct redact_carry *c, uint64_t cookie, uint8_t dir,
+			       uint32_t seq_start, uint8_t hdr[4]);
 
 /* What (cookie, dir) is known to be (enum redact_side); REDACT_SIDE_UNKNOWN when not. */
 uint8_t redact_carry__side(struct redact_carry *c, uint64_t cookie, uint8_t dir);

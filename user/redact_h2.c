@@ -105,7 +105,8 @@ static bool hpack_int(const uint8_t *p, size_t end, size_t *at, unsigned n, uint
 static bool is_secret_name(const uint8_t *name, size_t n)
 {
 	for (size_t i = 0; i < sizeof(secret_names) / sizeof(secret_names[0]); i++)
-		if (strlen(secret_names[i]) == n && !strncasecmp((const char *)name, secret_names[i], n))
+		if (strlen(secret_names[i]) == n &&
+		    !strncasecmp((const char *)name, secret_names[i], n))
 			return true;
 	return false;
 }
@@ -166,9 +167,9 @@ static void mask(uint8_t *p, size_t from, size_t to, unsigned *res)
 }
 
 enum walk_end {
-	WALK_WHOLE,   /* every field read, the fragment ended between two */
-	WALK_CUT,     /* the bytes ended inside a field */
-	WALK_BAD,     /* bytes that are no HPACK: replaced */
+	WALK_WHOLE, /* every field read, the fragment ended between two */
+	WALK_CUT,   /* the bytes ended inside a field */
+	WALK_BAD,   /* bytes that are no HPACK: replaced */
 };
 
 /* The fields of a fragment p[at..end), whose state is st; secrets replaced. */

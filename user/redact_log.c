@@ -14,9 +14,9 @@
 
 /* Words that make a key a secret's when the key contains them (case-insensitive). */
 static const char *const secret_words[] = {
-	"passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "authorization",
-	"cookie", "credential", "private_key", "privatekey", "sessionid", "session_id", "session-id",
-	"sessid", "access_key", "passphrase",
+	"passw",     "pwd",	      "secret",	    "token",	  "apikey",	 "api_key",
+	"api-key",   "authorization", "cookie",	    "credential", "private_key", "privatekey",
+	"sessionid", "session_id",    "session-id", "sessid",	  "access_key",	 "passphrase",
 };
 
 static bool key_char(uint8_t c)
@@ -56,8 +56,9 @@ static size_t value_end(const uint8_t *d, size_t len, size_t at, uint8_t quote, 
 			break;
 		if (to_eol)
 			continue;
-		if (quote ? c == quote : (c == ' ' || c == '\t' || c == '&' || c == ',' || c == ';' ||
-					  c == '"' || c == '\'' || c == '}' || c == ')' || c == ']'))
+		if (quote ? c == quote
+			  : (c == ' ' || c == '\t' || c == '&' || c == ',' || c == ';' ||
+			     c == '"' || c == '\'' || c == '}' || c == ')' || c == ']'))
 			break;
 	}
 	return i;

@@ -160,7 +160,8 @@ int reorder__add(struct reorder *ro, const void *rec)
 
 	if (h->size < sizeof(*h) || h->size > sizeof(union vpr_any))
 		return -EINVAL;
-	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs), &q->calm);
+	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs),
+			   &q->calm);
 	if (err)
 		return err;
 	/* After every held record stamped at the same time or earlier. */
@@ -183,7 +184,8 @@ int reorder__add_payload(struct reorder *ro, const struct vpr_payload *p)
 	if ((p->h.type != VPR_PAYLOAD && p->h.type != VPR_LOG) || p->len > VPR_PAYLOAD_MAX ||
 	    p->h.size != VPR_PAYLOAD_SIZE(p->len))
 		return -EINVAL;
-	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs), &q->calm);
+	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs),
+			   &q->calm);
 	if (err)
 		return err;
 	for (at = q->len; at > q->head && q->recs[at - 1].h.ts_ns > p->h.ts_ns; at--)
@@ -203,7 +205,8 @@ int reorder__add_ops(struct reorder *ro, unsigned cpu, const struct vpr_sock_op 
 	if (cpu >= ro->ncpus)
 		return -EINVAL;
 	q = &ro->cpus[cpu];
-	err = reserve_tail((void **)&q->ops, &q->head, &q->len, &q->cap, n, sizeof(*q->ops), &q->calm);
+	err = reserve_tail((void **)&q->ops, &q->head, &q->len, &q->cap, n, sizeof(*q->ops),
+			   &q->calm);
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
@@ -285,8 +288,8 @@ static bool payload_of(const struct vpr_payload *p, const struct vpr_sock_op *op
  * are sorted by stamp and every earlier one has had its turn, so it is
  * among those at the head stamped like op.
  */
-static int follow_with_payload(struct reorder *ro, const struct vpr_sock_op *op,
-			       reorder_emit_fn fn, void *ctx)
+static int follow_with_payload(struct reorder *ro, const struct vpr_sock_op *op, reorder_emit_fn fn,
+			       void *ctx)
 {
 	struct payload_queue *q = &ro->payloads;
 	int err;
@@ -352,7 +355,8 @@ int reorder__emit(struct reorder *ro, uint64_t upto, reorder_emit_fn fn, void *c
 
 		if (q->head == q->len)
 			q->head = q->len = 0;
-		shrink_idle((void **)&q->ops, &q->head, &q->len, &q->cap, sizeof(*q->ops), &q->calm);
+		shrink_idle((void **)&q->ops, &q->head, &q->len, &q->cap, sizeof(*q->ops),
+			    &q->calm);
 	}
 	if (ro->lone.head == ro->lone.len)
 		ro->lone.head = ro->lone.len = 0;

@@ -74,7 +74,7 @@ static int table_set(struct task_table *t, uint32_t tid, uint32_t pid, const cha
 
 static void table_remove(struct task_table *t, uint32_t tid)
 {
-	struct task_entry key = { .tid = tid }, **slot = tfind(&key, &t->root, by_tid);
+	struct task_entry key = {.tid = tid}, **slot = tfind(&key, &t->root, by_tid);
 	struct task_entry *e;
 
 	if (!slot)
@@ -252,7 +252,7 @@ static void write_one(const void *node, VISIT which, void *arg)
 
 int task_table__write_snapshot(struct task_table *t, struct output *out, uint64_t ts)
 {
-	struct snapshot_ctx c = { .out = out, .ts = ts ? ts : mono_ns() };
+	struct snapshot_ctx c = {.out = out, .ts = ts ? ts : mono_ns()};
 
 	twalk_r(t->root, write_one, &c);
 	return c.err;

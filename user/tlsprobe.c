@@ -25,22 +25,26 @@ static const struct tls_probe {
 	const char *prog;
 	bool ret;
 } tls_probes[] = {
-	{ "SSL_write", "tls_write_entry", false },	{ "SSL_write", "tls_return_probe", true },
-	{ "SSL_write_ex", "tls_write_ex_entry", false }, { "SSL_write_ex", "tls_return_probe", true },
-	{ "SSL_read", "tls_read_entry", false },	{ "SSL_read", "tls_return_probe", true },
-	{ "SSL_read_ex", "tls_read_ex_entry", false },	{ "SSL_read_ex", "tls_return_probe", true },
-	{ "SSL_do_handshake", "tls_handshake_entry", false },
-	{ "SSL_connect", "tls_handshake_entry", false },
-	{ "SSL_accept", "tls_handshake_entry", false },
-	{ "SSL_free", "tls_forget", false },
-	{ "SSL_clear", "tls_clear", false },
+	{"SSL_write", "tls_write_entry", false},
+	{"SSL_write", "tls_return_probe", true},
+	{"SSL_write_ex", "tls_write_ex_entry", false},
+	{"SSL_write_ex", "tls_return_probe", true},
+	{"SSL_read", "tls_read_entry", false},
+	{"SSL_read", "tls_return_probe", true},
+	{"SSL_read_ex", "tls_read_ex_entry", false},
+	{"SSL_read_ex", "tls_return_probe", true},
+	{"SSL_do_handshake", "tls_handshake_entry", false},
+	{"SSL_connect", "tls_handshake_entry", false},
+	{"SSL_accept", "tls_handshake_entry", false},
+	{"SSL_free", "tls_forget", false},
+	{"SSL_clear", "tls_clear", false},
 };
 #define TLS_NPROBES (sizeof(tls_probes) / sizeof(tls_probes[0]))
 
 /* Symbol names, one bit each. */
-static const char *const tls_syms[] = { "SSL_write", "SSL_write_ex", "SSL_read", "SSL_read_ex",
-					"SSL_do_handshake", "SSL_connect", "SSL_accept",
-					"SSL_free", "SSL_clear" };
+static const char *const tls_syms[] = {"SSL_write",   "SSL_write_ex",	  "SSL_read",
+				       "SSL_read_ex", "SSL_do_handshake", "SSL_connect",
+				       "SSL_accept",  "SSL_free",	  "SSL_clear"};
 #define TLS_NSYMS (sizeof(tls_syms) / sizeof(tls_syms[0]))
 
 static unsigned sym_bit(const char *name)
@@ -120,7 +124,8 @@ static unsigned scan_syms(Elf *elf, uint64_t *offsets)
 		Elf_Data *data;
 		size_t n;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
 			continue;
 		data = elf_getdata(scn, NULL);
 		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
@@ -251,7 +256,7 @@ static int attach_file(struct tls_follow *tf, const char *path, unsigned mask,
 /* The file at path, looked at and probed once per inode. */
 static void see_file(struct tls_follow *tf, const char *path, const char *label)
 {
-	uint64_t offsets[TLS_NSYMS] = { 0 };
+	uint64_t offsets[TLS_NSYMS] = {0};
 	struct stat st;
 	unsigned mask;
 	int err;
@@ -270,14 +275,18 @@ static void see_file(struct tls_follow *tf, const char *path, const char *label)
 	if (!mask)
 		return;
 	if (!tls_symbols__enough(mask)) {
-		fprintf(stderr, "vpath-record: warning: TLS: %s has some of libssl's functions but "
-				"not those needed; its plaintext is not read\n", label);
+		fprintf(stderr,
+			"vpath-record: warning: TLS: %s has some of libssl's functions but "
+			"not those needed; its plaintext is not read\n",
+			label);
 		return;
 	}
 	err = attach_file(tf, path, mask, offsets);
 	if (err) {
-		fprintf(stderr, "vpath-record: warning: TLS: cannot probe libssl in %s (%s); its "
-				"HTTP/2 is not read\n", label, strerror(-err));
+		fprintf(stderr,
+			"vpath-record: warning: TLS: cannot probe libssl in %s (%s); its "
+			"HTTP/2 is not read\n",
+			label, strerror(-err));
 		return;
 	}
 	tf->nfiles++;
@@ -321,7 +330,8 @@ static void see_process(struct tls_follow *tf, unsigned long pid)
 	while (fgets(line, sizeof(line), maps)) {
 		if (!tls_maps_line(line, file, sizeof(file)))
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "/proc/%lu/root%s", pid, file) < sizeof(path))
+		if ((size_t)snprintf(path, sizeof(path), "/proc/%lu/root%s", pid, file) <
+		    sizeof(path))
 			see_file(tf, path, file);
 	}
 	fclose(maps);
@@ -335,7 +345,7 @@ static void see_process(struct tls_follow *tf, unsigned long pid)
  */
 static void see_path(struct tls_follow *tf)
 {
-	static const char *const names[] = { "node", "nodejs" };
+	static const char *const names[] = {"node", "nodejs"};
 	const char *env = getenv("PATH");
 	char *dirs, *dir, *save = NULL, path[PATH_MAX];
 
@@ -344,8 +354,8 @@ static void see_path(struct tls_follow *tf)
 		return;
 	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
 		for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++)
-			if (*dir == '/' &&
-			    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[n]) < sizeof(path))
+			if (*dir == '/' && (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+							    names[n]) < sizeof(path))
 				see_file(tf, path, path);
 	free(dirs);
 }
@@ -353,10 +363,15 @@ static void see_path(struct tls_follow *tf)
 /* Where distributions put libssl: processes started later load it from there. */
 static void see_system(struct tls_follow *tf)
 {
-	static const char *const dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-					    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-					    "/usr/lib64", "/lib64", "/usr/lib", "/lib" };
-	static const char *const names[] = { "libssl.so.3", "libssl.so.1.1" };
+	static const char *const dirs[] = {"/lib/x86_64-linux-gnu",
+					   "/usr/lib/x86_64-linux-gnu",
+					   "/lib/aarch64-linux-gnu",
+					   "/usr/lib/aarch64-linux-gnu",
+					   "/usr/lib64",
+					   "/lib64",
+					   "/usr/lib",
+					   "/lib"};
+	static const char *const names[] = {"libssl.so.3", "libssl.so.1.1"};
 	char path[256];
 
 	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++)

@@ -56,7 +56,8 @@ static int node_of(struct vp_btrace *t, const struct vp_analysis *a, const struc
 	for (size_t i = 0; i < t->nnodes; i++) {
 		const struct vp_bnode *n = &t->nodes[i];
 
-		if (e->recorded ? n->host == e->host : n->host == -1 && vp_addr__equal(&n->addr, &e->addr))
+		if (e->recorded ? n->host == e->host
+				: n->host == -1 && vp_addr__equal(&n->addr, &e->addr))
 			return (int)i;
 	}
 	if (e->recorded)
@@ -88,7 +89,8 @@ static int64_t wall(const struct vp_analysis *a, int host, int64_t host_ts)
 
 static int add_call(struct vp_btrace *t, const struct vp_analysis *a, const struct vp_call *c)
 {
-	struct vp_bcall id = {.client = c->client.addr, .server = c->server.addr, .conn_index = c->conn_index};
+	struct vp_bcall id = {
+		.client = c->client.addr, .server = c->server.addr, .conn_index = c->conn_index};
 	int src = node_of(t, a, &c->client), dst = node_of(t, a, &c->server), call;
 	int64_t c_send = 0, c_recv = 0, r_send = 0, r_recv = 0;
 	struct vp_bmsg m;
@@ -121,12 +123,14 @@ static int add_call(struct vp_btrace *t, const struct vp_analysis *a, const stru
 		c_recv = c_send;
 		r_send = r_recv;
 	}
-	m = (struct vp_bmsg){c_send, c_recv, (uint32_t)src, (uint32_t)dst, (uint32_t)call, VP_BMSG_CALL};
+	m = (struct vp_bmsg){c_send,	    c_recv,	    (uint32_t)src,
+			     (uint32_t)dst, (uint32_t)call, VP_BMSG_CALL};
 	if (vp_btrace__add_msg(t, &m))
 		return -ENOMEM;
 	if (!c->reply_bytes)
 		return 0;
-	m = (struct vp_bmsg){r_send, r_recv, (uint32_t)dst, (uint32_t)src, (uint32_t)call, VP_BMSG_RETURN};
+	m = (struct vp_bmsg){r_send,	    r_recv,	    (uint32_t)dst,
+			     (uint32_t)src, (uint32_t)call, VP_BMSG_RETURN};
 	return vp_btrace__add_msg(t, &m);
 }
 
@@ -140,7 +144,8 @@ static int add_tree(struct vp_btrace *t, const struct vp_analysis *a, const stru
 	return 0;
 }
 
-int vp_btrace__add_request(struct vp_btrace *t, const struct vp_analysis *a, const struct vp_request *r)
+int vp_btrace__add_request(struct vp_btrace *t, const struct vp_analysis *a,
+			   const struct vp_request *r)
 {
 	return add_tree(t, a, r->root);
 }

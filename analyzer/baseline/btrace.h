@@ -31,7 +31,10 @@
 struct vp_analysis;
 struct vp_request;
 
-enum vp_bmsg_kind { VP_BMSG_CALL = 0, VP_BMSG_RETURN = 1 };
+enum vp_bmsg_kind {
+	VP_BMSG_CALL = 0,
+	VP_BMSG_RETURN = 1
+};
 
 struct vp_bmsg {
 	int64_t send_ns, recv_ns; /* wall clock of the sender's and the receiver's host */
@@ -49,7 +52,7 @@ struct vp_bcall {
 #define VP_BNODE_LEN 88
 
 struct vp_bnode {
-	int host; /* recorded host, -1 for an address nobody recorded */
+	int host;		 /* recorded host, -1 for an address nobody recorded */
 	struct vp_endpoint addr; /* that address (port 0) when host is -1 */
 	char name[VP_BNODE_LEN];
 };
@@ -64,7 +67,8 @@ struct vp_btrace {
 };
 
 /* Take every call of r as messages (a call, and its return if it had a reply).  0 or -ENOMEM. */
-int vp_btrace__add_request(struct vp_btrace *t, const struct vp_analysis *a, const struct vp_request *r);
+int vp_btrace__add_request(struct vp_btrace *t, const struct vp_analysis *a,
+			   const struct vp_request *r);
 /* Add one message by hand (tests, synthetic traces); nodes by name.  Returns the call id or -ENOMEM. */
 int vp_btrace__add_node(struct vp_btrace *t, const char *name);
 int vp_btrace__add_msg(struct vp_btrace *t, const struct vp_bmsg *m);

@@ -114,15 +114,18 @@ static int add_edge(struct vp_convolution *c, const struct vp_cedge *e)
 	return 0;
 }
 
-static int process_node(struct conv *cv, uint32_t j, const int64_t *in_bins, size_t nin, int32_t edge,
-			uint32_t depth);
+static int process_node(struct conv *cv, uint32_t j, const int64_t *in_bins, size_t nin,
+			int32_t edge, uint32_t depth);
 
 /* One spike [lo, hi] (peak at `peak`) of j -> k after j's inputs: an edge, then followed from k. */
-static int follow_spike(struct conv *cv, uint32_t j, uint32_t k, const struct signal *in, size_t nin,
-			const int64_t *out, size_t nout, size_t lo, size_t hi, size_t peak, int32_t edge,
-			uint32_t depth)
+static int follow_spike(struct conv *cv, uint32_t j, uint32_t k, const struct signal *in,
+			size_t nin, const int64_t *out, size_t nout, size_t lo, size_t hi,
+			size_t peak, int32_t edge, uint32_t depth)
 {
-	struct vp_cedge e = {.from = j, .to = k, .parent = edge, .depth = depth,
+	struct vp_cedge e = {.from = j,
+			     .to = k,
+			     .parent = edge,
+			     .depth = depth,
 			     .delay_ns = (int64_t)peak * cv->o->quantum_ns + cv->o->quantum_ns / 2};
 	int64_t *caused = malloc((nout + 1) * sizeof(*caused));
 	int ret = 0;
@@ -181,7 +184,8 @@ static int find_spikes(struct conv *cv, uint32_t j, uint32_t k, const struct sig
 			d++;
 		}
 		if (c[peak] >= mean + cv->o->spike_sd * sd)
-			ret = follow_spike(cv, j, k, in, nin, out, nout, lo, d - 1, peak, edge, depth);
+			ret = follow_spike(cv, j, k, in, nin, out, nout, lo, d - 1, peak, edge,
+					   depth);
 	}
 out:
 	free(c);
@@ -195,8 +199,8 @@ out:
  * own (the paper correlates with all of j's messages, then splits them by
  * destination: one busy edge then drowns the spikes of a quiet one).
  */
-static int process_node(struct conv *cv, uint32_t j, const int64_t *in_bins, size_t nin, int32_t edge,
-			uint32_t depth)
+static int process_node(struct conv *cv, uint32_t j, const int64_t *in_bins, size_t nin,
+			int32_t edge, uint32_t depth)
 {
 	struct signal in = {0};
 	int64_t *out = malloc((cv->nout[j] + 1) * sizeof(*out));
@@ -272,13 +276,15 @@ nomem:
 	return -ENOMEM;
 }
 
-int vp_convolution__run(struct vp_convolution *c, const struct vp_btrace *t, const struct vp_conv_opts *o)
+int vp_convolution__run(struct vp_convolution *c, const struct vp_btrace *t,
+			const struct vp_conv_opts *o)
 {
 	struct conv cv = {.t = t, .o = o, .c = c};
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	if (o->quantum_ns <= 0 || o->max_lag_ns < o->quantum_ns || o->max_lag_ns / o->quantum_ns > 10000000)
+	if (o->quantum_ns <= 0 || o->max_lag_ns < o->quantum_ns ||
+	    o->max_lag_ns / o->quantum_ns > 10000000)
 		return -EINVAL;
 	cv.lags = (size_t)(o->max_lag_ns / o->quantum_ns);
 	ret = setup(&cv);
@@ -302,7 +308,8 @@ int vp_convolution__run(struct vp_convolution *c, const struct vp_btrace *t, con
 
 				ret = add_edge(c, &e);
 				if (!ret)
-					ret = process_node(&cv, j, bins, nb, (int32_t)c->nedges - 1, 1);
+					ret = process_node(&cv, j, bins, nb, (int32_t)c->nedges - 1,
+							   1);
 			}
 			free(bins);
 		}

@@ -58,7 +58,8 @@ struct vp_convolution {
 
 void vp_conv_opts__default(struct vp_conv_opts *o);
 /* 0, -ENOMEM, or -EINVAL for a quantum or lag that makes no sense. */
-int vp_convolution__run(struct vp_convolution *c, const struct vp_btrace *t, const struct vp_conv_opts *o);
+int vp_convolution__run(struct vp_convolution *c, const struct vp_btrace *t,
+			const struct vp_conv_opts *o);
 void vp_convolution__free(struct vp_convolution *c);
 /* The graphs from each root as indented trees, each edge with its delay and count. */
 void vp_convolution__print(const struct vp_convolution *c, const struct vp_btrace *t,

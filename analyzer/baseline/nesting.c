@@ -34,10 +34,10 @@ static uint64_t triple(uint32_t a, uint32_t b, uint32_t c)
 }
 
 struct work {
-	uint32_t **in;	    /* per node: pairs it is called in, by t1 */
+	uint32_t **in; /* per node: pairs it is called in, by t1 */
 	size_t *nin;
-	int64_t *maxdur;    /* per node: its longest call */
-	uint32_t *cand;	    /* candidates of every pair, ascending t1 */
+	int64_t *maxdur; /* per node: its longest call */
+	uint32_t *cand;	 /* candidates of every pair, ascending t1 */
 	size_t *cand_off;
 	struct u64map board; /* (A, B, C) -> double[NBINS] */
 };
@@ -70,8 +70,12 @@ static int find_pairs(struct vp_nesting *n, const struct vp_btrace *t)
 			continue;
 		}
 		n->pairs[k++] = (struct vp_nest_pair){
-			.call = m->call, .a = m->src, .b = m->dst, .t1 = m->send_ns,
-			.t4 = t->msgs[ret[m->call]].send_ns, .parent = -1,
+			.call = m->call,
+			.a = m->src,
+			.b = m->dst,
+			.t1 = m->send_ns,
+			.t4 = t->msgs[ret[m->call]].send_ns,
+			.parent = -1,
 		};
 	}
 	n->npairs = k;
@@ -163,7 +167,8 @@ static int score_nestings(struct work *w, struct vp_nesting *n)
 			double *h = u64map__get(&w->board, key);
 
 			if (!h) {
-				if (!(h = calloc(NBINS, sizeof(*h))) || u64map__put(&w->board, key, h)) {
+				if (!(h = calloc(NBINS, sizeof(*h))) ||
+				    u64map__put(&w->board, key, h)) {
 					free(h);
 					return -ENOMEM;
 				}
@@ -232,7 +237,9 @@ static int by_key_then_time(const void *x, const void *y)
 
 	if (c)
 		return c;
-	return sort_n->pairs[a].t1 < sort_n->pairs[b].t1 ? -1 : sort_n->pairs[a].t1 > sort_n->pairs[b].t1;
+	return sort_n->pairs[a].t1 < sort_n->pairs[b].t1
+		       ? -1
+		       : sort_n->pairs[a].t1 > sort_n->pairs[b].t1;
 }
 
 static int make_keys(struct shaped *s, const struct vp_nesting *n, const struct vp_btrace *t)

@@ -30,12 +30,12 @@ struct vp_nest_opts {
 };
 
 struct vp_nest_pair {
-	uint32_t call;	   /* call id (btrace) */
-	uint32_t a, b;	   /* caller and callee nodes */
-	int64_t t1, t4;	   /* call and return times */
-	int32_t parent;	   /* chosen parent pair, -1 for a root */
-	uint32_t ncand;	   /* candidate parents */
-	uint32_t *kids;	   /* children, by t1 */
+	uint32_t call;	/* call id (btrace) */
+	uint32_t a, b;	/* caller and callee nodes */
+	int64_t t1, t4; /* call and return times */
+	int32_t parent; /* chosen parent pair, -1 for a root */
+	uint32_t ncand; /* candidate parents */
+	uint32_t *kids; /* children, by t1 */
 	uint32_t nkids, kcap;
 };
 
@@ -48,11 +48,11 @@ struct vp_npnode {
 };
 
 struct vp_npattern {
-	char *key; /* canonical shape, "B(C,D(E))" with node names */
+	char *key;     /* canonical shape, "B(C,D(E))" with node names */
 	uint32_t from; /* caller of the root (most instances' caller) */
 	uint64_t count;
 	double total_ns;
-	uint32_t example; /* a root pair */
+	uint32_t example;	 /* a root pair */
 	struct vp_npnode *nodes; /* preorder, children in canonical order */
 	size_t nnodes;
 };

@@ -50,7 +50,9 @@ static double parallelism(const struct vp_nesting *n)
 
 void vp_nesting__print(const struct vp_nesting *n, const struct vp_btrace *t, FILE *f)
 {
-	fprintf(f, "nesting (Project 5 §5.1): %zu call pairs, %" PRIu64 " calls without a return dropped, "
+	fprintf(f,
+		"nesting (Project 5 §5.1): %zu call pairs, %" PRIu64
+		" calls without a return dropped, "
 		"mean parallelism %.1f candidate parents; statistical, never exact\n\n",
 		n->npairs, n->unmatched, parallelism(n));
 	for (size_t i = 0; i < n->npatterns; i++) {
@@ -60,15 +62,18 @@ void vp_nesting__print(const struct vp_nesting *n, const struct vp_btrace *t, FI
 
 		vp_fmt_duration((int64_t)p->total_ns, tot, sizeof(tot));
 		vp_fmt_duration((int64_t)(p->total_ns / (double)p->count), m, sizeof(m));
-		fprintf(f, "pattern %zu: %" PRIu64 " paths, total %s, mean %s\n", i + 1, p->count, tot, m);
+		fprintf(f, "pattern %zu: %" PRIu64 " paths, total %s, mean %s\n", i + 1, p->count,
+			tot, m);
 		fprintf(f, "  from %s\n", t->nodes[p->from].name);
 		for (size_t k = 0; k < p->nnodes; k++) {
-			int w = (int)p->nodes[k].depth * 2 + (int)strlen(t->nodes[p->nodes[k].node].name);
+			int w = (int)p->nodes[k].depth * 2 +
+				(int)strlen(t->nodes[p->nodes[k].node].name);
 
 			if (w > width)
 				width = w;
 		}
-		fprintf(f, "  %-*s %9s %9s %9s %9s\n", width, "service", "start+", "mean", "p50", "p99");
+		fprintf(f, "  %-*s %9s %9s %9s %9s\n", width, "service", "start+", "mean", "p50",
+			"p99");
 		for (size_t k = 0; k < p->nnodes; k++) {
 			const struct vp_npnode *nd = &p->nodes[k];
 			struct stats lat = stats_of(nd->lat, nd->n), d = stats_of(nd->delay, nd->n);
@@ -93,12 +98,13 @@ static void json_call(const struct vp_nesting *n, const struct vp_btrace *t, uin
 	char cli[VP_ADDRSTRLEN], srv[VP_ADDRSTRLEN];
 
 	fprintf(f,
-		"{\"client\":{\"addr\":\"%s\",\"node\":%u},\"server\":{\"addr\":\"%s\",\"node\":%u},"
-		"\"conn_index\":%u,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"duration_ns\":%" PRId64
-		",\"candidates\":%u,\"calls\":[",
+		"{\"client\":{\"addr\":\"%s\",\"node\":%u},\"server\":{\"addr\":\"%s\",\"node\":%u}"
+		","
+		"\"conn_index\":%u,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		",\"duration_ns\":%" PRId64 ",\"candidates\":%u,\"calls\":[",
 		vp_endpoint__format(&c->client, cli, sizeof(cli)), p->a,
-		vp_endpoint__format(&c->server, srv, sizeof(srv)), p->b, c->conn_index, p->t1, p->t4,
-		p->t4 - p->t1, p->ncand);
+		vp_endpoint__format(&c->server, srv, sizeof(srv)), p->b, c->conn_index, p->t1,
+		p->t4, p->t4 - p->t1, p->ncand);
 	for (uint32_t k = 0; k < p->nkids; k++) {
 		if (k)
 			fputc(',', f);
@@ -130,22 +136,25 @@ void vp_nesting__print_json(const struct vp_nesting *n, const struct vp_btrace *
 		fputs(i ? "," : "", f);
 		json_string(f, t->nodes[i].name);
 	}
-	fprintf(f, "],\"pairs\":%zu,\"unmatched\":%" PRIu64 ",\"parallelism\":%.2f,\"patterns\":[", n->npairs,
-		n->unmatched, parallelism(n));
+	fprintf(f, "],\"pairs\":%zu,\"unmatched\":%" PRIu64 ",\"parallelism\":%.2f,\"patterns\":[",
+		n->npairs, n->unmatched, parallelism(n));
 	for (size_t i = 0; i < n->npatterns; i++) {
 		const struct vp_npattern *p = &n->patterns[i];
 
 		fprintf(f, "%s{\"rank\":%zu,\"shape\":", i ? "," : "", i + 1);
 		json_string(f, p->key);
-		fprintf(f, ",\"from\":%u,\"count\":%" PRIu64 ",\"total_ns\":%.0f,\"nodes\":[", p->from,
-			p->count, p->total_ns);
+		fprintf(f, ",\"from\":%u,\"count\":%" PRIu64 ",\"total_ns\":%.0f,\"nodes\":[",
+			p->from, p->count, p->total_ns);
 		for (size_t k = 0; k < p->nnodes; k++) {
 			const struct vp_npnode *nd = &p->nodes[k];
 			struct stats lat = stats_of(nd->lat, nd->n), d = stats_of(nd->delay, nd->n);
 
-			fprintf(f, "%s{\"node\":%u,\"depth\":%u,\"delay_mean_ns\":%.0f,\"latency_mean_ns\":%.0f,"
+			fprintf(f,
+				"%s{\"node\":%u,\"depth\":%u,\"delay_mean_ns\":%.0f,\"latency_mean_"
+				"ns\":%.0f,"
 				"\"latency_p50_ns\":%.0f,\"latency_p99_ns\":%.0f}",
-				k ? "," : "", nd->node, nd->depth, d.mean, lat.mean, lat.p50, lat.p99);
+				k ? "," : "", nd->node, nd->depth, d.mean, lat.mean, lat.p50,
+				lat.p99);
 		}
 		fputs("]}", f);
 	}
@@ -153,8 +162,8 @@ void vp_nesting__print_json(const struct vp_nesting *n, const struct vp_btrace *
 	for (size_t i = 0; i < n->npairs; i++) {
 		if (n->pairs[i].parent >= 0)
 			continue;
-		fprintf(f, "%s{\"id\":%" PRIu64 ",\"complete\":true,\"exact\":false,\"root\":", id ? "," : "",
-			id + 1);
+		fprintf(f, "%s{\"id\":%" PRIu64 ",\"complete\":true,\"exact\":false,\"root\":",
+			id ? "," : "", id + 1);
 		json_call(n, t, (uint32_t)i, f);
 		fputc('}', f);
 		id++;

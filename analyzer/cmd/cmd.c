@@ -21,9 +21,9 @@ const char vp_cmd_version[] = "vpath-analyze " VPATH_VERSION " (recording format
 	VPR_VERSION) ", local file format " VPATH_STR(VPL_VERSION) ")\n";
 
 const struct vp_cmd *const vp_cmds[] = {
-	&vp_cmd_paths, &vp_cmd_show,  &vp_cmd_table, &vp_cmd_patterns, &vp_cmd_dot,    &vp_cmd_dump,
-	&vp_cmd_local, &vp_cmd_calls, &vp_cmd_otlp,  &vp_cmd_sqlite,   &vp_cmd_report, &vp_cmd_baseline,
-	NULL,
+	&vp_cmd_paths,	&vp_cmd_show,	  &vp_cmd_table, &vp_cmd_patterns, &vp_cmd_dot,
+	&vp_cmd_dump,	&vp_cmd_local,	  &vp_cmd_calls, &vp_cmd_otlp,	   &vp_cmd_sqlite,
+	&vp_cmd_report, &vp_cmd_baseline, NULL,
 };
 
 const struct vp_cmd *vp_cmd__find(const char *name)
@@ -66,7 +66,10 @@ int vp_cmd__span(const char *arg, uint64_t *ns)
 	return err ? err : *ns > (uint64_t)VP_OFFSET_MAX ? -ERANGE : 0;
 }
 
-enum { KEY_HELP = 'h', KEY_VERSION = 'V' };
+enum {
+	KEY_HELP = 'h',
+	KEY_VERSION = 'V'
+};
 
 /* Last in every command's help (group -1). */
 static const struct argp_option every_options[] = {
@@ -132,7 +135,10 @@ int vp_cmd__parse(const struct vp_cmd *cmd, int argc, char **argv, void *input,
 
 	for (const struct argp_child *c = cmd->children; c && c->argp && n <= MAX_CHILDREN; c++)
 		children[n++] = *c;
-	snprintf(doc, sizeof(doc), "%s%s%s", cmd->summary, cmd->examples ? "\v" "EXAMPLES:\n" : "",
+	snprintf(doc, sizeof(doc), "%s%s%s", cmd->summary,
+		 cmd->examples ? "\v"
+				 "EXAMPLES:\n"
+			       : "",
 		 cmd->examples ? cmd->examples : "");
 	root.doc = doc;
 	p.nchildren = n;

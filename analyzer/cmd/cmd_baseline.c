@@ -5,12 +5,18 @@
  */
 #include "cmd_analyze.h"
 
-enum { OPT_NESTING = 0x100, OPT_CONVOLUTION, OPT_QUANTUM, OPT_MAX_LAG };
+enum {
+	OPT_NESTING = 0x100,
+	OPT_CONVOLUTION,
+	OPT_QUANTUM,
+	OPT_MAX_LAG
+};
 
 static const struct argp_option baseline_options[] = {
 	{"json", 'j', NULL, 0, "JSON output", 0},
 	{"nesting", OPT_NESTING, NULL, 0, "the nesting algorithm (call pairs nested by time)", 0},
-	{"convolution", OPT_CONVOLUTION, NULL, 0, "the convolution algorithm (cross-correlation)", 0},
+	{"convolution", OPT_CONVOLUTION, NULL, 0, "the convolution algorithm (cross-correlation)",
+	 0},
 	{"quantum", OPT_QUANTUM, "D", 0, "convolution: time quantum (default 100us)", 0},
 	{"max-lag", OPT_MAX_LAG, "D", 0, "convolution: longest delay looked for (default 50ms)", 0},
 	{0},
@@ -51,7 +57,9 @@ static error_t baseline_parse(int key, char *arg, struct argp_state *state)
 			return vp_cmd__invalid(arg, "quantum");
 		return 0;
 	case OPT_MAX_LAG:
-		return vp_cmd__span(arg, (uint64_t *)&conv->max_lag_ns) ? vp_cmd__invalid(arg, "max-lag") : 0;
+		return vp_cmd__span(arg, (uint64_t *)&conv->max_lag_ns)
+			       ? vp_cmd__invalid(arg, "max-lag")
+			       : 0;
 	case ARGP_KEY_END:
 		return check(c);
 	default:

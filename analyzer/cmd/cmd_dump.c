@@ -18,7 +18,8 @@ static int dump_run(const struct vp_cmd *cmd, int argc, char **argv)
 		return 2;
 	for (int i = 0; i < files.n; i++) {
 		const char *f = files.v[i];
-		int r = vpl_is_local(f) ? vp_local__dump(f, stdout, stderr) : vp_dump_file(f, stdout, stderr);
+		int r = vpl_is_local(f) ? vp_local__dump(f, stdout, stderr)
+					: vp_dump_file(f, stdout, stderr);
 
 		if (r < 0)
 			status = 1;

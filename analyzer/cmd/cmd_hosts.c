@@ -13,23 +13,31 @@
 static void host_warnings(const struct vp_host *ho)
 {
 	if (ho->lost)
-		fprintf(stderr, "warning: %s: the recorder lost %" PRIu64
+		fprintf(stderr,
+			"warning: %s: the recorder lost %" PRIu64
 			" records; requests overlapping the loss are marked incomplete\n",
 			ho->name, ho->lost);
 	if (ho->wall_steps)
-		fprintf(stderr, "warning: %s: its wall clock was stepped %u time%s, by up to "
+		fprintf(stderr,
+			"warning: %s: its wall clock was stepped %u time%s, by up to "
 			"%+.3f s (%.1f s into its recording); times come from its monotonic "
-			"clock and are not affected\n", ho->name, ho->wall_steps,
-			ho->wall_steps == 1 ? "" : "s", (double)ho->wall_step_ns / 1e9,
+			"clock and are not affected\n",
+			ho->name, ho->wall_steps, ho->wall_steps == 1 ? "" : "s",
+			(double)ho->wall_step_ns / 1e9,
 			(double)(ho->wall_step_at_ns - ho->first_ts) / 1e9);
 	if (ho->skipped)
-		fprintf(stderr, "warning: %s: %" PRIu64 " records with impossible values"
-			" (time, direction) were skipped\n", ho->name, ho->skipped);
+		fprintf(stderr,
+			"warning: %s: %" PRIu64 " records with impossible values"
+			" (time, direction) were skipped\n",
+			ho->name, ho->skipped);
 	if (ho->payloads_bad)
-		fprintf(stderr, "warning: %s: %" PRIu64 " payload records were damaged (len beyond"
-			" the record) and not used\n", ho->name, ho->payloads_bad);
+		fprintf(stderr,
+			"warning: %s: %" PRIu64 " payload records were damaged (len beyond"
+			" the record) and not used\n",
+			ho->name, ho->payloads_bad);
 	if (ho->truncated && !ho->corrupt)
-		fprintf(stderr, "warning: %s: %s; used everything before it\n", ho->name, ho->damage);
+		fprintf(stderr, "warning: %s: %s; used everything before it\n", ho->name,
+			ho->damage);
 	if (ho->corrupt)
 		fprintf(stderr, "error: %s; used everything before it\n", ho->damage);
 }
@@ -47,10 +55,12 @@ static void process_stats(const struct vp_analysis *a)
 			continue;
 		/* Only where calls carried ids: outputs without payload stay as they were. */
 		if (pv[i]->calls_with_id)
-			snprintf(ids, sizeof(ids), "; %" PRIu64 " carried an id, %" PRIu64
-				 " linked by it, %" PRIu64 " disagreements", pv[i]->calls_with_id,
-				 pv[i]->calls_by_id, pv[i]->id_disagree);
-		fprintf(stderr, "process %s %s(%u): %s, %" PRIu64 " requests served, %" PRIu64
+			snprintf(ids, sizeof(ids),
+				 "; %" PRIu64 " carried an id, %" PRIu64 " linked by it, %" PRIu64
+				 " disagreements",
+				 pv[i]->calls_with_id, pv[i]->calls_by_id, pv[i]->id_disagree);
+		fprintf(stderr,
+			"process %s %s(%u): %s, %" PRIu64 " requests served, %" PRIu64
 			" calls (%" PRIu64 " exact%s)\n",
 			vp_analysis__host(a, (size_t)pv[i]->host)->name,
 			pv[i]->comm[0] ? pv[i]->comm : "?", pv[i]->pid,
@@ -71,8 +81,10 @@ void vp_cmd_analysis__report(const struct vp_analysis *a, bool verbose)
 
 		host_warnings(ho);
 		if (verbose)
-			fprintf(stderr, "host %zu %s: %" PRIu64 " records, offset %" PRId64 " ns (%s), %" PRIu64
-				" late\n", h, ho->name, ho->records, vp_analysis__offset(a, h),
+			fprintf(stderr,
+				"host %zu %s: %" PRIu64 " records, offset %" PRId64
+				" ns (%s), %" PRIu64 " late\n",
+				h, ho->name, ho->records, vp_analysis__offset(a, h),
 				vp_analysis__clock_source(a, h, how, sizeof(how)), ho->late);
 	}
 	if (!verbose)

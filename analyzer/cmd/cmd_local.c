@@ -52,10 +52,11 @@ static int local_run(const struct vp_cmd *cmd, int argc, char **argv)
 		return 1;
 	}
 	if (l.verbose)
-		fprintf(stderr, "%s: %" PRIu64 " records, %" PRIu64 " calls (%" PRIu64
-			" linked in the host), %" PRIu64 " bytes from %" PRIu64 " (%.1f%%; records %"
-			PRIu64 ", calls %" PRIu64 ")\n", l.out, st.records, st.calls, st.links,
-			st.out_bytes, st.in_bytes,
+		fprintf(stderr,
+			"%s: %" PRIu64 " records, %" PRIu64 " calls (%" PRIu64
+			" linked in the host), %" PRIu64 " bytes from %" PRIu64
+			" (%.1f%%; records %" PRIu64 ", calls %" PRIu64 ")\n",
+			l.out, st.records, st.calls, st.links, st.out_bytes, st.in_bytes,
 			st.in_bytes ? 100.0 * (double)st.out_bytes / (double)st.in_bytes : 0.0,
 			st.recs_bytes, st.calls_bytes);
 	return 0;
@@ -67,8 +68,9 @@ const struct vp_cmd vp_cmd_local = {
 		   "docs/format.md): run it where the data is; every other command takes\n"
 		   "local files in place of recordings, mixed with them too, with the\n"
 		   "same output",
-	.examples = "  vpath-analyze local -o web.vpl web.vpr           # on the web host\n"
-		    "  vpath-analyze paths web.vpl app.vpl db.vpr       # anywhere, with the others\n",
+	.examples =
+		"  vpath-analyze local -o web.vpl web.vpr           # on the web host\n"
+		"  vpath-analyze paths web.vpl app.vpl db.vpr       # anywhere, with the others\n",
 	.no_files = NEEDS,
 	.options = local_options,
 	.parse = local_parse,

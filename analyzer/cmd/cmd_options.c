@@ -5,15 +5,24 @@
 #include "cmd_analyze.h"
 #include "parse.h"
 
-enum { OPT_FROM = 0x100, OPT_TO, OPT_REORDER, OPT_THREADS, OPT_PAIRS, OPT_NO_FRAMES };
+enum {
+	OPT_FROM = 0x100,
+	OPT_TO,
+	OPT_REORDER,
+	OPT_THREADS,
+	OPT_PAIRS,
+	OPT_NO_FRAMES
+};
 
 static const struct argp_option requests_options[] = {
 	{NULL, 0, NULL, 0, "Which requests:", 1},
 	{"request", 'r', "ID", 0, "only request ID", 1},
 	{"from", OPT_FROM, "T", 0,
-	 "only requests starting at or after T (duration from the recording's start: 1.5s, 200ms)", 1},
+	 "only requests starting at or after T (duration from the recording's start: 1.5s, 200ms)",
+	 1},
 	{"to", OPT_TO, "T", 0, "only requests starting before T", 1},
-	{"entry", 'e', "HOST:PORT", 0, "only requests entering at this server address (port 0: any)", 1},
+	{"entry", 'e', "HOST:PORT", 0,
+	 "only requests entering at this server address (port 0: any)", 1},
 	{0},
 };
 
@@ -40,7 +49,8 @@ static error_t requests_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-const struct argp vp_cmd_requests_argp = {requests_options, requests_parse, NULL, NULL, NULL, NULL, NULL};
+const struct argp vp_cmd_requests_argp = {
+	requests_options, requests_parse, NULL, NULL, NULL, NULL, NULL};
 
 static const struct argp_option slowest_options[] = {
 	{"slowest", 'n', "N", 0, "only the N slowest requests (slowest first)", 1},
@@ -56,7 +66,8 @@ static error_t slowest_parse(int key, char *arg, struct argp_state *state)
 	return vp_cmd__count(arg, 1000000, &c->slowest) ? vp_cmd__invalid(arg, "slowest") : 0;
 }
 
-const struct argp vp_cmd_slowest_argp = {slowest_options, slowest_parse, NULL, NULL, NULL, NULL, NULL};
+const struct argp vp_cmd_slowest_argp = {
+	slowest_options, slowest_parse, NULL, NULL, NULL, NULL, NULL};
 
 static const struct argp_option tuning_options[] = {
 	{NULL, 0, NULL, 0, "How to analyze:", 2},

@@ -2,7 +2,9 @@
 /* otlp: the requests as OpenTelemetry traces, to a file or a receiver (docs/otlp.md). */
 #include "cmd_analyze.h"
 
-enum { OPT_ENDPOINT = 0x100 };
+enum {
+	OPT_ENDPOINT = 0x100
+};
 
 static const struct argp_option otlp_options[] = {
 	{"output", 'o', "FILE", 0, "write to FILE (default: standard output)", 0},

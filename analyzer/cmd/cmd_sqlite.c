@@ -3,7 +3,8 @@
 #include "cmd_analyze.h"
 
 static const struct argp_option sqlite_options[] = {
-	{"output", 'o', "FILE", 0, "the database to write (required; an existing file is replaced)", 0},
+	{"output", 'o', "FILE", 0, "the database to write (required; an existing file is replaced)",
+	 0},
 	{0},
 };
 

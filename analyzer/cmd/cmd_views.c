@@ -6,12 +6,15 @@
  */
 #include "cmd_analyze.h"
 
-enum { OPT_LOGS = 0x100 };
+enum {
+	OPT_LOGS = 0x100
+};
 
 static const struct argp_option paths_options[] = {
 	{"json", 'j', NULL, 0, "JSON output (docs/json.md)", 0},
 	{"logs", OPT_LOGS, NULL, 0,
-	 "each call's log lines under it (recorded with vpath-record --logs; --json always has them)",
+	 "each call's log lines under it (recorded with vpath-record --logs; --json always has "
+	 "them)",
 	 0},
 	{0},
 };
@@ -38,9 +41,10 @@ static error_t paths_parse(int key, char *arg, struct argp_state *state)
 const struct vp_cmd vp_cmd_paths = {
 	.name = "paths",
 	.summary = "every request as a waterfall tree (--json: docs/json.md)",
-	.examples = "  vpath-analyze paths web.vpr app.vpr db.vpr         # every request as a tree\n"
-		    "  vpath-analyze paths -n 5 *.vpr                     # the five slowest\n"
-		    "  vpath-analyze paths --json *.vpr > paths.json\n",
+	.examples =
+		"  vpath-analyze paths web.vpr app.vpr db.vpr         # every request as a tree\n"
+		"  vpath-analyze paths -n 5 *.vpr                     # the five slowest\n"
+		"  vpath-analyze paths --json *.vpr > paths.json\n",
 	.no_files = VP_CMD_NO_RECORDING,
 	.options = paths_options,
 	.parse = paths_parse,
@@ -71,7 +75,9 @@ const struct vp_cmd vp_cmd_show = {
 	.run = vp_cmd_analyze,
 };
 
-enum { OPT_CSV = 0x100 };
+enum {
+	OPT_CSV = 0x100
+};
 
 static const struct argp_option table_options[] = {
 	{"csv", OPT_CSV, NULL, 0, "comma-separated (default: tab-separated)", 0},

@@ -8,7 +8,7 @@
 struct vp_local_reader {
 	struct vpl_reader *r;
 	struct vp_local_host host;
-	uint32_t kind;	/* of the block being read, 0: none */
+	uint32_t kind; /* of the block being read, 0: none */
 	struct vp_calldec calls;
 	struct vp_recdec *dec;
 	enum vpl_status status;

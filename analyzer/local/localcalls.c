@@ -92,8 +92,11 @@ static struct vp_callsock *put_sock(struct vp_callenc *e, const struct vp_local_
 		e->buf.oom = true;
 		return NULL;
 	}
-	*s = (struct vp_callsock){.cookie = c->cookie, .netns = c->netns, .have_tuple = c->have_tuple,
-				  .local = c->local, .remote = c->remote};
+	*s = (struct vp_callsock){.cookie = c->cookie,
+				  .netns = c->netns,
+				  .have_tuple = c->have_tuple,
+				  .local = c->local,
+				  .remote = c->remote};
 	return s;
 }
 

@@ -51,7 +51,7 @@ struct vp_local_call {
 	uint64_t parent;
 	/* server end: its client end when that is on this host too, else 0 */
 	uint64_t peer;
-	struct vp_link link;  /* client end: evidence of the link to parent (or why a root) */
+	struct vp_link link;   /* client end: evidence of the link to parent (or why a root) */
 	struct vp_witness wit; /* proto VP_PROTO_NONE when not known */
 };
 

@@ -11,21 +11,25 @@ _Static_assert(VPL_OK == 0 && VPL_TORN == 1 && VPL_CORRUPT == 2, "vp_dump_status
 
 static void dump_msg(FILE *out, const char *name, const struct vp_msg *m)
 {
-	fprintf(out, " %s=[%" PRIu32 ",%" PRIu32 ") bytes=%" PRIu64 " ts=%" PRIu64 "..%" PRIu64
-		" tid=%" PRIu32 "..%" PRIu32 " ops=%" PRIu32 " threads=%u%s", name, m->seq_start,
-		m->seq_end, m->bytes, m->first_ts, m->last_ts, m->first_tid, m->last_tid, m->nops,
-		m->nthreads, m->gap ? " gap" : "");
+	fprintf(out,
+		" %s=[%" PRIu32 ",%" PRIu32 ") bytes=%" PRIu64 " ts=%" PRIu64 "..%" PRIu64
+		" tid=%" PRIu32 "..%" PRIu32 " ops=%" PRIu32 " threads=%u%s",
+		name, m->seq_start, m->seq_end, m->bytes, m->first_ts, m->last_ts, m->first_tid,
+		m->last_tid, m->nops, m->nthreads, m->gap ? " gap" : "");
 }
 
 static void dump_call(FILE *out, const struct vp_local_call *c)
 {
-	static const char *const flags[] = {"incomplete", "unanswered", "one-way", "tls", "teardown",
-					    "setup",	  "tainted",	"pipe-head", "pipe-tail"};
+	static const char *const flags[] = {"incomplete", "unanswered", "one-way",
+					    "tls",	  "teardown",	"setup",
+					    "tainted",	  "pipe-head",	"pipe-tail"};
 	char l[VP_ADDRSTRLEN], r[VP_ADDRSTRLEN];
 
-	fprintf(out, "call    id=%" PRIu64 " %s cookie=%#" PRIx64 " netns=%" PRIu32 " %s -> %s conn=%" PRIu32
-		" pid=%" PRIu32 " comm=\"%s\" proc=\"%s\"", c->id, c->side ? "server" : "client",
-		c->cookie, c->netns, c->have_tuple ? vp_endpoint__format(&c->local, l, sizeof(l)) : "?",
+	fprintf(out,
+		"call    id=%" PRIu64 " %s cookie=%#" PRIx64 " netns=%" PRIu32
+		" %s -> %s conn=%" PRIu32 " pid=%" PRIu32 " comm=\"%s\" proc=\"%s\"",
+		c->id, c->side ? "server" : "client", c->cookie, c->netns,
+		c->have_tuple ? vp_endpoint__format(&c->local, l, sizeof(l)) : "?",
 		c->have_tuple ? vp_endpoint__format(&c->remote, r, sizeof(r)) : "?", c->conn_index,
 		c->pid, c->comm, c->proc);
 	dump_msg(out, "req", &c->req);
@@ -38,11 +42,13 @@ static void dump_call(FILE *out, const struct vp_local_call *c)
 		fprintf(out, " setup=%" PRIu64 "ns", c->setup_ns);
 	if (c->side == 0)
 		fprintf(out, " parent=%" PRIu64 " link=%s%s candidates=%u", c->parent,
-			vp_basis_name(c->link.basis), c->link.exact ? ",exact" : "", c->link.candidates);
+			vp_basis_name(c->link.basis), c->link.exact ? ",exact" : "",
+			c->link.candidates);
 	else if (c->peer)
 		fprintf(out, " peer=%" PRIu64, c->peer);
 	if (c->wit.proto)
-		fprintf(out, " witness=\"%s%s%s\"", c->wit.verb, c->wit.verb[0] ? " " : "", c->wit.text);
+		fprintf(out, " witness=\"%s%s%s\"", c->wit.verb, c->wit.verb[0] ? " " : "",
+			c->wit.text);
 	fputc('\n', out);
 }
 
@@ -60,8 +66,8 @@ int vp_local__dump(const char *path, FILE *out, FILE *errf)
 		return -EINVAL;
 	}
 	h = vp_local__host(r);
-	fprintf(out, "local   version=%u recordings=%" PRIu32 " addresses=%zu\n", VPL_VERSION, h->nfiles,
-		h->naddrs);
+	fprintf(out, "local   version=%u recordings=%" PRIu32 " addresses=%zu\n", VPL_VERSION,
+		h->nfiles, h->naddrs);
 	for (uint32_t i = 0; i < h->nfiles; i++) {
 		fprintf(out, "from    %s\n", h->paths[i]);
 		vp_dump_header(out, &h->hdrs[i]);
@@ -69,8 +75,8 @@ int vp_local__dump(const char *path, FILE *out, FILE *errf)
 	for (size_t i = 0; i < h->naddrs; i++) {
 		char a[VP_ADDRSTRLEN];
 
-		fprintf(out, "address %s\n", vp_addr__format(h->addrs[i].family, h->addrs[i].addr, a,
-							     sizeof(a)));
+		fprintf(out, "address %s\n",
+			vp_addr__format(h->addrs[i].family, h->addrs[i].addr, a, sizeof(a)));
 	}
 	while ((k = vp_local__next_call(r, &c)) == 1) {
 		dump_call(out, &c);

@@ -19,7 +19,7 @@ struct vp_local_host {
 	uint32_t nfiles;
 	struct vpr_file_header *hdrs; /* the recordings' headers, in segment order */
 	char **paths;		      /* and their paths as `local` was given them */
-	struct vp_endpoint *addrs;    /* the host's own addresses, as the read stage gathered them */
+	struct vp_endpoint *addrs; /* the host's own addresses, as the read stage gathered them */
 	size_t naddrs;
 	uint32_t addr_netns;
 };

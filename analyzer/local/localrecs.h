@@ -53,8 +53,8 @@ struct vp_recdec {
 	struct vp_recsock *socks;
 	size_t nsocks, cap;
 	uint8_t rec[65536] __attribute__((aligned(8))); /* the record decoded last */
-	uint8_t status;	  /* FILE_END: enum vpr_read_status */
-	char error[320];  /* FILE_END: the reader's message */
+	uint8_t status;					/* FILE_END: enum vpr_read_status */
+	char error[320];				/* FILE_END: the reader's message */
 };
 
 /* Begin decoding one RECS block of count items. */

@@ -36,8 +36,8 @@ static void put_text(FILE *out, const char *s)
 
 static void put_msg(FILE *out, const struct vp_msg *m)
 {
-	fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t", m->seq_start,
-		m->seq_end, m->first_ts, m->last_ts, m->bytes);
+	fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t",
+		m->seq_start, m->seq_end, m->first_ts, m->last_ts, m->bytes);
 }
 
 static void put_call(FILE *out, const char *host, const char *hostname, int64_t wall,
@@ -62,8 +62,8 @@ static void put_call(FILE *out, const char *host, const char *hostname, int64_t 
 	put_text(out, c->proc);
 	put_text(out, c->comm);
 	fprintf(out, "%" PRIu32 "\t%" PRIu64 "\t%s\t%u\t%" PRId64 "\n", c->flags, c->parent,
-		c->side == VP_CLIENT ? vp_basis_name(c->link.basis) : "", c->side == VP_CLIENT && c->link.exact,
-		wall);
+		c->side == VP_CLIENT ? vp_basis_name(c->link.basis) : "",
+		c->side == VP_CLIENT && c->link.exact, wall);
 }
 
 int vp_local__tsv(const char *path, FILE *out, FILE *errf)

@@ -31,4 +31,3 @@ int64_t vp_out_unix_epoch(const struct vp_analysis *a)
 	free(v);
 	return epoch;
 }
-

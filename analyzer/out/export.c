@@ -20,8 +20,8 @@ struct vp_export {
 	bool failed; /* an error was printed: the rest is skipped */
 };
 
-struct vp_export *vp_export__open(enum vp_export_kind kind, const struct vp_export_opts *o, char *err,
-				  size_t errlen)
+struct vp_export *vp_export__open(enum vp_export_kind kind, const struct vp_export_opts *o,
+				  char *err, size_t errlen)
 {
 	struct vp_export *x = calloc(1, sizeof(*x));
 
@@ -149,10 +149,10 @@ static void export_free(struct vp_sink *s)
 	vp_export__free(s->state);
 }
 
-#define EXPORT_SINK(kind)                                                                          \
-	{                                                                                          \
-		.name = #kind, .open = kind##_open, .request = export_request,                     \
-		.finish = export_finish, .free = export_free                                       \
+#define EXPORT_SINK(kind)                                                      \
+	{                                                                      \
+		.name = #kind, .open = kind##_open, .request = export_request, \
+		.finish = export_finish, .free = export_free                   \
 	}
 const struct vp_sink_ops vp_sink_otlp = EXPORT_SINK(otlp);
 const struct vp_sink_ops vp_sink_sqlite = EXPORT_SINK(sqlite);

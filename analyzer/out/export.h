@@ -14,7 +14,11 @@
 #include "analysis.h"
 #include "request.h"
 
-enum vp_export_kind { VP_EXPORT_OTLP, VP_EXPORT_SQLITE, VP_EXPORT_REPORT };
+enum vp_export_kind {
+	VP_EXPORT_OTLP,
+	VP_EXPORT_SQLITE,
+	VP_EXPORT_REPORT
+};
 
 struct vp_export_opts {
 	const char *path;     /* -o FILE; NULL: standard output (not for SQLite) */
@@ -24,8 +28,8 @@ struct vp_export_opts {
 
 struct vp_export;
 /* NULL with a one-line reason in err. */
-struct vp_export *vp_export__open(enum vp_export_kind kind, const struct vp_export_opts *o, char *err,
-				  size_t errlen);
+struct vp_export *vp_export__open(enum vp_export_kind kind, const struct vp_export_opts *o,
+				  char *err, size_t errlen);
 void vp_export__add(struct vp_export *x, const struct vp_analysis *a, const struct vp_request *r);
 /* Everything written and closed: 0, or -1 after printing one error line. */
 int vp_export__finish(struct vp_export *x, const struct vp_analysis *a, int64_t t0);

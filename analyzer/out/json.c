@@ -193,8 +193,10 @@ void vp_out_json_end(struct vp_out_ctx *o)
 		}
 		/* Only where forwarded bytes linked or disagreed: outputs without payload stay as they were. */
 		if (pv[i]->calls_forwarded || pv[i]->fwd_disagree) {
-			cJSON_AddNumberToObject(po, "calls_forwarded", (double)pv[i]->calls_forwarded);
-			cJSON_AddNumberToObject(po, "forward_disagreements", (double)pv[i]->fwd_disagree);
+			cJSON_AddNumberToObject(po, "calls_forwarded",
+						(double)pv[i]->calls_forwarded);
+			cJSON_AddNumberToObject(po, "forward_disagreements",
+						(double)pv[i]->fwd_disagree);
 		}
 		cJSON_AddItemToArray(procs, po);
 	}

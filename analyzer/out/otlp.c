@@ -18,7 +18,10 @@
 #include "otlp.h"
 #include "output.h"
 
-enum { KIND_SERVER = 2, KIND_CLIENT = 3 };
+enum {
+	KIND_SERVER = 2,
+	KIND_CLIENT = 3
+};
 
 /* One process's spans of the request being built. */
 struct resource {
@@ -162,7 +165,8 @@ static cJSON *resource_spans(struct build *b, const struct vp_call_end *e)
 	rs = cJSON_CreateObject();
 	res = cJSON_AddObjectToObject(rs, "resource");
 	attrs = cJSON_AddArrayToObject(res, "attributes");
-	attr_str(attrs, "service.name", vp_call_end__name(b->a, e, VP_NAME_PROCESS, name, sizeof(name)));
+	attr_str(attrs, "service.name",
+		 vp_call_end__name(b->a, e, VP_NAME_PROCESS, name, sizeof(name)));
 	attr_str(attrs, "host.name", ho->name);
 	attr_int(attrs, "process.pid", e->pid);
 	if (e->proc[0])
@@ -173,7 +177,8 @@ static cJSON *resource_spans(struct build *b, const struct vp_call_end *e)
 	scope = cJSON_CreateObject();
 	cJSON_AddItemToArray(ss, scope);
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(scope, "scope"), "name", "vpath");
-	b->res[b->nres] = (struct resource){e->host, e->pid, cJSON_AddArrayToObject(scope, "spans")};
+	b->res[b->nres] =
+		(struct resource){e->host, e->pid, cJSON_AddArrayToObject(scope, "spans")};
 	cJSON_AddItemToArray(b->into, rs);
 	return b->res[b->nres++].spans;
 }
@@ -196,7 +201,8 @@ static void loss_events(struct build *b, cJSON *span, int host, uint64_t first, 
 		if (!events)
 			events = cJSON_AddArrayToObject(span, "events");
 		ev = cJSON_CreateObject();
-		add_u64_string(ev, "timeUnixNano", (int64_t)(l->from_ns > first ? l->from_ns : first) + to_unix);
+		add_u64_string(ev, "timeUnixNano",
+			       (int64_t)(l->from_ns > first ? l->from_ns : first) + to_unix);
 		cJSON_AddStringToObject(ev, "name", "vpath.records_lost");
 		attrs = cJSON_AddArrayToObject(ev, "attributes");
 		attr_int(attrs, "vpath.lost.records", (int64_t)l->lost);
@@ -240,7 +246,8 @@ static void witness_attrs(cJSON *attrs, const struct vp_witness *w)
 
 	if (w->proto == VP_PROTO_HTTP) {
 		q = strchr(w->text, '?');
-		snprintf(path, sizeof(path), "%.*s", q ? (int)(q - w->text) : (int)strlen(w->text), w->text);
+		snprintf(path, sizeof(path), "%.*s", q ? (int)(q - w->text) : (int)strlen(w->text),
+			 w->text);
 		attr_str(attrs, "http.request.method", w->verb);
 		attr_str(attrs, "url.path", path);
 		if (q && q[1])
@@ -276,13 +283,14 @@ static void span_name(const struct vp_call *c, char *buf, size_t len)
 		return;
 	}
 	if (c->server.recorded)
-		snprintf(buf, len, "%s :%u", c->server.proc[0] ? c->server.proc : "?", c->server.addr.port);
+		snprintf(buf, len, "%s :%u", c->server.proc[0] ? c->server.proc : "?",
+			 c->server.addr.port);
 	else
 		snprintf(buf, len, "%s", vp_endpoint__format(&c->server.addr, ad, sizeof(ad)));
 }
 
-static void add_span(struct build *b, const struct vp_request *r, const struct vp_call *c, bool server,
-		     uint64_t id, uint64_t parent)
+static void add_span(struct build *b, const struct vp_request *r, const struct vp_call *c,
+		     bool server, uint64_t id, uint64_t parent)
 {
 	const struct vp_call_end *me = server ? &c->server : &c->client;
 	const struct vp_call_end *peer = server ? &c->client : &c->server;
@@ -336,7 +344,8 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 	cJSON_AddItemToArray(resource_spans(b, me), span);
 }
 
-static void add_call(struct build *b, const struct vp_request *r, const struct vp_call *c, uint64_t parent)
+static void add_call(struct build *b, const struct vp_request *r, const struct vp_call *c,
+		     uint64_t parent)
 {
 	size_t index = b->next_index++;
 	uint64_t client = 0, server = 0;
@@ -358,7 +367,8 @@ void vp_otlp_request(const struct vp_analysis *a, const struct vp_request *r, cJ
 	struct build b = {.a = a, .epoch = vp_out_unix_epoch(a), .into = into};
 
 	trace_id(r, b.epoch, &b.trace_hi, &b.trace_lo);
-	snprintf(b.trace_hex, sizeof(b.trace_hex), "%016" PRIx64 "%016" PRIx64, b.trace_hi, b.trace_lo);
+	snprintf(b.trace_hex, sizeof(b.trace_hex), "%016" PRIx64 "%016" PRIx64, b.trace_hi,
+		 b.trace_lo);
 	add_call(&b, r, r->root, 0);
 	free(b.res);
 }

@@ -28,7 +28,8 @@ char *vp_otlp_trace_id(const struct vp_analysis *a, const struct vp_request *r, 
 struct vp_otlp_sink;
 /* Writes to f (NULL: nothing yet) or, when url is set, posts there. */
 struct vp_otlp_sink *vp_otlp_sink__new(FILE *f, const char *url, char *err, size_t errlen);
-void vp_otlp_sink__add(struct vp_otlp_sink *s, const struct vp_analysis *a, const struct vp_request *r);
+void vp_otlp_sink__add(struct vp_otlp_sink *s, const struct vp_analysis *a,
+		       const struct vp_request *r);
 /* Write the end or post what is left; 0, or -1 after printing one error line. */
 int vp_otlp_sink__finish(struct vp_otlp_sink *s);
 void vp_otlp_sink__free(struct vp_otlp_sink *s);
@@ -40,7 +41,8 @@ struct vp_otlp_post *vp_otlp_post__new(const char *url, char *err, size_t errlen
  * POST one ExportTraceServiceRequest body; retries what may pass later
  * (unreachable, 429, 502, 503, 504).  0, or -1 with a one-line reason in err.
  */
-int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, char *err, size_t errlen);
+int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, char *err,
+		       size_t errlen);
 const char *vp_otlp_post__url(const struct vp_otlp_post *p);
 void vp_otlp_post__free(struct vp_otlp_post *p);
 

@@ -46,7 +46,8 @@ static char *traces_url(const char *endpoint)
 	while (n && endpoint[n - 1] == '/')
 		n--;
 	path = path ? strchr(path + 3, '/') : NULL;
-	if (path && (size_t)(path - endpoint) < n && n >= 10 && !strncmp(endpoint + n - 10, "/v1/traces", 10))
+	if (path && (size_t)(path - endpoint) < n && n >= 10 &&
+	    !strncmp(endpoint + n - 10, "/v1/traces", 10))
 		return strndup(endpoint, n);
 	url = malloc(n + 11);
 	if (url)
@@ -121,13 +122,16 @@ static void warn_partial(const struct vp_otlp_post *p)
 	ps = cJSON_GetObjectItemCaseSensitive(j, "partialSuccess");
 	n = cJSON_GetObjectItemCaseSensitive(ps, "rejectedSpans");
 	m = cJSON_GetObjectItemCaseSensitive(ps, "errorMessage");
-	if ((cJSON_IsString(n) && strcmp(n->valuestring, "0")) || (cJSON_IsNumber(n) && n->valuedouble > 0))
+	if ((cJSON_IsString(n) && strcmp(n->valuestring, "0")) ||
+	    (cJSON_IsNumber(n) && n->valuedouble > 0))
 		fprintf(stderr, "warning: %s rejected %s spans: %s\n", p->url,
-			cJSON_IsString(n) ? n->valuestring : "some", cJSON_IsString(m) ? m->valuestring : "");
+			cJSON_IsString(n) ? n->valuestring : "some",
+			cJSON_IsString(m) ? m->valuestring : "");
 	cJSON_Delete(j);
 }
 
-int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, char *err, size_t errlen)
+int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, char *err,
+		       size_t errlen)
 {
 	long pause = FIRST_PAUSE_MS;
 
@@ -152,11 +156,12 @@ int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, cha
 			curl_easy_getinfo(p->curl, CURLINFO_RETRY_AFTER, &after);
 			reason(p, why, sizeof(why));
 			again = status == 429 || status == 502 || status == 503 || status == 504;
-			snprintf(err, errlen, "OTLP receiver %s refused the spans: HTTP %ld%s%s%s", p->url, status,
-				 why[0] ? " (" : "", why, why[0] ? ")" : "");
+			snprintf(err, errlen, "OTLP receiver %s refused the spans: HTTP %ld%s%s%s",
+				 p->url, status, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		} else {
 			again = true;
-			snprintf(err, errlen, "OTLP receiver %s unreachable: %s", p->url, curl_easy_strerror(rc));
+			snprintf(err, errlen, "OTLP receiver %s unreachable: %s", p->url,
+				 curl_easy_strerror(rc));
 		}
 		if (!again)
 			return -1;

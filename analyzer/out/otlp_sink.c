@@ -79,7 +79,8 @@ static void flush_batch(struct vp_otlp_sink *s)
 	append(s, head, strlen(head));
 }
 
-void vp_otlp_sink__add(struct vp_otlp_sink *s, const struct vp_analysis *a, const struct vp_request *r)
+void vp_otlp_sink__add(struct vp_otlp_sink *s, const struct vp_analysis *a,
+		       const struct vp_request *r)
 {
 	cJSON *arr = cJSON_CreateArray(), *rs;
 

@@ -15,8 +15,8 @@
 struct vp_out_ctx {
 	FILE *f;
 	const struct vp_analysis *a;
-	int64_t t0; /* times are shown relative to this (common timeline) */
-	bool csv;   /* table: comma-separated instead of tab-separated */
+	int64_t t0;	/* times are shown relative to this (common timeline) */
+	bool csv;	/* table: comma-separated instead of tab-separated */
 	bool witnesses; /* table: a label column (the recordings may hold payload, --capture) */
 	bool logs;	/* text: each call's log lines under it (--logs) */
 	uint64_t count; /* requests written so far */
@@ -59,7 +59,8 @@ int64_t vp_out_unix_epoch(const struct vp_analysis *a);
  */
 static inline int64_t vp_call__server_start(const struct vp_call *c)
 {
-	return c->client.recorded && c->start_ns > c->srv_req_first ? c->start_ns : c->srv_req_first;
+	return c->client.recorded && c->start_ns > c->srv_req_first ? c->start_ns
+								    : c->srv_req_first;
 }
 
 /*
@@ -84,7 +85,8 @@ char *vp_fmt_bytes(uint64_t n, char *buf, size_t len);
 /* Patterns: requests with the same shape of calls, aggregated (Project 5 style). */
 struct vp_patterns;
 struct vp_patterns *vp_patterns__new(void);
-int vp_patterns__add(struct vp_patterns *p, const struct vp_analysis *a, const struct vp_request *r);
+int vp_patterns__add(struct vp_patterns *p, const struct vp_analysis *a,
+		     const struct vp_request *r);
 void vp_patterns__print(struct vp_patterns *p, struct vp_out_ctx *o);
 /* DOT of the pattern ranked `rank` (1 = most total time); -ENOENT when absent. */
 int vp_patterns__dot(struct vp_patterns *p, struct vp_out_ctx *o, size_t rank);
@@ -116,6 +118,7 @@ size_t vp_patterns__last(const struct vp_patterns *p);
 /* Indices by rank: v[0] is rank 1.  count entries; free the array. */
 size_t *vp_patterns__ranking(const struct vp_patterns *p);
 void vp_patterns__info(const struct vp_patterns *p, size_t index, struct vp_pattern_info *out);
-void vp_patterns__node(const struct vp_patterns *p, size_t index, size_t k, struct vp_pattern_node *out);
+void vp_patterns__node(const struct vp_patterns *p, size_t index, size_t k,
+		       struct vp_pattern_node *out);
 
 #endif

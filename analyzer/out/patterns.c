@@ -43,7 +43,7 @@ struct name_key {
 	int32_t host; /* -1: not recorded */
 	uint16_t port;
 	uint8_t family;
-	uint8_t client; /* a client (host process), not a service */
+	uint8_t client;	  /* a client (host process), not a service */
 	uint8_t addr[16]; /* only for an end not recorded */
 	char proc[VPR_COMM_LEN];
 	char what[64]; /* a service: what it was asked (vp_witness_pattern_key), cut; "" unknown */
@@ -201,7 +201,8 @@ static uint32_t intern(struct vp_patterns *ps, const struct vp_analysis *a,
 		abort();
 	n->k = k;
 	n->id = (uint32_t)ps->nnames;
-	vp_call_end__name(a, e, client ? VP_NAME_PROCESS : VP_NAME_SERVICE, n->text, sizeof(n->text));
+	vp_call_end__name(a, e, client ? VP_NAME_PROCESS : VP_NAME_SERVICE, n->text,
+			  sizeof(n->text));
 	if (k.what[0]) {
 		size_t used = strlen(n->text);
 
@@ -230,8 +231,8 @@ static int by_shape(const void *x, const void *y)
  * Append c's subtree to ps->flat in canonical order (children by shape
  * hash, then start) and return the hash of its shape.
  */
-static uint64_t flatten(struct vp_patterns *ps, const struct vp_analysis *a, const struct vp_call *c,
-			const struct vp_call *parent, uint32_t depth)
+static uint64_t flatten(struct vp_patterns *ps, const struct vp_analysis *a,
+			const struct vp_call *c, const struct vp_call *parent, uint32_t depth)
 {
 	size_t self = ps->nflat, base = ps->nkids;
 	uint32_t name = intern(ps, a, &c->server, &c->wit, false);
@@ -327,7 +328,8 @@ struct vp_patterns *vp_patterns__new(void)
 	return calloc(1, sizeof(struct vp_patterns));
 }
 
-int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a, const struct vp_request *r)
+int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a,
+		     const struct vp_request *r)
 {
 	struct pattern *p = NULL;
 	uint64_t hash;
@@ -335,7 +337,8 @@ int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a, const 
 
 	ps->nflat = 0;
 	hash = flatten(ps, a, r->root, NULL, 0);
-	for (i = (size_t)(uintptr_t)u64map__get(&ps->by_hash, hash); i; i = ps->v[i - 1].same_hash) {
+	for (i = (size_t)(uintptr_t)u64map__get(&ps->by_hash, hash); i;
+	     i = ps->v[i - 1].same_hash) {
 		if (same_shape(&ps->v[i - 1], ps->flat, ps->nflat)) {
 			p = &ps->v[i - 1];
 			break;
@@ -452,18 +455,21 @@ void vp_patterns__print(struct vp_patterns *ps, struct vp_out_ctx *o)
 		vp_fmt_duration((int64_t)p->total_ns, t, sizeof(t));
 		vp_fmt_duration((int64_t)(p->total_ns / (double)p->count), m, sizeof(m));
 		fprintf(o->f,
-			"pattern %zu: %" PRIu64 " requests, total %s, mean %s (e.g. request %" PRIu64
-			"), %.0f%% exact\n",
-			i + 1, p->count, t, m, p->example_id, 100.0 * (double)p->exact / (double)p->count);
+			"pattern %zu: %" PRIu64
+			" requests, total %s, mean %s (e.g. request %" PRIu64 "), %.0f%% exact\n",
+			i + 1, p->count, t, m, p->example_id,
+			100.0 * (double)p->exact / (double)p->count);
 		print_clients(ps, p, o->f);
 		/* The name column fits the longest name of this pattern. */
 		for (size_t k = 0; k < p->nnodes; k++) {
-			int w = (int)p->nodes[k].depth * 2 + (int)strlen(ps->names[p->nodes[k].name]->text);
+			int w = (int)p->nodes[k].depth * 2 +
+				(int)strlen(ps->names[p->nodes[k].name]->text);
 
 			if (w > width)
 				width = w;
 		}
-		fprintf(o->f, "  %-*s %9s %9s %9s %9s\n", width, "service", "start+", "mean", "p50", "p99");
+		fprintf(o->f, "  %-*s %9s %9s %9s %9s\n", width, "service", "start+", "mean", "p50",
+			"p99");
 		print_node(ps, o->f, p, 0, width);
 		fputc('\n', o->f);
 	}
@@ -483,15 +489,18 @@ int vp_patterns__dot(struct vp_patterns *ps, struct vp_out_ctx *o, size_t rank)
 	free(v);
 	vp_fmt_duration((int64_t)p->total_ns, t, sizeof(t));
 	fprintf(o->f, "digraph pattern%zu {\n  rankdir=TB;\n  node [shape=ellipse];\n", rank);
-	fprintf(o->f, "  label=\"pattern %zu: %" PRIu64 " requests, total %s\";\n", rank, p->count, t);
+	fprintf(o->f, "  label=\"pattern %zu: %" PRIu64 " requests, total %s\";\n", rank, p->count,
+		t);
 	for (size_t k = 0; k < p->nnodes; k++) {
 		struct pnode *nd = &p->nodes[k];
 
 		vp_fmt_duration((int64_t)mean(&nd->dur), m, sizeof(m));
-		fprintf(o->f, "  n%zu [label=\"%s\\nmean %s\"];\n", k, ps->names[nd->name]->text, m);
+		fprintf(o->f, "  n%zu [label=\"%s\\nmean %s\"];\n", k, ps->names[nd->name]->text,
+			m);
 		if (nd->depth > 0 && nd->depth < 64) {
 			vp_fmt_duration((int64_t)mean(&nd->offset), off, sizeof(off));
-			fprintf(o->f, "  n%d -> n%zu [label=\"+%s\"];\n", parent[nd->depth - 1], k, off);
+			fprintf(o->f, "  n%d -> n%zu [label=\"+%s\"];\n", parent[nd->depth - 1], k,
+				off);
 		}
 		if (nd->depth < 64)
 			parent[nd->depth] = (int)k;
@@ -530,7 +539,8 @@ void vp_patterns__info(const struct vp_patterns *ps, size_t index, struct vp_pat
 	*out = (struct vp_pattern_info){p->count, p->total_ns, p->example_id, p->nnodes};
 }
 
-void vp_patterns__node(const struct vp_patterns *ps, size_t index, size_t k, struct vp_pattern_node *out)
+void vp_patterns__node(const struct vp_patterns *ps, size_t index, size_t k,
+		       struct vp_pattern_node *out)
 {
 	const struct pnode *nd = &ps->v[index].nodes[k];
 

@@ -10,7 +10,7 @@
 
 #define FIRST_DRAW_S 1.0 /* a short analysis shows nothing */
 #define REDRAW_S 0.2
-#define CHECK_EVERY 64	 /* ticks between looks at the clock */
+#define CHECK_EVERY 64 /* ticks between looks at the clock */
 
 static double now(void)
 {

@@ -17,7 +17,7 @@
 struct vp_progress {
 	bool on;
 	FILE *f;
-	uint64_t total; /* bytes of all recordings */
+	uint64_t total;	       /* bytes of all recordings */
 	double started, drawn; /* seconds, CLOCK_MONOTONIC */
 	unsigned calls;
 	bool shown; /* a line is on screen */

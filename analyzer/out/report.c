@@ -104,9 +104,13 @@ static void flatten(const struct vp_analysis *a, const struct vp_call *c, int pa
 
 	add_num(o, "p", parent);
 	add_num(o, "d", depth);
-	cJSON_AddStringToObject(o, "client", vp_call_end__name(a, &c->client, VP_NAME_THREAD, name, sizeof(name)));
-	cJSON_AddStringToObject(o, "service", vp_call_end__name(a, &c->server, VP_NAME_SERVICE, name, sizeof(name)));
-	cJSON_AddStringToObject(o, "server", vp_call_end__name(a, &c->server, VP_NAME_THREAD, name, sizeof(name)));
+	cJSON_AddStringToObject(
+		o, "client", vp_call_end__name(a, &c->client, VP_NAME_THREAD, name, sizeof(name)));
+	cJSON_AddStringToObject(
+		o, "service",
+		vp_call_end__name(a, &c->server, VP_NAME_SERVICE, name, sizeof(name)));
+	cJSON_AddStringToObject(
+		o, "server", vp_call_end__name(a, &c->server, VP_NAME_THREAD, name, sizeof(name)));
 	add_num(o, "s", (double)(c->start_ns - base));
 	add_num(o, "e", (double)(c->end_ns - base));
 	if (c->server.recorded) {
@@ -124,15 +128,16 @@ static void flatten(const struct vp_analysis *a, const struct vp_call *c, int pa
 	if (c->wit.proto) { /* what the call was (proto/proto.h) */
 		char w[VP_LABEL_TEXT + VP_WIT_VERB_MAX + VP_WIT_ERR_MAX + 32];
 
-		cJSON_AddStringToObject(o, "w", vp_witness_label(&c->wit, VP_LABEL_TEXT, w, sizeof(w)));
+		cJSON_AddStringToObject(o, "w",
+					vp_witness_label(&c->wit, VP_LABEL_TEXT, w, sizeof(w)));
 	}
 	cJSON_AddItemToArray(rows, o);
 	for (size_t i = 0; i < c->ncalls; i++)
 		flatten(a, c->calls[i], me, depth + 1, base, rows);
 }
 
-static cJSON *request_json(struct vp_report *rep, const struct vp_analysis *a, const struct vp_request *r,
-			   size_t pattern)
+static cJSON *request_json(struct vp_report *rep, const struct vp_analysis *a,
+			   const struct vp_request *r, size_t pattern)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -269,8 +274,8 @@ void vp_report__add(struct vp_report *rep, const struct vp_analysis *a, const st
 	rep->exact += r->exact;
 	keep(rep, &ps->top, rep->o.per_pattern, a, r, p);
 	keep(rep, &rep->slow, rep->o.slowest, a, r, p);
-	walk_edges(rep, a, r->root, vp_call_end__name(a, &r->root->client, VP_NAME_PROCESS, from, sizeof(from)),
-		   0);
+	walk_edges(rep, a, r->root,
+		   vp_call_end__name(a, &r->root->client, VP_NAME_PROCESS, from, sizeof(from)), 0);
 }
 
 static int by_dur_desc(const void *x, const void *y)
@@ -372,7 +377,8 @@ static cJSON *hosts_json(struct vp_report *rep, const struct vp_analysis *a, int
 		add_num(o, "late", (double)ho->late);
 		add_num(o, "skipped", (double)ho->skipped);
 		add_num(o, "offset", (double)off);
-		cJSON_AddStringToObject(o, "clock", vp_analysis__clock_source(a, h, how, sizeof(how)));
+		cJSON_AddStringToObject(o, "clock",
+					vp_analysis__clock_source(a, h, how, sizeof(how)));
 		cJSON_AddBoolToObject(o, "truncated", ho->truncated);
 		if (ho->damage[0])
 			cJSON_AddStringToObject(o, "damage", ho->damage);
@@ -461,10 +467,13 @@ int vp_report__write(struct vp_report *rep, const struct vp_analysis *a, int64_t
 		return -ENOMEM;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<title>vpath report</title>\n<style>\n", f);
+	      "<title>vpath report</title>\n<style>\n",
+	      f);
 	fputs(vp_report_css, f);
-	fputs("</style></head>\n<body>\n<noscript>This report draws itself with JavaScript.</noscript>\n"
-	      "<script type=\"application/json\" id=\"vpath-data\">", f);
+	fputs("</style></head>\n<body>\n<noscript>This report draws itself with "
+	      "JavaScript.</noscript>\n"
+	      "<script type=\"application/json\" id=\"vpath-data\">",
+	      f);
 	put_script_safe(f, text);
 	fputs("</script>\n<script>\n", f);
 	fputs(vp_report_js, f);

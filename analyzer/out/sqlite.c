@@ -19,12 +19,15 @@
 static const char schema[] =
 	"PRAGMA journal_mode=OFF;"
 	"PRAGMA synchronous=OFF;"
-	"CREATE TABLE hosts(id INTEGER PRIMARY KEY, name TEXT NOT NULL, boot_id TEXT, netns INTEGER,"
+	"CREATE TABLE hosts(id INTEGER PRIMARY KEY, name TEXT NOT NULL, boot_id TEXT, netns "
+	"INTEGER,"
 	" files TEXT, offset_ns INTEGER, clock TEXT, wall_offset_ns INTEGER, records INTEGER,"
 	" lost INTEGER, truncated INTEGER, damage TEXT);"
-	"CREATE TABLE processes(host INTEGER REFERENCES hosts(id), pid INTEGER, name TEXT, model TEXT,"
+	"CREATE TABLE processes(host INTEGER REFERENCES hosts(id), pid INTEGER, name TEXT, model "
+	"TEXT,"
 	" served INTEGER, calls INTEGER, PRIMARY KEY(host, pid));"
-	"CREATE TABLE patterns(id INTEGER PRIMARY KEY, rank INTEGER, requests INTEGER, total_ns INTEGER,"
+	"CREATE TABLE patterns(id INTEGER PRIMARY KEY, rank INTEGER, requests INTEGER, total_ns "
+	"INTEGER,"
 	" mean_ns INTEGER, shape TEXT, example_request INTEGER);"
 	"CREATE TABLE requests(id INTEGER PRIMARY KEY, root_call INTEGER, pattern INTEGER"
 	" REFERENCES patterns(id), entry TEXT, client TEXT, start_ns INTEGER, end_ns INTEGER,"
@@ -40,7 +43,8 @@ static const char schema[] =
 	" server_end_ns INTEGER, server_ns INTEGER, self_ns INTEGER, request_bytes INTEGER,"
 	" reply_bytes INTEGER, link_basis TEXT, link_exact INTEGER, link_candidates INTEGER,"
 	" outcome TEXT, complete INTEGER, setup_ns INTEGER, protocol TEXT, label TEXT,"
-	" operation TEXT, target TEXT, status INTEGER, statement TEXT, error TEXT, pattern_key TEXT);"
+	" operation TEXT, target TEXT, status INTEGER, statement TEXT, error TEXT, pattern_key "
+	"TEXT);"
 	"CREATE TABLE call_ancestors(call_id INTEGER, ancestor_id INTEGER, distance INTEGER,"
 	" PRIMARY KEY(call_id, ancestor_id)) WITHOUT ROWID;"
 	"CREATE TABLE losses(host INTEGER REFERENCES hosts(id), from_ns INTEGER, to_ns INTEGER,"
@@ -66,11 +70,18 @@ static const char indexes[] =
 	"CREATE INDEX logs_by_request ON logs(request_id, time_ns);"
 	"ANALYZE;";
 
-enum { ST_REQUEST, ST_CALL, ST_ANCESTOR, ST_LOG, ST_MAX };
+enum {
+	ST_REQUEST,
+	ST_CALL,
+	ST_ANCESTOR,
+	ST_LOG,
+	ST_MAX
+};
 
 static const char *const statements[ST_MAX] = {
 	"INSERT INTO requests VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	("INSERT INTO calls VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	("INSERT INTO calls "
+	 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
 	 "?,?,?,?,?,?,?,?)"),
 	"INSERT INTO call_ancestors VALUES(?,?,?)",
 	"INSERT INTO logs VALUES(?,?,?,?,?,?,?,?)",
@@ -105,7 +116,8 @@ struct vp_sqlite *vp_sqlite__open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if (sqlite3_open(path, &s->db) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		snprintf(err, errlen, "%s: %s", path,
+			 s->db ? sqlite3_errmsg(s->db) : "cannot open");
 		vp_sqlite__free(s);
 		return NULL;
 	}
@@ -163,7 +175,8 @@ static void col_text_or_null(struct row *r, const char *v)
 static void witness_cols(struct row *r, const struct vp_witness *w)
 {
 	char buf[VP_WIT_TEXT_MAX + VP_WIT_VERB_MAX + VP_WIT_ERR_MAX + 32];
-	bool http = w->proto == VP_PROTO_HTTP, sql = w->proto == VP_PROTO_PGSQL || w->proto == VP_PROTO_MYSQL;
+	bool http = w->proto == VP_PROTO_HTTP,
+	     sql = w->proto == VP_PROTO_PGSQL || w->proto == VP_PROTO_MYSQL;
 
 	if (!w->proto) {
 		for (int i = 0; i < 8; i++)
@@ -392,7 +405,8 @@ static int finish_patterns(struct vp_sqlite *s)
 	sqlite3_stmt *st;
 	int ret = 0;
 
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO patterns VALUES(?,?,?,?,?,?,?)", -1, &st, NULL)) {
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO patterns VALUES(?,?,?,?,?,?,?)", -1, &st,
+			       NULL)) {
 		free(rank);
 		return -1;
 	}
@@ -423,7 +437,8 @@ static int finish_hosts(struct vp_sqlite *s, const struct vp_analysis *a)
 	sqlite3_stmt *st, *ls;
 	int ret = 0;
 
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO hosts VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL))
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO hosts VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st,
+			       NULL))
 		return -1;
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO losses VALUES(?,?,?,?,?,?)", -1, &ls, NULL)) {
 		sqlite3_finalize(st);
@@ -438,7 +453,8 @@ static int finish_hosts(struct vp_sqlite *s, const struct vp_analysis *a)
 
 		files[0] = '\0';
 		for (int f = 0; f < ho->nrecordings && n < sizeof(files); f++)
-			n += (size_t)snprintf(files + n, sizeof(files) - n, "%s%s", f ? " " : "", ho->recordings[f]);
+			n += (size_t)snprintf(files + n, sizeof(files) - n, "%s%s", f ? " " : "",
+					      ho->recordings[f]);
 		col_i64(&row, (int64_t)h);
 		col_text(&row, ho->name);
 		col_text(&row, ho->boot_id);
@@ -480,7 +496,8 @@ static int finish_processes(struct vp_sqlite *s, const struct vp_analysis *a)
 	sqlite3_stmt *st;
 	int ret = 0;
 
-	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO processes VALUES(?,?,?,?,?,?)", -1, &st, NULL)) {
+	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO processes VALUES(?,?,?,?,?,?)", -1,
+			       &st, NULL)) {
 		free(pv);
 		return -1;
 	}

@@ -8,8 +8,10 @@ void vp_out_table_header(struct vp_out_ctx *o)
 {
 	const char *sep = o->csv ? "," : "\t";
 
-	fprintf(o->f, "id%sentry%sclient%sstart_s%send_s%sduration_ns%shosts%scalls%scomplete%sexact%s\n",
-		sep, sep, sep, sep, sep, sep, sep, sep, sep, o->witnesses ? o->csv ? ",label" : "\tlabel" : "");
+	fprintf(o->f,
+		"id%sentry%sclient%sstart_s%send_s%sduration_ns%shosts%scalls%scomplete%sexact%s\n",
+		sep, sep, sep, sep, sep, sep, sep, sep, sep,
+		o->witnesses ? o->csv ? ",label" : "\tlabel" : "");
 }
 
 /* The entry call's witness; in CSV quoted (labels hold commas and quotes). */
@@ -41,8 +43,8 @@ void vp_out_table_row(struct vp_out_ctx *o, const struct vp_request *r)
 	vp_endpoint__format(&c->client.addr, client, sizeof(client));
 	fprintf(o->f, "%" PRIu64 "%s%s%s%s%s%.9f%s%.9f%s%" PRId64 "%s%zu%s%zu%s%s%s%s", r->id, sep,
 		entry, sep, client, sep, (double)(c->start_ns - o->t0) / 1e9, sep,
-		(double)(c->end_ns - o->t0) / 1e9, sep, c->end_ns - c->start_ns, sep, r->nhosts, sep,
-		r->ncalls, sep, r->complete ? "yes" : "no", sep, r->exact ? "yes" : "no");
+		(double)(c->end_ns - o->t0) / 1e9, sep, c->end_ns - c->start_ns, sep, r->nhosts,
+		sep, r->ncalls, sep, r->complete ? "yes" : "no", sep, r->exact ? "yes" : "no");
 	if (o->witnesses)
 		label_col(o, &c->wit);
 	fputc('\n', o->f);
@@ -59,4 +61,5 @@ static void table_request(struct vp_sink *s, const struct vp_request *r)
 	vp_out_table_row(s->out, r);
 }
 
-const struct vp_sink_ops vp_sink_table = {.name = "table", .open = table_open, .request = table_request};
+const struct vp_sink_ops vp_sink_table = {
+	.name = "table", .open = table_open, .request = table_request};

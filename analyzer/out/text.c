@@ -51,7 +51,8 @@ static char *server_name(const struct vp_out_ctx *o, const struct vp_call *c, ch
 	return buf;
 }
 
-static void measure(const struct vp_out_ctx *o, const struct vp_call *c, int indent, struct widths *w)
+static void measure(const struct vp_out_ctx *o, const struct vp_call *c, int indent,
+		    struct widths *w)
 {
 	char name[160], ad[VP_ADDRSTRLEN];
 	int n = indent + (int)strlen(server_name(o, c, name, sizeof(name)));
@@ -76,7 +77,8 @@ static const char *marks(const struct vp_call *c, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "  [setup %s]",
 				      vp_fmt_duration(c->setup_ns, d, sizeof(d)));
 	if (vp_call__outcome(c) != VP_OUTCOME_COMPLETE && n < len)
-		n += (size_t)snprintf(buf + n, len - n, "  [%s]", vp_outcome_name(vp_call__outcome(c)));
+		n += (size_t)snprintf(buf + n, len - n, "  [%s]",
+				      vp_outcome_name(vp_call__outcome(c)));
 	if (c->link.exact && c->link.basis == VP_BASIS_PROPAGATED_ID && n < len)
 		snprintf(buf + n, len - n, "  [by id]");
 	if (c->link.exact && c->link.basis == VP_BASIS_FORWARDED && n < len)
@@ -86,7 +88,8 @@ static const char *marks(const struct vp_call *c, char *buf, size_t len)
 			snprintf(buf + n, len - n, "  [inferred: %s, %u candidates]",
 				 vp_basis_name(c->link.basis), c->link.candidates);
 		else
-			snprintf(buf + n, len - n, "  [inferred: %s]", vp_basis_name(c->link.basis));
+			snprintf(buf + n, len - n, "  [inferred: %s]",
+				 vp_basis_name(c->link.basis));
 	}
 	return buf;
 }
@@ -115,7 +118,8 @@ static const struct vp_logline *text_logs(struct vp_out_ctx *o, const struct vp_
 
 	for (; o->logs && l && l->at_ns < before; l = l->next) {
 		off[0] = l->at_ns >= t0 ? '+' : '-';
-		vp_fmt_duration(l->at_ns >= t0 ? l->at_ns - t0 : t0 - l->at_ns, off + 1, sizeof(off) - 1);
+		vp_fmt_duration(l->at_ns >= t0 ? l->at_ns - t0 : t0 - l->at_ns, off + 1,
+				sizeof(off) - 1);
 		fprintf(o->f, "  %10s %10s  %*s  %s%s tid %u: ", off, "log", BAR + 2, "", prefix,
 			l->link.exact ? "  >" : "  ~", l->tid);
 		put_text(o->f, l->text);
@@ -138,7 +142,8 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 	vp_fmt_duration(c->start_ns >= t0 ? c->start_ns - t0 : t0 - c->start_ns, off + 1,
 			sizeof(off) - 1);
 	vp_fmt_duration(c->end_ns - c->start_ns, dur, sizeof(dur));
-	snprintf(tree, sizeof(tree), "%s%s%s", prefix, branch, server_name(o, c, name, sizeof(name)));
+	snprintf(tree, sizeof(tree), "%s%s%s", prefix, branch,
+		 server_name(o, c, name, sizeof(name)));
 	snprintf(sizes, sizeof(sizes), "%s/%s", vp_fmt_bytes(c->request_bytes, rq, sizeof(rq)),
 		 vp_fmt_bytes(c->reply_bytes, rp, sizeof(rp)));
 	/* What the call was, when its bytes were captured: "  GET /cart 200". */
@@ -148,9 +153,13 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 		vp_witness_label(&c->wit, VP_LABEL_TEXT, wl + 2, sizeof(wl) - 2);
 	}
 	fprintf(o->f, "  %10s %10s  [%s]  %-*s  %-*s  %s%s%s", off, dur, b, w->name, tree, w->addr,
-		vp_endpoint__format(&c->server.addr, ad, sizeof(ad)), sizes, wl, marks(c, mk, sizeof(mk)));
+		vp_endpoint__format(&c->server.addr, ad, sizeof(ad)), sizes, wl,
+		marks(c, mk, sizeof(mk)));
 	fputc('\n', o->f);
-	snprintf(next, sizeof(next), "%s%s", prefix, !branch[0] ? "" : branch[0] == '|' ? "|  " : "   ");
+	snprintf(next, sizeof(next), "%s%s", prefix,
+		 !branch[0]	    ? ""
+		 : branch[0] == '|' ? "|  "
+				    : "   ");
 	for (size_t i = 0; i < c->ncalls; i++) {
 		bool exact = c->calls[i]->link.exact;
 		const char *br = i + 1 < c->ncalls ? exact ? "|- " : "|~ " : exact ? "`- " : "`~ ";
@@ -180,7 +189,8 @@ static const char *inferred_why(const struct vp_request *r)
 		return "  INFERRED (a root, though requests were open that might have made it)";
 	if (!r->complete)
 		return "  INFERRED (what decided its links may be in the events lost)";
-	return "  INFERRED (a call chosen for another request, or not seen, could have been its own)";
+	return "  INFERRED (a call chosen for another request, or not seen, could have been its "
+	       "own)";
 }
 
 void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
@@ -191,10 +201,9 @@ void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
 	int64_t total = c->end_ns - c->start_ns;
 
 	vp_fmt_duration(total, dur, sizeof(dur));
-	fprintf(o->f, "request %" PRIu64 "  %s  at +%.6fs  %zu calls on %zu hosts%s%s\n", r->id, dur,
-		(double)(c->start_ns - o->t0) / 1e9, r->ncalls, r->nhosts,
-		r->complete ? "" : "  INCOMPLETE (events lost or recording cut)",
-		inferred_why(r));
+	fprintf(o->f, "request %" PRIu64 "  %s  at +%.6fs  %zu calls on %zu hosts%s%s\n", r->id,
+		dur, (double)(c->start_ns - o->t0) / 1e9, r->ncalls, r->nhosts,
+		r->complete ? "" : "  INCOMPLETE (events lost or recording cut)", inferred_why(r));
 	vp_endpoint__format(&c->client.addr, ad, sizeof(ad));
 	if (c->client.recorded)
 		fprintf(o->f, "  from %s  %s\n",
@@ -202,8 +211,8 @@ void vp_out_text(struct vp_out_ctx *o, const struct vp_request *r)
 	else
 		fprintf(o->f, "  from %s (not recorded)\n", ad);
 	measure(o, c, 0, &w);
-	fprintf(o->f, "  %10s %10s  %-*s  %-*s  %-*s  %s\n", "start", "duration", BAR + 2, "waterfall", w.name,
-		"server", w.addr, "address", "request/reply");
+	fprintf(o->f, "  %10s %10s  %-*s  %-*s  %-*s  %s\n", "start", "duration", BAR + 2,
+		"waterfall", w.name, "server", w.addr, "address", "request/reply");
 	text_call(o, c, c->start_ns, total, &w, "", "");
 	fputc('\n', o->f);
 }

@@ -91,7 +91,8 @@ static void take_field(struct vp_hpack *h, const nghttp2_nv *nv, struct vp_h2_fi
 	if (named(nv, ":method")) {
 		vp_proto_text(out->method, sizeof(out->method), nv->value, nv->valuelen);
 	} else if (named(nv, ":path")) {
-		out->path_cut = !vp_proto_text(out->path, sizeof(out->path), nv->value, nv->valuelen);
+		out->path_cut =
+			!vp_proto_text(out->path, sizeof(out->path), nv->value, nv->valuelen);
 	} else if (named(nv, ":status")) {
 		x = small_number(nv->value, nv->valuelen);
 		out->status = x >= 100 ? (uint16_t)x : 0;
@@ -99,7 +100,8 @@ static void take_field(struct vp_hpack *h, const nghttp2_nv *nv, struct vp_h2_fi
 		x = small_number(nv->value, nv->valuelen);
 		out->grpc_status = (int16_t)x;
 	} else {
-		vp_propid__field(nv->name, nv->namelen, nv->value, nv->valuelen, &out->id, &h->id_rank);
+		vp_propid__field(nv->name, nv->namelen, nv->value, nv->valuelen, &out->id,
+				 &h->id_rank);
 	}
 }
 

@@ -50,7 +50,8 @@ static bool traceparent(const uint8_t *v, size_t n, struct vp_propid *out)
 
 	if (n < 55 || !all_hex(v, 2) || ((v[0] | 0x20) == 'f' && (v[1] | 0x20) == 'f'))
 		return false;
-	if (v[2] != '-' || v[35] != '-' || v[52] != '-' || !all_hex(v + 36, 16) || !all_hex(v + 53, 2))
+	if (v[2] != '-' || v[35] != '-' || v[52] != '-' || !all_hex(v + 36, 16) ||
+	    !all_hex(v + 53, 2))
 		return false;
 	/* Version 00 has exactly these fields; a later one may add more after a '-'. */
 	v00 = v[0] == '0' && v[1] == '0';
@@ -130,8 +131,9 @@ static bool request_id(const uint8_t *v, size_t n, struct vp_propid *out)
 }
 
 static const struct header headers[] = {
-	{"traceparent", traceparent, 0},   {"b3", b3_single, 1},	 {"x-b3-traceid", b3_multi, 1},
-	{"uber-trace-id", uber, 1},	   {"x-amzn-trace-id", amzn, 2}, {"x-request-id", request_id, 3},
+	{"traceparent", traceparent, 0}, {"b3", b3_single, 1},
+	{"x-b3-traceid", b3_multi, 1},	 {"uber-trace-id", uber, 1},
+	{"x-amzn-trace-id", amzn, 2},	 {"x-request-id", request_id, 3},
 };
 
 static bool name_is(const uint8_t *line, size_t n, const char *name)
@@ -173,8 +175,8 @@ static size_t http_request_line(const uint8_t *p, size_t n)
 		len--;
 	while (m < len && p[m] >= 'A' && p[m] <= 'Z')
 		m++;
-	if (m == 0 || m >= len || p[m] != ' ' || len < m + 11 || memcmp(p + len - 9, " HTTP/1.", 8) ||
-	    (p[len - 1] != '0' && p[len - 1] != '1'))
+	if (m == 0 || m >= len || p[m] != ' ' || len < m + 11 ||
+	    memcmp(p + len - 9, " HTTP/1.", 8) || (p[len - 1] != '0' && p[len - 1] != '1'))
 		return 0;
 	return len;
 }

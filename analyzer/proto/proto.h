@@ -34,14 +34,15 @@ enum vp_proto {
 /* Witness flags. */
 #define VP_WIT_CUT 0x01	  /* text is the start of a longer one (capture length, or the cap) */
 #define VP_WIT_ERROR 0x02 /* the reply is an error (PostgreSQL, MySQL, Redis) */
-#define VP_WIT_MORE 0x04  /* bytes after the counted requests were not read whole: count is a minimum */
-#define VP_WIT_GRPC 0x08  /* grpc_status holds the reply's grpc-status (HTTP/2, hpack.h) */
+#define VP_WIT_MORE \
+	0x04 /* bytes after the counted requests were not read whole: count is a minimum */
+#define VP_WIT_GRPC 0x08 /* grpc_status holds the reply's grpc-status (HTTP/2, hpack.h) */
 
 struct vp_witness {
-	uint8_t proto;	/* enum vp_proto; VP_PROTO_NONE: no witness */
-	uint8_t flags;	/* VP_WIT_* */
-	uint16_t status; /* HTTP status code, 0 otherwise */
-	uint16_t count;	/* requests in the captured request bytes (pipelines), >= 1 */
+	uint8_t proto;	      /* enum vp_proto; VP_PROTO_NONE: no witness */
+	uint8_t flags;	      /* VP_WIT_* */
+	uint16_t status;      /* HTTP status code, 0 otherwise */
+	uint16_t count;	      /* requests in the captured request bytes (pipelines), >= 1 */
 	uint16_t grpc_status; /* with VP_WIT_GRPC: 0 OK, 1 CANCELLED .. 16 UNAUTHENTICATED */
 	char verb[VP_WIT_VERB_MAX];
 	char text[VP_WIT_TEXT_MAX];

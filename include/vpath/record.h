@@ -24,20 +24,22 @@
 #define VPR_BLOCK_MAGIC 0x4b4c4256u /* "VBLK" little-endian */
 
 enum vpr_type {
-	VPR_SOCK_OP = 1, /* one TCP send or receive */
-	VPR_CONN = 2,	 /* connection state change or pre-existing connection */
-	VPR_TASK = 3,	 /* thread/process fork, exec, exit, or snapshot */
-	VPR_CLOCK = 4,	 /* monotonic <-> realtime pair (written by the recorder) */
-	VPR_DROPS = 5,	 /* cumulative lost records of one CPU (written by the recorder) */
-	VPR_ADDR = 6,	 /* one of the host's own addresses (written by the recorder) */
-	VPR_PAYLOAD = 7, /* first bytes of an operation's data (opt-in: --capture) */
-	VPR_WAKEUP = 8,	 /* one thread woke another (scheduler wake-up) */
-	VPR_GOROUTINE = 9, /* Go runtime: a goroutine on a thread, created, made ready */
+	VPR_SOCK_OP = 1,      /* one TCP send or receive */
+	VPR_CONN = 2,	      /* connection state change or pre-existing connection */
+	VPR_TASK = 3,	      /* thread/process fork, exec, exit, or snapshot */
+	VPR_CLOCK = 4,	      /* monotonic <-> realtime pair (written by the recorder) */
+	VPR_DROPS = 5,	      /* cumulative lost records of one CPU (written by the recorder) */
+	VPR_ADDR = 6,	      /* one of the host's own addresses (written by the recorder) */
+	VPR_PAYLOAD = 7,      /* first bytes of an operation's data (opt-in: --capture) */
+	VPR_WAKEUP = 8,	      /* one thread woke another (scheduler wake-up) */
+	VPR_GOROUTINE = 9,    /* Go runtime: a goroutine on a thread, created, made ready */
 	VPR_SEND_FAILED = 10, /* a send refused: the connection was reset or shut */
-	VPR_H2_FRAME = 11,    /* an HTTP/2 frame header at its stream position, or where they are lost */
-	VPR_WRITER = 12,      /* the program and package version that wrote the file */
-	VPR_TLS_OP = 13,      /* one libssl read or write: plaintext bytes at their plaintext position */
-	VPR_LOG = 14,	      /* first bytes of a write to a log: file, pipe, unix socket (opt-in: --logs) */
+	VPR_H2_FRAME =
+		11,	 /* an HTTP/2 frame header at its stream position, or where they are lost */
+	VPR_WRITER = 12, /* the program and package version that wrote the file */
+	VPR_TLS_OP = 13, /* one libssl read or write: plaintext bytes at their plaintext position */
+	VPR_LOG =
+		14, /* first bytes of a write to a log: file, pipe, unix socket (opt-in: --logs) */
 	VPR_TYPE_MAX,
 };
 
@@ -67,7 +69,7 @@ struct vpr_sock_op {
 	__u32 pid;    /* thread group id */
 	__u32 bytes;
 	__u32 seq_end;
-	__u8 dir;  /* enum vpr_dir */
+	__u8 dir;   /* enum vpr_dir */
 	__u8 flags; /* VPR_OP_* */
 	__u16 pad;
 };
@@ -94,7 +96,7 @@ struct vpr_sock_op {
 #define VPR_OP_H2_PREFACE 0x08
 
 enum vpr_conn_origin {
-	VPR_CONN_STATE = 0,	   /* inet_sock_set_state */
+	VPR_CONN_STATE = 0,	  /* inet_sock_set_state */
 	VPR_CONN_PREEXISTING = 1, /* enumerated when recording (or a segment) started */
 };
 
@@ -113,7 +115,7 @@ enum vpr_role {
 struct vpr_conn {
 	struct vpr_hdr h;
 	__u64 cookie;
-	__u32 pid; /* 0 when the change happened outside a process (softirq) */
+	__u32 pid;   /* 0 when the change happened outside a process (softirq) */
 	__u32 netns; /* network namespace inode number */
 	__u8 family; /* AF_INET or AF_INET6 */
 	__u8 oldstate;
@@ -142,15 +144,15 @@ enum vpr_task_kind {
 
 struct vpr_task {
 	struct vpr_hdr h;
-	__u32 pid;	  /* thread group id of tid */
-	__u32 parent_tid; /* for FORK: the thread that forked; else 0 */
-	__u32 kind;	  /* enum vpr_task_kind */
+	__u32 pid;	   /* thread group id of tid */
+	__u32 parent_tid;  /* for FORK: the thread that forked; else 0 */
+	__u32 kind;	   /* enum vpr_task_kind */
 	__u32 exit_signal; /* EXIT: the signal that killed it (SIGKILL, SIGSEGV...); 0 otherwise */
 	char comm[VPR_COMM_LEN]; /* NUL-padded */
 };
 
 struct vpr_clock {
-	struct vpr_hdr h; /* ts_ns: CLOCK_MONOTONIC */
+	struct vpr_hdr h;  /* ts_ns: CLOCK_MONOTONIC */
 	__u64 realtime_ns; /* CLOCK_REALTIME read next to ts_ns */
 };
 
@@ -271,10 +273,10 @@ struct vpr_h2_frame {
 	__u32 seq;	 /* stream position of the frame's first byte (its header's) */
 	__u32 stream_id; /* 31 bits: the reserved bit is dropped */
 	__u32 length;	 /* payload bytes after the 9-byte header: 24 bits */
-	__u8 type;	 /* frame type: 0 DATA .. 9 CONTINUATION, or another; LOST: enum vpr_h2_lost */
-	__u8 flags;	 /* the frame's flags (END_STREAM 0x1, END_HEADERS 0x4, ...); LOST: 0 */
-	__u8 dir;	 /* enum vpr_dir, as seen by this socket */
-	__u8 kind;	 /* enum vpr_h2_kind */
+	__u8 type;  /* frame type: 0 DATA .. 9 CONTINUATION, or another; LOST: enum vpr_h2_lost */
+	__u8 flags; /* the frame's flags (END_STREAM 0x1, END_HEADERS 0x4, ...); LOST: 0 */
+	__u8 dir;   /* enum vpr_dir, as seen by this socket */
+	__u8 kind;  /* enum vpr_h2_kind */
 };
 
 enum vpr_h2_kind {
@@ -291,7 +293,7 @@ enum vpr_h2_kind {
 
 /* Why a direction's frames are lost (vpr_h2_frame.type of a VPR_H2_LOST). */
 enum vpr_h2_lost {
-	VPR_H2_LOST_GAP = 1,	     /* bytes went by unseen (filtered, a call without a buffer, a race) */
+	VPR_H2_LOST_GAP = 1, /* bytes went by unseen (filtered, a call without a buffer, a race) */
 	VPR_H2_LOST_UNREADABLE = 2,  /* the caller's buffer could not be found or read */
 	VPR_H2_LOST_TOO_MANY = 3,    /* more headers in one operation than the recorder walks */
 	VPR_H2_LOST_IMPLAUSIBLE = 4, /* bytes no peer may send as a header: the place was lost */
@@ -310,7 +312,7 @@ enum vpr_h2_lost {
 #define VPR_WRITER_PROGRAM_LEN 16
 
 struct vpr_writer_info {
-	struct vpr_hdr h; /* h.tid: 0 */
+	struct vpr_hdr h;		      /* h.tid: 0 */
 	char version[VPR_WRITER_VERSION_LEN]; /* "0.1": NUL-padded, at most 31 characters */
 	char program[VPR_WRITER_PROGRAM_LEN]; /* "vpath-record": NUL-padded */
 };
@@ -402,7 +404,8 @@ _Static_assert(sizeof(struct vpr_task) == 48, "vpr_task layout");
 _Static_assert(sizeof(struct vpr_clock) == 24, "vpr_clock layout");
 _Static_assert(sizeof(struct vpr_drops) == 24, "vpr_drops layout");
 _Static_assert(sizeof(struct vpr_addr) == 48, "vpr_addr layout");
-_Static_assert(__builtin_offsetof(struct vpr_payload, data) == VPR_PAYLOAD_HDR_SIZE, "vpr_payload layout");
+_Static_assert(__builtin_offsetof(struct vpr_payload, data) == VPR_PAYLOAD_HDR_SIZE,
+	       "vpr_payload layout");
 _Static_assert(sizeof(struct vpr_wakeup) == 32, "vpr_wakeup layout");
 _Static_assert(sizeof(struct vpr_goroutine) == 40, "vpr_goroutine layout");
 _Static_assert(sizeof(struct vpr_send_failed) == 32, "vpr_send_failed layout");
@@ -416,8 +419,10 @@ _Static_assert(__builtin_offsetof(struct vpr_writer_info, program) == 48, "vpr_w
 _Static_assert(__builtin_offsetof(struct vpr_log, data) == VPR_LOG_HDR_SIZE, "vpr_log layout");
 _Static_assert(__builtin_offsetof(struct vpr_log, bytes) == 32, "vpr_log layout");
 _Static_assert(sizeof(struct vpr_log) == 296, "vpr_log layout");
-_Static_assert(sizeof(struct vpr_log) == sizeof(struct vpr_payload), "vpr_log: held like a payload");
-_Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn), "vpr_any: the largest is vpr_conn");
+_Static_assert(sizeof(struct vpr_log) == sizeof(struct vpr_payload),
+	       "vpr_log: held like a payload");
+_Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn),
+	       "vpr_any: the largest is vpr_conn");
 #endif
 
 /*

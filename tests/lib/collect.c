@@ -52,8 +52,8 @@ static size_t end_sig(const struct collected *c, const struct vp_call_end *e, ch
 	char a[VP_ADDRSTRLEN];
 
 	if (e->recorded)
-		return (size_t)snprintf(buf, len, "%s/%u", vp_analysis__host(c->a, (size_t)e->host)->name,
-					e->tid);
+		return (size_t)snprintf(buf, len, "%s/%u",
+					vp_analysis__host(c->a, (size_t)e->host)->name, e->tid);
 	return (size_t)snprintf(buf, len, "%s", vp_endpoint__format(&e->addr, a, sizeof(a)));
 }
 
@@ -103,7 +103,8 @@ const struct vp_proc *collected_proc(const struct collected *c, const char *host
 
 	v = vp_analysis__procs(c->a, &n);
 	for (size_t i = 0; v && i < n; i++)
-		if (v[i]->pid == pid && !strcmp(vp_analysis__host(c->a, (size_t)v[i]->host)->name, hostname))
+		if (v[i]->pid == pid &&
+		    !strcmp(vp_analysis__host(c->a, (size_t)v[i]->host)->name, hostname))
 			found = v[i];
 	free(v);
 	return found;

@@ -30,7 +30,7 @@ struct synth_host {
 	struct vpr_writer *w;
 	int64_t clock;
 	uint32_t netns; /* named by the VPR_CONN and VPR_ADDR records written next */
-	int err; /* first append error, reported by close */
+	int err;	/* first append error, reported by close */
 	bool buffered;
 	struct buffered_rec *buf;
 	size_t nbuf, cap;
@@ -38,7 +38,8 @@ struct synth_host {
 };
 
 static struct synth_host *host_new(const char *path, const char *hostname, const char *boot_id,
-				   uint32_t netns, uint32_t flags, uint32_t segment, int64_t wall_ahead)
+				   uint32_t netns, uint32_t flags, uint32_t segment,
+				   int64_t wall_ahead)
 {
 	struct vpr_file_header hdr;
 	struct synth_host *h = calloc(1, sizeof(*h));
@@ -121,7 +122,8 @@ void synth_host__drain(struct synth_host *h, uint64_t before)
 	if (!h->nbuf)
 		return;
 	qsort(h->buf, h->nbuf, sizeof(*h->buf), by_ts);
-	while (n < h->nbuf && (before == UINT64_MAX || h->buf[n].r.h.ts_ns < before + (uint64_t)h->clock)) {
+	while (n < h->nbuf &&
+	       (before == UINT64_MAX || h->buf[n].r.h.ts_ns < before + (uint64_t)h->clock)) {
 		int err = vpr_writer__append(h->w, &h->buf[n].r);
 
 		if (err && !h->err)
@@ -209,8 +211,9 @@ void synth_task_exit(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t t
 }
 
 static void conn_record(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie,
-			uint32_t pid, uint8_t role, uint8_t origin, uint8_t oldstate, uint8_t newstate,
-			const char *local, const char *remote, uint32_t snd_seq, uint32_t rcv_seq)
+			uint32_t pid, uint8_t role, uint8_t origin, uint8_t oldstate,
+			uint8_t newstate, const char *local, const char *remote, uint32_t snd_seq,
+			uint32_t rcv_seq)
 {
 	struct vp_endpoint l, r;
 	struct vpr_conn c = {0};
@@ -242,8 +245,8 @@ void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid
 		    remote, snd_seq, rcv_seq);
 }
 
-void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint32_t tid,
-		      const char *local, const char *remote)
+void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid,
+		      uint32_t tid, const char *local, const char *remote)
 {
 	conn_record(h, ts, tid, cookie, pid, VPR_ROLE_CONNECTED, VPR_CONN_STATE, 7 /* CLOSE */,
 		    2 /* SYN_SENT */, local, remote, 0, 0);
@@ -314,7 +317,8 @@ void synth_log(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, ui
 }
 
 void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
-		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts)
+		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid,
+		     uint64_t recv_ts)
 {
 	uint32_t end = l->seq[d] + bytes;
 	uint16_t len = capture < bytes ? capture : (uint16_t)bytes;
@@ -414,11 +418,13 @@ struct synth_link *synth_link__open_as(struct synth_host *ch, uint64_t ccookie, 
 	struct synth_link *l = link_new(ch, ccookie, cpid, sh, scookie, spid, caddr, saddr);
 
 	if (ch)
-		synth_conn(ch, ts, ccookie, cpid, known_roles ? VPR_ROLE_CONNECTED : VPR_ROLE_UNKNOWN,
-			   origin, 1, caddr, saddr, l->seq[SYNTH_C2S], l->seq[SYNTH_S2C]);
+		synth_conn(ch, ts, ccookie, cpid,
+			   known_roles ? VPR_ROLE_CONNECTED : VPR_ROLE_UNKNOWN, origin, 1, caddr,
+			   saddr, l->seq[SYNTH_C2S], l->seq[SYNTH_S2C]);
 	if (sh)
-		synth_conn(sh, ts, scookie, spid, known_roles ? VPR_ROLE_ACCEPTED : VPR_ROLE_UNKNOWN,
-			   origin, 1, saddr, caddr, l->seq[SYNTH_S2C], l->seq[SYNTH_C2S]);
+		synth_conn(sh, ts, scookie, spid,
+			   known_roles ? VPR_ROLE_ACCEPTED : VPR_ROLE_UNKNOWN, origin, 1, saddr,
+			   caddr, l->seq[SYNTH_S2C], l->seq[SYNTH_C2S]);
 	return l;
 }
 
@@ -476,7 +482,8 @@ void synth_link__free(struct synth_link *l)
 }
 
 /* One state change of each recorded end: client_state on the client, server_state on the server. */
-static void link_states(struct synth_link *l, uint64_t ts, uint8_t client_state, uint8_t server_state)
+static void link_states(struct synth_link *l, uint64_t ts, uint8_t client_state,
+			uint8_t server_state)
 {
 	for (int side = 0; side < 2 && !l->no_conn_records; side++) {
 		uint8_t state = side ? server_state : client_state;
@@ -485,9 +492,9 @@ static void link_states(struct synth_link *l, uint64_t ts, uint8_t client_state,
 			continue;
 		/* As the recorder: a process is named only on the transitions it makes (not CLOSE). */
 		synth_conn(l->host[side], ts, l->cookie[side], state == 7 ? 0 : l->pid[side],
-			   side ? VPR_ROLE_ACCEPTED : VPR_ROLE_CONNECTED, VPR_CONN_STATE,
-			   state, l->addr[side], l->addr[!side],
-			   l->seq[side ? SYNTH_S2C : SYNTH_C2S], l->seq[side ? SYNTH_C2S : SYNTH_S2C]);
+			   side ? VPR_ROLE_ACCEPTED : VPR_ROLE_CONNECTED, VPR_CONN_STATE, state,
+			   l->addr[side], l->addr[!side], l->seq[side ? SYNTH_S2C : SYNTH_C2S],
+			   l->seq[side ? SYNTH_C2S : SYNTH_S2C]);
 	}
 }
 
@@ -559,18 +566,19 @@ void synth_h2_frame(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t co
 }
 
 /* One end's operation of synth_h2_xfer and its frame records. */
-static void h2_side(struct synth_link *l, int side, uint8_t dir, bool preface, const struct synth_h2 *f,
-		    unsigned n, uint32_t start, uint32_t bytes, uint32_t tid, uint64_t ts)
+static void h2_side(struct synth_link *l, int side, uint8_t dir, bool preface,
+		    const struct synth_h2 *f, unsigned n, uint32_t start, uint32_t bytes,
+		    uint32_t tid, uint64_t ts)
 {
 	uint32_t at = start + (preface ? 24 : 0);
 
 	if (!l->host[side])
 		return;
-	synth_op_flags(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, bytes, start + bytes,
-		       preface ? VPR_OP_STREAM_START | VPR_OP_H2_PREFACE : 0);
+	synth_op_flags(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, bytes,
+		       start + bytes, preface ? VPR_OP_STREAM_START | VPR_OP_H2_PREFACE : 0);
 	for (unsigned i = 0; i < n; i++) {
-		synth_h2_frame(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type, f[i].flags,
-			       f[i].stream, f[i].length);
+		synth_h2_frame(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type,
+			       f[i].flags, f[i].stream, f[i].length);
 		at += 9 + f[i].length;
 	}
 }

@@ -61,14 +61,15 @@ void synth_addr(struct synth_host *h, const char *addr);
 void synth_task(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t kind,
 		const char *comm);
 /* Thread tid of process pid exited; signal: what killed it (0: it exited itself). */
-void synth_task_exit(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t signal);
+void synth_task_exit(struct synth_host *h, uint64_t ts, uint32_t pid, uint32_t tid,
+		     uint32_t signal);
 /* addrs are "ip:port", local first. */
 void synth_conn(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint8_t role,
 		uint8_t origin, uint8_t newstate, const char *local, const char *remote,
 		uint32_t snd_seq, uint32_t rcv_seq);
 /* connect() by thread tid: the SYN_SENT record, which names the thread. */
-void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid, uint32_t tid,
-		      const char *local, const char *remote);
+void synth_connecting(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid,
+		      uint32_t tid, const char *local, const char *remote);
 /* The connection of synth_connecting never came up (SYN_SENT -> CLOSE: refused). */
 void synth_refused(struct synth_host *h, uint64_t ts, uint64_t cookie, uint32_t pid,
 		   const char *local, const char *remote);
@@ -150,7 +151,8 @@ void synth_link__close_server_first(struct synth_link *l, uint64_t ts);
 /* Free without writing anything (connection still open at the end). */
 /* synth_xfer of data, each recorded end's operation followed by its first capture bytes. */
 void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
-		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid, uint64_t recv_ts);
+		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid,
+		     uint64_t recv_ts);
 void synth_link__free(struct synth_link *l);
 /* One HTTP/2 frame header record (VPR_H2_FRAME) at stream position seq. */
 void synth_h2_frame(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie, uint8_t dir,

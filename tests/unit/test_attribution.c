@@ -15,7 +15,7 @@
 #include "../lib/collect.h"
 #include "../lib/synth.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
+#define US(x) ((uint64_t)(x)*1000)
 
 /* A loader (lg), a front end (web), a database (db) and an app tier, each its own host. */
 struct world {
@@ -92,8 +92,10 @@ static struct links open_links(struct world *w)
 
 	k.l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
 	k.l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
-	k.d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	k.d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	k.d1 = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432",
+				0);
+	k.d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432",
+				0);
 	return k;
 }
 
@@ -134,7 +136,8 @@ static void test_thread_per_connection(void **state)
 	synth_rep(k.l1, 500, 301, US(141), 901);
 	close_links(&k, US(200));
 
-	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/402)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/402)");
 	assert_true(w->c.reqs[0]->complete);
 	assert_int_equal(w->c.reqs[0]->root->request_bytes, 100);
 	assert_int_equal(w->c.reqs[0]->root->reply_bytes, 500);
@@ -143,7 +146,6 @@ static void test_thread_per_connection(void **state)
 	assert_string_equal(collected_proc(&w->c, "lg", 900)->comm, "curl");
 	assert_string_equal(model_of(w, "lg", 900), "client");
 }
-
 
 /* A dispatcher thread reads every request; workers call the database and reply. */
 static void test_dispatcher_worker(void **state)
@@ -161,7 +163,8 @@ static void test_dispatcher_worker(void **state)
 	synth_rep(k.l1, 500, 311, US(140), 901);
 	synth_rep(k.l2, 500, 312, US(141), 902);
 
-	assert_string_equal(analyze(w), "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
 	assert_string_equal(model_of(w, "web", 300), "dispatcher-worker");
 	free_links(&k);
 }
@@ -180,8 +183,8 @@ static void test_pool_reused_backend_connections(void **state)
 		char a[32];
 
 		snprintf(a, sizeof(a), "10.0.0.9:4000%d", i);
-		l[i] = synth_link__open(w->lg, 1 + (uint64_t)i, 900, w->web, 11 + (uint64_t)i, 300, a,
-					"10.0.0.1:80", 0);
+		l[i] = synth_link__open(w->lg, 1 + (uint64_t)i, 900, w->web, 11 + (uint64_t)i, 300,
+					a, "10.0.0.1:80", 0);
 	}
 	p[0] = synth_link__open_as(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001",
 				   "10.0.0.2:5432", 0, VPR_CONN_PREEXISTING, true);
@@ -206,10 +209,9 @@ static void test_pool_reused_backend_connections(void **state)
 	synth_rep(p[0], 63, 401, US(220), 311);
 	synth_rep(l[2], 500, 311, US(230), 903);
 
-	assert_string_equal(analyze(w),
-			    "lg/901>web/311(web/311>db/401,web/311>db/402) | "
-			    "lg/902>web/312(web/312>db/402,web/312>db/401) | "
-			    "lg/903>web/311(web/311>db/401)");
+	assert_string_equal(analyze(w), "lg/901>web/311(web/311>db/401,web/311>db/402) | "
+					"lg/902>web/312(web/312>db/402,web/312>db/401) | "
+					"lg/903>web/311(web/311>db/401)");
 	/* The k-th exchange on the pooled connection p0: A's, B's, C's. */
 	assert_int_equal(w->c.reqs[0]->root->calls[0]->conn_index, 0);
 	assert_int_equal(w->c.reqs[1]->root->calls[1]->conn_index, 1);
@@ -228,7 +230,8 @@ static void test_nested_three_tiers(void **state)
 	struct synth_link *l, *m, *d;
 
 	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	m = synth_link__open(w->web, 21, 300, w->app, 41, 500, "10.0.0.1:50001", "10.0.0.3:8080", 0);
+	m = synth_link__open(w->web, 21, 300, w->app, 41, 500, "10.0.0.1:50001", "10.0.0.3:8080",
+			     0);
 	d = synth_link__open(w->app, 51, 500, w->db, 31, 400, "10.0.0.3:51001", "10.0.0.2:5432", 0);
 	synth_req(l, 100, 901, US(100), 301);
 	synth_req(m, 80, 301, US(110), 501);
@@ -259,7 +262,8 @@ static void test_sequential_calls(void **state)
 
 	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
 	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	a = synth_link__open(w->web, 22, 300, w->app, 41, 500, "10.0.0.1:50002", "10.0.0.3:8080", 0);
+	a = synth_link__open(w->web, 22, 300, w->app, 41, 500, "10.0.0.1:50002", "10.0.0.3:8080",
+			     0);
 	synth_req(l, 100, 901, US(100), 301);
 	synth_req(d, 10, 301, US(110), 401);
 	synth_rep(d, 10, 401, US(120), 301);
@@ -269,7 +273,8 @@ static void test_sequential_calls(void **state)
 	synth_rep(d, 10, 401, US(160), 301);
 	synth_rep(l, 100, 301, US(170), 901);
 
-	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401,web/301>app/501,web/301>db/401)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/301(web/301>db/401,web/301>app/501,web/301>db/401)");
 	synth_link__free(l);
 	synth_link__free(d);
 	synth_link__free(a);
@@ -295,7 +300,8 @@ static void test_reply_in_parts(void **state)
 	synth_req(l, 100, 901, US(300), 301);
 	synth_rep(l, 10, 301, US(310), 901);
 
-	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401,web/301>db/401) | lg/901>web/301");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/301(web/301>db/401,web/301>db/401) | lg/901>web/301");
 	assert_int_equal(w->c.reqs[0]->root->reply_bytes, 6000);
 	assert_int_equal(w->c.reqs[0]->root->end_ns - w->c.reqs[0]->root->start_ns, US(75));
 	assert_int_equal(w->c.reqs[1]->root->conn_index, 1);
@@ -351,8 +357,9 @@ static void test_event_loop_interleaving(void **state)
 	synth_rep(k.d1, 30, 401, US(150), 300);
 	synth_rep(k.l1, 100, 300, US(170), 901);
 
-	assert_string_equal(analyze(w),
-			    "lg/901>web/300(web/300>db/401,web/300>db/401) | lg/902>web/300(web/300>db/402)");
+	assert_string_equal(
+		analyze(w),
+		"lg/901>web/300(web/300>db/401,web/300>db/401) | lg/902>web/300(web/300>db/402)");
 	assert_int_equal(w->c.reqs[0]->root->calls[1]->request_bytes, 11);
 	assert_string_equal(model_of(w, "web", 300), "event-driven");
 	free_links(&k);
@@ -376,11 +383,13 @@ static void event_loop_window(struct world *w, bool second_done_early)
 	/* Each host's records are written in time order, as a recorder writes them. */
 	if (second_done_early) {
 		synth_rep(k.l2, 50, 300, US(111), 902);
-		synth_rep(k.d1, 30, 401, US(116), 300); /* after db read the call at 115; read at 121 */
+		synth_rep(k.d1, 30, 401, US(116),
+			  300); /* after db read the call at 115; read at 121 */
 		synth_req(k.l2, 100, 902, US(117), 300); /* its next request: the first is done */
 		synth_rep(k.l2, 50, 300, US(123), 902);
 	} else {
-		synth_rep(k.d1, 30, 401, US(116), 300); /* after db read the call at 115; read at 121 */
+		synth_rep(k.d1, 30, 401, US(116),
+			  300); /* after db read the call at 115; read at 121 */
 		synth_rep(k.l2, 50, 300, US(125), 902);
 	}
 	synth_rep(k.l1, 100, 300, US(130), 901);
@@ -465,7 +474,8 @@ static void test_event_loop_connect_and_reply_parts(void **state)
 
 	l1 = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
 	l2 = synth_link__open(w->lg, 2, 900, w->web, 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
-	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	d2 = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432",
+			      0);
 	synth_req(l1, 100, 901, US(100), 300);
 	synth_connecting(w->web, US(106), 21, 300, 300, "10.0.0.1:50001", "10.0.0.2:5432");
 	synth_req(l2, 100, 902, US(102), 300);
@@ -494,7 +504,8 @@ static struct synth_link *request_with_a_call(struct world *w, struct synth_link
 	struct synth_link *l;
 
 	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	*d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
+	*d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432",
+			      0);
 	synth_req(l, 100, 901, US(100), 301);
 	synth_req(*d, 10, 301, US(110), 401);
 	synth_rep(*d, 30, 401, US(115), 301);
@@ -654,7 +665,8 @@ static bool killed_back_end(struct world *w, uint32_t signal, bool caller_answer
 	synth_link__close_server_first(d, US(231));
 	synth_link__close_orderly(l, US(250));
 
-	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/901>web/301(web/301>db/401)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/301(web/301>db/401) | lg/901>web/301(web/301>db/401)");
 	assert_true(w->c.reqs[0]->complete);
 	return w->c.reqs[1]->complete;
 }
@@ -687,9 +699,10 @@ static void test_background_call_is_root(void **state)
 	l0 = synth_link__open(w->lg, 3, 900, w->web, 13, 300, "10.0.0.9:40003", "10.0.0.1:80", 0);
 	l = synth_link__open(w->lg, 1, 900, w->web, 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
 	d = synth_link__open(w->web, 21, 300, w->db, 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	hc = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
-	synth_req(l0, 100, 903, US(80), 310);  /* a slow request, open throughout */
-	synth_req(d, 7, 311, US(90), 401);     /* worker 311 warms its cache */
+	hc = synth_link__open(w->web, 22, 300, w->db, 32, 400, "10.0.0.1:50002", "10.0.0.2:5432",
+			      0);
+	synth_req(l0, 100, 903, US(80), 310); /* a slow request, open throughout */
+	synth_req(d, 7, 311, US(90), 401);    /* worker 311 warms its cache */
 	synth_rep(d, 7, 401, US(95), 311);
 	synth_req(l, 100, 901, US(100), 310);
 	synth_req(hc, 5, 399, US(105), 402); /* health checker 399 */
@@ -699,8 +712,9 @@ static void test_background_call_is_root(void **state)
 	synth_rep(l, 100, 311, US(130), 901);
 	synth_rep(l0, 100, 312, US(400), 903);
 
-	assert_string_equal(analyze(w), "lg/903>web/312 | web/311>db/401 | lg/901>web/311(web/311>db/401) | "
-					"web/399>db/402");
+	assert_string_equal(analyze(w),
+			    "lg/903>web/312 | web/311>db/401 | lg/901>web/311(web/311>db/401) | "
+			    "web/399>db/402");
 	/*
 	 * The warm-up and the health check were sent while requests were open:
 	 * without a reply that claims them, they may be an executor's calls for
@@ -720,7 +734,7 @@ static void test_background_call_is_root(void **state)
 }
 
 /* The paths of executor()'s eight earlier requests, and how many they are. */
-#define EARLY_PATHS                                                                            \
+#define EARLY_PATHS                                                                             \
 	"lg/900>web/301 | lg/900>web/302 | lg/900>web/301 | lg/900>web/302 | lg/900>web/301 | " \
 	"lg/900>web/302 | lg/900>web/301 | lg/900>web/302 | "
 #define EARLY 8
@@ -775,7 +789,8 @@ static void test_wakeup_decides(void **state)
 	const struct vp_call *call;
 
 	executor(w, fwd, back);
-	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301(web/350>db/401) | lg/902>web/302");
+	assert_string_equal(analyze(w),
+			    EARLY_PATHS "lg/901>web/301(web/350>db/401) | lg/902>web/302");
 	call = w->c.reqs[EARLY]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
 	assert_false(call->link.exact);
@@ -791,7 +806,8 @@ static void test_wakeup_back_only_is_inferred(void **state)
 	const struct vp_call *call;
 
 	executor(w, fwd, back);
-	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301 | lg/902>web/302(web/350>db/401)");
+	assert_string_equal(analyze(w),
+			    EARLY_PATHS "lg/901>web/301 | lg/902>web/302(web/350>db/401)");
 	call = w->c.reqs[EARLY + 1]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
 	assert_false(call->link.exact);
@@ -811,7 +827,8 @@ static void test_wakeup_lock_storm_is_inferred(void **state)
 	const struct vp_call *call;
 
 	executor(w, fwd, back);
-	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301(web/350>db/401) | lg/902>web/302");
+	assert_string_equal(analyze(w),
+			    EARLY_PATHS "lg/901>web/301(web/350>db/401) | lg/902>web/302");
 	call = w->c.reqs[EARLY]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_WAKEUP);
 	assert_false(call->link.exact);
@@ -847,7 +864,8 @@ static void test_wakeup_shape_is_per_process(void **state)
 	const uint32_t fwd[] = {301, 0}, back[] = {301, 0};
 
 	executor_run(w, fwd, back, EARLY, true);
-	assert_string_equal(analyze(w), EARLY_PATHS "lg/901>web/301 | lg/902>web/302 | web/350>db/401");
+	assert_string_equal(analyze(w),
+			    EARLY_PATHS "lg/901>web/301 | lg/902>web/302 | web/350>db/401");
 	assert_int_equal(w->c.reqs[EARLY + 2]->root->link.basis, VP_BASIS_UNCLAIMED);
 }
 
@@ -1023,18 +1041,21 @@ static const char *traced(char t, char span)
 	char *b = buf[k++ % 4];
 
 	snprintf(b, sizeof(buf[0]), "GET /x HTTP/1.1\r\ntraceparent: 00-%.32s-%.16s-01\r\n\r\n",
-		 (t == 'a' ? "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" : t == 'b' ? "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-									: "cccccccccccccccccccccccccccccccc"),
+		 (t == 'a'   ? "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  : t == 'b' ? "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+			     : "cccccccccccccccccccccccccccccccc"),
 		 span == '1' ? "1111111111111111" : "2222222222222222");
 	return b;
 }
 
 /* The request's bytes from lg to web (read at +5 us), or web's call to db (its own tids). */
-static void send_traced(struct synth_link *l, char t, char span, uint32_t stid, uint64_t ts, uint32_t rtid)
+static void send_traced(struct synth_link *l, char t, char span, uint32_t stid, uint64_t ts,
+			uint32_t rtid)
 {
 	const char *r = traced(t, span);
 
-	synth_xfer_data(l, SYNTH_C2S, r, (uint32_t)strlen(r), 256, stid, ts, rtid, ts + SYNTH_DELAY_NS);
+	synth_xfer_data(l, SYNTH_C2S, r, (uint32_t)strlen(r), 256, stid, ts, rtid,
+			ts + SYNTH_DELAY_NS);
 }
 
 /*
@@ -1135,7 +1156,8 @@ static void test_trace_seen_twice_decides_nothing(void **state)
 	synth_rep(k.l2, 50, 300, US(225), 902);
 	synth_rep(k.l1, 100, 300, US(230), 901);
 	close_links(&k, US(400));
-	assert_string_equal(analyze(w), "lg/901>web/300 | lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/300 | lg/901>web/300 | lg/902>web/300(web/300>db/401)");
 	call = w->c.reqs[2]->root->calls[0];
 	assert_int_not_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
 	assert_false(call->link.exact);
@@ -1196,7 +1218,8 @@ static void test_worker_call_claimed_by_id(void **state)
 	synth_rep(k.l1, 500, 311, US(140), 901);
 	synth_rep(k.l2, 500, 312, US(141), 902);
 	close_links(&k, US(400));
-	assert_string_equal(analyze(w), "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
 	call = w->c.reqs[1]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
 	assert_true(call->link.exact);
@@ -1239,7 +1262,8 @@ static void test_worker_next_task_claimed_by_id(void **state)
 	const struct vp_proc *p;
 
 	worker_two_tasks(w, false);
-	assert_string_equal(analyze(w), "lg/901>web/310(web/311>db/401) | lg/902>web/320(web/311>db/401)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/310(web/311>db/401) | lg/902>web/320(web/311>db/401)");
 	call = w->c.reqs[1]->root->calls[0];
 	assert_int_equal(call->link.basis, VP_BASIS_PROPAGATED_ID);
 	assert_true(call->link.exact);
@@ -1268,9 +1292,11 @@ static void test_pipelined_ids_decide_nothing(void **state)
 }
 
 /* Message `m` (captured whole) from l's client to its server, or a call's. */
-static void send_text(struct synth_link *l, const char *m, uint32_t stid, uint64_t ts, uint32_t rtid)
+static void send_text(struct synth_link *l, const char *m, uint32_t stid, uint64_t ts,
+		      uint32_t rtid)
 {
-	synth_xfer_data(l, SYNTH_C2S, m, (uint32_t)strlen(m), 256, stid, ts, rtid, ts + SYNTH_DELAY_NS);
+	synth_xfer_data(l, SYNTH_C2S, m, (uint32_t)strlen(m), 256, stid, ts, rtid,
+			ts + SYNTH_DELAY_NS);
 }
 
 #define Q1 "SELECT val FROM items WHERE id = 17 /* request 1 */"
@@ -1413,7 +1439,8 @@ static void test_forwarded_bytes_seen_twice_decide_nothing(void **state)
 	synth_rep(k.l2, 50, 300, US(225), 902);
 	synth_rep(k.l1, 100, 300, US(230), 901);
 	close_links(&k, US(400));
-	assert_string_equal(analyze(w), "lg/901>web/300 | lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/300 | lg/901>web/300 | lg/902>web/300(web/300>db/401)");
 	call = w->c.reqs[2]->root->calls[0];
 	assert_int_not_equal(call->link.basis, VP_BASIS_FORWARDED);
 	assert_false(call->link.exact);
@@ -1496,7 +1523,8 @@ static void test_call_sent_while_a_reply_was_coming(void **state)
 	synth_rep(k.d1, 30, 401, US(120), 301);
 	synth_xfer_half(k.d1, SYNTH_S2C, false, 30, 401, US(121), false); /* sent ... */
 	synth_req(k.d1, 10, 301, US(130), 401);
-	synth_xfer_half(k.d1, SYNTH_S2C, true, 30, 301, US(136), true); /* ... read after the call */
+	synth_xfer_half(k.d1, SYNTH_S2C, true, 30, 301, US(136),
+			true); /* ... read after the call */
 	synth_rep(k.d1, 30, 401, US(140), 301);
 	synth_rep(k.l1, 100, 301, US(150), 901);
 
@@ -1534,8 +1562,8 @@ static void test_http2_preface_is_never_exact(void **state)
 static void test_http2_preface_from_a_client_not_recorded(void **state)
 {
 	struct world *w = *state;
-	struct synth_link *l = synth_link__open(NULL, 1, 0, w->web, 11, 300, "10.9.9.9:40001",
-						"10.0.0.1:80", 0);
+	struct synth_link *l =
+		synth_link__open(NULL, 1, 0, w->web, 11, 300, "10.9.9.9:40001", "10.0.0.1:80", 0);
 
 	l->op_flags = VPR_OP_STREAM_START | VPR_OP_H2_PREFACE;
 	synth_req(l, 24 + 80, 0, US(100), 301);
@@ -1549,7 +1577,11 @@ static void test_http2_preface_from_a_client_not_recorded(void **state)
 }
 
 /* HTTP/2 frame types and flags the tests write (RFC 9113 6). */
-enum { H2_DATA = 0, H2_HEADERS = 1, H2_SETTINGS = 4 };
+enum {
+	H2_DATA = 0,
+	H2_HEADERS = 1,
+	H2_SETTINGS = 4
+};
 #define H2_END_STREAM 0x1
 #define H2_END_HEADERS 0x4
 
@@ -1564,17 +1596,21 @@ enum { H2_DATA = 0, H2_HEADERS = 1, H2_SETTINGS = 4 };
  */
 static void h2_two_threads_over(struct world *w, bool lost, bool tls)
 {
-	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6}, ack = {H2_SETTINGS, 1, 0, 0};
+	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6},
+				     ack = {H2_SETTINGS, 1, 0, 0};
 	static const struct synth_h2 srv[] = {{H2_SETTINGS, 0, 0, 6}, {H2_SETTINGS, 1, 0, 0}};
 	static const struct synth_h2 s1 = {H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 1, 40};
 	static const struct synth_h2 s3 = {H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 3, 41};
 	static const struct synth_h2 rep[] = {
-		{H2_HEADERS, H2_END_HEADERS, 3, 30}, {H2_DATA, H2_END_STREAM, 3, 50},
-		{H2_HEADERS, H2_END_HEADERS, 1, 31}, {H2_DATA, H2_END_STREAM, 1, 60},
+		{H2_HEADERS, H2_END_HEADERS, 3, 30},
+		{H2_DATA, H2_END_STREAM, 3, 50},
+		{H2_HEADERS, H2_END_HEADERS, 1, 31},
+		{H2_DATA, H2_END_STREAM, 1, 60},
 	};
 	struct links k = open_links(w);
 	void (*xfer)(struct synth_link *, enum synth_dir, bool, const struct synth_h2 *, unsigned,
-		     uint32_t, uint64_t, uint32_t, uint64_t) = tls ? synth_h2_tls_xfer : synth_h2_xfer;
+		     uint32_t, uint64_t, uint32_t, uint64_t) =
+		tls ? synth_h2_tls_xfer : synth_h2_xfer;
 
 	if (tls)
 		synth_tls_handshake(k.d1, 303, 401, US(40));
@@ -1601,7 +1637,8 @@ static void h2_two_threads(struct world *w, bool lost)
 static void h2_streams_are_calls_of_their_requests(struct world *w, bool tls)
 {
 	h2_two_threads_over(w, false, tls);
-	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/401)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/401)");
 	for (int i = 0; i < 2; i++) {
 		const struct vp_call *c = w->c.reqs[i]->root->calls[0];
 
@@ -1644,60 +1681,87 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_thread_per_connection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dispatcher_worker, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pool_reused_backend_connections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_reused_backend_connections, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_nested_three_tiers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequential_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_in_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_greeting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_interleaving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_window_decides, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_threads_carrying_several_requests, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused_send_cuts_the_request, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reply_after_a_refused_send_is_whole, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_into_a_reset_cuts_the_request, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_client_requests_are_not_cut_by_the_reply_stream, setup,
+		cmocka_unit_test_setup_teardown(test_threads_carrying_several_requests, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_killed_back_end_cuts_the_request, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_killed_back_end_after_the_caller_went_on, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_back_end_that_exits_leaves_it_complete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_window_leaves_two, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_connect_cuts_the_request, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_refused_send_cuts_the_request, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reply_after_a_refused_send_is_whole, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_send_into_a_reset_cuts_the_request, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_client_requests_are_not_cut_by_the_reply_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_back_end_cuts_the_request, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_killed_back_end_after_the_caller_went_on,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_back_end_that_exits_leaves_it_complete, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_background_call_is_root, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_connect_and_reply_parts, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_decides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_back_only_is_inferred, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wakeup_lock_storm_is_inferred, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wakeup_not_before_the_shape_shows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_lock_storm_is_inferred, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup_not_before_the_shape_shows, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_wakeup_shape_is_per_process, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_go_loops_and_mutexes_do_not_decide, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_go_first_call_waits_for_the_shape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_go_loops_and_mutexes_do_not_decide, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_first_call_waits_for_the_shape, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_go_goroutines_are_the_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_id_decides, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_event_loop_shared_id_decides_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_event_loop_unknown_id_decides_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_shared_id_decides_nothing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_unknown_id_decides_nothing, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_id_against_the_thread_rule, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trace_seen_twice_decides_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_seen_twice_decides_nothing, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_worker_call_claimed_by_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_worker_next_task_claimed_by_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_next_task_claimed_by_id, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_ids_decide_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forwarded_bytes_decide, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_same_bytes_decide_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_unknown_bytes_decide_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_cut_bytes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_cut_where_it_differs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_short_bytes_decide_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_bytes_seen_twice_decide_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_against_the_thread_rule, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_two_requests_calls_in_one_message, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_call_sent_while_a_reply_was_coming, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_http2_preface_is_never_exact, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded, setup,
+		cmocka_unit_test_setup_teardown(test_forwarded_same_bytes_decide_nothing, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_unknown_bytes_decide_nothing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_cut_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_cut_where_it_differs, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_short_bytes_decide_nothing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_bytes_seen_twice_decide_nothing,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_against_the_thread_rule, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_two_requests_calls_in_one_message, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_call_sent_while_a_reply_was_coming, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_http2_preface_is_never_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_h2_streams_are_calls_of_their_requests, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_h2_tls_streams_are_calls_of_their_requests, setup,
+		cmocka_unit_test_setup_teardown(test_h2_tls_streams_are_calls_of_their_requests,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,12 +23,12 @@
 #include "baseline/convolution.h"
 #include "baseline/nesting.h"
 
-#define US(x) ((int64_t)(x) * 1000)
+#define US(x) ((int64_t)(x)*1000)
 #define NREQ 400
 
 struct truth {
-	int root;	 /* call id of each request's root */
-	int kids[2];	 /* its calls, in order */
+	int root;    /* call id of each request's root */
+	int kids[2]; /* its calls, in order */
 	int nkids;
 };
 
@@ -47,11 +47,13 @@ static int call(struct vp_btrace *t, int from, int to, int64_t at, int64_t end)
 {
 	struct vp_bcall id = {.conn_index = (uint32_t)t->ncalls};
 	int c = vp_btrace__add_call(t, &id);
-	struct vp_bmsg m = {at, at + US(20), (uint32_t)from, (uint32_t)to, (uint32_t)c, VP_BMSG_CALL};
+	struct vp_bmsg m = {at,		  at + US(20), (uint32_t)from,
+			    (uint32_t)to, (uint32_t)c, VP_BMSG_CALL};
 
 	assert_true(c >= 0);
 	assert_int_equal(vp_btrace__add_msg(t, &m), 0);
-	m = (struct vp_bmsg){end, end + US(20), (uint32_t)to, (uint32_t)from, (uint32_t)c, VP_BMSG_RETURN};
+	m = (struct vp_bmsg){end,	  end + US(20),	 (uint32_t)to, (uint32_t)from,
+			     (uint32_t)c, VP_BMSG_RETURN};
 	assert_int_equal(vp_btrace__add_msg(t, &m), 0);
 	return c;
 }
@@ -82,15 +84,18 @@ static void make_trace(struct vp_btrace *t, struct truth *truth, int64_t spacing
 		t0 += poisson ? exponential(spacing) : spacing + jitter(US(200));
 
 		if (i % 2 == 0) { /* W(C): C at +1 ms for 2 ms, reply 0.5 ms later */
-			int64_t c0 = t0 + US(1000) + jitter(US(100)), c1 = c0 + US(2000) + jitter(US(100));
+			int64_t c0 = t0 + US(1000) + jitter(US(100)),
+				c1 = c0 + US(2000) + jitter(US(100));
 
 			end = c1 + US(500) + jitter(US(50));
 			r->root = call(t, a, w, t0, end);
 			r->kids[0] = call(t, w, c, c0, c1);
 			r->nkids = 1;
 		} else { /* W(D, C): D at +2 ms for 1 ms, then C 0.5 ms later for 2 ms */
-			int64_t d0 = t0 + US(2000) + jitter(US(100)), d1 = d0 + US(1000) + jitter(US(100));
-			int64_t c0 = d1 + US(500) + jitter(US(50)), c1 = c0 + US(2000) + jitter(US(100));
+			int64_t d0 = t0 + US(2000) + jitter(US(100)),
+				d1 = d0 + US(1000) + jitter(US(100));
+			int64_t c0 = d1 + US(500) + jitter(US(50)),
+				c1 = c0 + US(2000) + jitter(US(100));
 
 			end = c1 + US(300) + jitter(US(50));
 			r->root = call(t, a, w, t0, end);
@@ -218,7 +223,8 @@ static void test_convolution(void **state)
 	assert_int_equal(root->count, NREQ);
 	assert_non_null(wc);
 	assert_non_null(wd);
-	assert_true(wc->parent == (int32_t)(root - c.edges) && wd->parent == (int32_t)(root - c.edges));
+	assert_true(wc->parent == (int32_t)(root - c.edges) &&
+		    wd->parent == (int32_t)(root - c.edges));
 	assert_true(wc->delay_ns >= US(800) && wc->delay_ns <= US(1200));
 	assert_true(wd->delay_ns >= US(1800) && wd->delay_ns <= US(2200));
 	/* Each found for about the requests that make it. */

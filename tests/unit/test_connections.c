@@ -15,7 +15,7 @@
 #include "../lib/twohosts.h"
 #include "socktab.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
+#define US(x) ((uint64_t)(x)*1000)
 
 static int setup(void **state)
 {
@@ -108,7 +108,7 @@ static void test_loopback_one_host(void **state)
 {
 	struct two_hosts *t = *state;
 	struct synth_link *l = synth_link__open(t->a, 1, 90, t->a, 2, 70, "127.0.0.1:40000",
-						 "127.0.0.1:6379", US(1));
+						"127.0.0.1:6379", US(1));
 
 	synth_req(l, 10, 91, US(100), 71);
 	synth_rep(l, 20, 71, US(110), 91);
@@ -190,7 +190,8 @@ static void test_namespaces_one_recording(void **state)
 	struct synth_link *l1 = open_web(t), *l2;
 
 	synth_host__set_netns(t->a, 202);
-	l2 = synth_link__open(t->a, 12, 30, t->a, 21, 70, "10.0.0.1:50000", "10.0.0.3:5432", US(20));
+	l2 = synth_link__open(t->a, 12, 30, t->a, 21, 70, "10.0.0.1:50000", "10.0.0.3:5432",
+			      US(20));
 	web_request(l1, l2, 71, US(100));
 
 	assert_string_equal(analyze(t, 1), "m/91>m/31(m/31>m/71)");
@@ -210,9 +211,11 @@ static void test_namespaces_external_and_missing(void **state)
 	struct two_hosts *t = *state;
 	struct synth_link *in = open_web(t), *out, *gone;
 
-	out = synth_link__open(t->a, 12, 30, NULL, 0, 0, "10.0.0.1:52000", "172.16.0.5:443", US(20));
+	out = synth_link__open(t->a, 12, 30, NULL, 0, 0, "10.0.0.1:52000", "172.16.0.5:443",
+			       US(20));
 	synth_host__set_netns(t->a, 203);
-	gone = synth_link__open(t->a, 13, 30, t->a, 22, 70, "10.0.0.1:50001", "10.0.0.3:5432", US(20));
+	gone = synth_link__open(t->a, 13, 30, t->a, 22, 70, "10.0.0.1:50001", "10.0.0.3:5432",
+				US(20));
 	web_request(in, out, 0, US(100));
 	synth_req(in, 100, 91, US(200), 31);
 	synth_xfer_half(gone, SYNTH_C2S, false, 10, 31, US(210), true);
@@ -265,7 +268,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connection_without_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loopback_one_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_external_ends, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_namespaces_one_recording, setup_machine, teardown),
+		cmocka_unit_test_setup_teardown(test_namespaces_one_recording, setup_machine,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_namespaces_external_and_missing, setup_machine,
 						teardown),
 		cmocka_unit_test(test_role_inference),

@@ -58,7 +58,8 @@ static void test_payload_bytes_escaped(void **state)
 	payload(&p, req, sizeof(req) - 1);
 	p.flags = VPR_PAYLOAD_REDACTED;
 	line = dumped(&p);
-	assert_non_null(strstr(line, "pid=7 cookie=0x2a send bytes=100 seq_end=100 len=26 redacted"));
+	assert_non_null(
+		strstr(line, "pid=7 cookie=0x2a send bytes=100 seq_end=100 len=26 redacted"));
 	assert_non_null(strstr(line, "data=\"GET /a\\\"b\\\\ HTTP/1.1\\r\\nX: \\x01\\xff\\n\""));
 	assert_null(strchr(line, '\n'));
 	assert_null(strstr(line, "unknown type"));
@@ -89,9 +90,10 @@ static void test_h2_frame(void **state)
 		.kind = VPR_H2_HEADER,
 	};
 
-	assert_non_null(strstr(dumped_hdr(&f.h), "h2_frame ts=1000 tid=7 cookie=0x2a recv seq=4294967295 "
-						 "type=CONTINUATION flags=0x4 stream=2147483647 "
-						 "length=16777215"));
+	assert_non_null(strstr(dumped_hdr(&f.h),
+			       "h2_frame ts=1000 tid=7 cookie=0x2a recv seq=4294967295 "
+			       "type=CONTINUATION flags=0x4 stream=2147483647 "
+			       "length=16777215"));
 	f.type = 0;
 	assert_non_null(strstr(dumped_hdr(&f.h), " type=DATA "));
 	f.type = 0x10; /* an extension (PRIORITY_UPDATE): by number */
@@ -117,8 +119,9 @@ static void test_writer(void **state)
 	memset(wi.version, 'x', sizeof(wi.version)); /* no NUL: the field ends it */
 	wi.version[2] = ' ';
 	wi.version[3] = '\n';
-	assert_non_null(strstr(dumped_hdr(&wi.h), " version=xx\\x20\\x0axxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-						  " program=vpath-record"));
+	assert_non_null(strstr(dumped_hdr(&wi.h),
+			       " version=xx\\x20\\x0axxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			       " program=vpath-record"));
 	assert_null(strchr(dumped_hdr(&wi.h), '\n'));
 }
 

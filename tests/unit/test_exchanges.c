@@ -15,7 +15,8 @@
 #include "exchanges.h"
 #include "messages.h"
 
-static struct vpr_sock_op op_of(uint64_t ts, uint32_t tid, uint8_t dir, uint32_t bytes, uint32_t seq_end)
+static struct vpr_sock_op op_of(uint64_t ts, uint32_t tid, uint8_t dir, uint32_t bytes,
+				uint32_t seq_end)
 {
 	struct vpr_sock_op op = {0};
 
@@ -60,7 +61,8 @@ struct end {
 	int ndone;
 };
 
-static enum vp_op_kind feed(struct end *e, uint64_t ts, uint8_t dir, uint32_t bytes, uint32_t seq_end)
+static enum vp_op_kind feed(struct end *e, uint64_t ts, uint8_t dir, uint32_t bytes,
+			    uint32_t seq_end)
 {
 	struct vpr_sock_op op = op_of(ts, 7, dir, bytes, seq_end);
 	struct vp_op_result res;

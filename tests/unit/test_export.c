@@ -22,7 +22,7 @@
 #include "report.h"
 #include "sqlite_out.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
+#define US(x) ((uint64_t)(x)*1000)
 
 static int setup(void **state)
 {
@@ -86,11 +86,8 @@ static size_t spans_of(cJSON *rs, const cJSON **out, size_t max)
 	const cJSON *r, *ss, *s;
 	size_t n = 0;
 
-	cJSON_ArrayForEach(r, rs)
-		cJSON_ArrayForEach(ss, cJSON_GetObjectItem(r, "scopeSpans"))
-			cJSON_ArrayForEach(s, cJSON_GetObjectItem(ss, "spans"))
-				if (n < max)
-					out[n++] = s;
+	cJSON_ArrayForEach(r, rs) cJSON_ArrayForEach(ss, cJSON_GetObjectItem(r, "scopeSpans"))
+		cJSON_ArrayForEach(s, cJSON_GetObjectItem(ss, "spans")) if (n < max) out[n++] = s;
 	return n;
 }
 
@@ -130,7 +127,8 @@ static void test_otlp_spans_and_loss(void **state)
 		ev = cJSON_GetObjectItem(s[2], "events");
 		if (lossy) {
 			assert_non_null(ev);
-			assert_string_equal(cJSON_GetObjectItem(ev->child, "name")->valuestring, "vpath.records_lost");
+			assert_string_equal(cJSON_GetObjectItem(ev->child, "name")->valuestring,
+					    "vpath.records_lost");
 			assert_string_equal(attr(ev->child, "vpath.lost.records"), "3");
 			assert_string_equal(attr(s[2], "vpath.outcome"), "incomplete");
 		} else {
@@ -178,20 +176,30 @@ static void test_sqlite_tables(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(one(db, "select count(*) from requests"), 12);
 	assert_int_equal(one(db, "select count(*) from calls where parent_id is null"), 12);
-	assert_int_equal(one(db, "select count(*) from calls c join calls p on p.id = c.parent_id"
-				 " where c.server_port = 5432 and p.server_port = 80 and c.depth = 1"), 12);
+	assert_int_equal(one(db,
+			     "select count(*) from calls c join calls p on p.id = c.parent_id"
+			     " where c.server_port = 5432 and p.server_port = 80 and c.depth = 1"),
+			 12);
 	assert_int_equal(one(db, "select count(*) from call_ancestors"), 12);
 	assert_int_equal(one(db, "select sum(l.records) from losses l join hosts h on h.id = l.host"
-				 " where h.name = 'db'"), 3);
+				 " where h.name = 'db'"),
+			 3);
 	/* Requests overlapping the window are the incomplete ones. */
 	assert_int_equal(one(db, "select count(*) from requests where not complete"), 3);
-	assert_int_equal(one(db, "select count(*) from requests r join losses l on r.start_ns <= l.to_ns"
-				 " and r.end_ns >= l.from_ns where not r.complete"), 3);
+	assert_int_equal(
+		one(db, "select count(*) from requests r join losses l on r.start_ns <= l.to_ns"
+			" and r.end_ns >= l.from_ns where not r.complete"),
+		3);
 	/* Self time: all of a leaf's server time; the root's less its call (network included). */
-	assert_int_equal(one(db, "select count(*) from calls where server_port = 5432 and self_ns = server_ns"
-				 " and self_ns > 0"), 12);
-	assert_int_equal(one(db, "select count(*) from calls c join calls k on k.parent_id = c.id"
-				 " where c.self_ns = c.server_ns - k.duration_ns and k.duration_ns > 0"), 12);
+	assert_int_equal(
+		one(db,
+		    "select count(*) from calls where server_port = 5432 and self_ns = server_ns"
+		    " and self_ns > 0"),
+		12);
+	assert_int_equal(
+		one(db, "select count(*) from calls c join calls k on k.parent_id = c.id"
+			" where c.self_ns = c.server_ns - k.duration_ns and k.duration_ns > 0"),
+		12);
 	sqlite3_close(db);
 }
 
@@ -237,8 +245,8 @@ static void witnessed_traffic(struct two_hosts *t)
 	synth_task(t->b, 0, 40, 40, VPR_TASK_SNAPSHOT, "db");
 	in = synth_link__open(NULL, 0, 0, t->a, 11, 30, "192.168.1.1:50000", "10.0.0.1:80", 0);
 	d = synth_link__open(t->a, 21, 30, t->b, 31, 40, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	synth_xfer_data(in, SYNTH_C2S, S("GET /cart?id=7 HTTP/1.1\r\nHost: web\r\n\r\n"), 256, 0, 0, 30,
-			US(1000));
+	synth_xfer_data(in, SYNTH_C2S, S("GET /cart?id=7 HTTP/1.1\r\nHost: web\r\n\r\n"), 256, 0, 0,
+			30, US(1000));
 	synth_xfer_data(d, SYNTH_C2S, S("Q\0\0\0\x0dSELECT 1\0"), 256, 30, US(1010), 40, US(1015));
 	synth_xfer_data(d, SYNTH_S2C, S("C\0\0\0\x0dSELECT 1\0Z\0\0\0\x05I"), 256, 40, US(1040), 30,
 			US(1045));
@@ -258,7 +266,8 @@ static const char *text_of(sqlite3 *db, const char *sql, char *buf, size_t len)
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	snprintf(buf, len, "%s", sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
+	snprintf(buf, len, "%s",
+		 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
 	sqlite3_finalize(st);
 	return buf;
 }
@@ -299,12 +308,16 @@ static void test_witness_outputs(void **state)
 	assert_int_equal(vp_sqlite__finish(s, t->c.a, err, sizeof(err)), 0);
 	vp_sqlite__free(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_string_equal(text_of(db, "select protocol || '|' || label || '|' || operation || '|' || target"
-				       " || '|' || status || '|' || pattern_key from calls where server_port = 80",
+	assert_string_equal(
+		text_of(db,
+			"select protocol || '|' || label || '|' || operation || '|' || target"
+			" || '|' || status || '|' || pattern_key from calls where server_port = 80",
+			v, sizeof(v)),
+		"http|GET /cart?id=7 200|GET|/cart?id=7|200|GET /cart");
+	assert_string_equal(text_of(db,
+				    "select protocol || '|' || statement || '|' || label from calls"
+				    " where server_port = 5432",
 				    v, sizeof(v)),
-			    "http|GET /cart?id=7 200|GET|/cart?id=7|200|GET /cart");
-	assert_string_equal(text_of(db, "select protocol || '|' || statement || '|' || label from calls"
-				       " where server_port = 5432", v, sizeof(v)),
 			    "postgresql|SELECT 1|SELECT 1");
 	sqlite3_close(db);
 

@@ -145,11 +145,11 @@ static void walk(const __u8 *buf, __u32 base, __u32 first, const size_t *cuts, i
 }
 
 static const struct frame client_frames[] = {
-	{18, 0, H2_SETTINGS, 0},   {4, 0, H2_WINDOW_UPDATE, 0}, {0, 0, H2_SETTINGS, 1},
-	{30, 1, H2_HEADERS, 4},	   {30, 3, H2_HEADERS, 4},	{100, 1, H2_DATA, 1},
-	{5, 3, H2_PRIORITY, 0},	   {0, 3, H2_DATA, 1},		{8, 0, H2_PING, 0},
-	{4, 5, H2_RST_STREAM, 0},  {20, 7, H2_HEADERS, 0},	{3, 7, H2_CONTINUATION, 4},
-	{9000, 7, H2_DATA, 1},	   {8, 0, H2_GOAWAY, 0},	{2, 9, 0x21, 0x5}, /* an extension */
+	{18, 0, H2_SETTINGS, 0},  {4, 0, H2_WINDOW_UPDATE, 0}, {0, 0, H2_SETTINGS, 1},
+	{30, 1, H2_HEADERS, 4},	  {30, 3, H2_HEADERS, 4},      {100, 1, H2_DATA, 1},
+	{5, 3, H2_PRIORITY, 0},	  {0, 3, H2_DATA, 1},	       {8, 0, H2_PING, 0},
+	{4, 5, H2_RST_STREAM, 0}, {20, 7, H2_HEADERS, 0},      {3, 7, H2_CONTINUATION, 4},
+	{9000, 7, H2_DATA, 1},	  {8, 0, H2_GOAWAY, 0},	       {2, 9, 0x21, 0x5}, /* an extension */
 };
 #define NFRAMES ((int)(sizeof(client_frames) / sizeof(client_frames[0])))
 
@@ -300,9 +300,12 @@ static void test_trust_decide(void **state)
 static void test_client_reads_settings_first(void **state)
 {
 	static const struct frame server_frames[] = {
-		{6, 0, H2_SETTINGS, 0}, {4, 0, H2_WINDOW_UPDATE, 0},
-		{0, 0, H2_SETTINGS, H2_FLAG_ACK}, {30, 1, H2_HEADERS, 4},
-		{100, 1, H2_DATA, 0}, {12, 1, H2_HEADERS, 5},
+		{6, 0, H2_SETTINGS, 0},
+		{4, 0, H2_WINDOW_UPDATE, 0},
+		{0, 0, H2_SETTINGS, H2_FLAG_ACK},
+		{30, 1, H2_HEADERS, 4},
+		{100, 1, H2_DATA, 0},
+		{12, 1, H2_HEADERS, 5},
 	};
 	const int nf = (int)(sizeof(server_frames) / sizeof(server_frames[0]));
 	__u8 buf[512];
@@ -351,9 +354,12 @@ static void test_plausible(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_preface),		 cmocka_unit_test(test_server_settings),
-		cmocka_unit_test(test_walk_any_cuts),	 cmocka_unit_test(test_walk_gap),
-		cmocka_unit_test(test_walk_implausible), cmocka_unit_test(test_begin_walks),
+		cmocka_unit_test(test_preface),
+		cmocka_unit_test(test_server_settings),
+		cmocka_unit_test(test_walk_any_cuts),
+		cmocka_unit_test(test_walk_gap),
+		cmocka_unit_test(test_walk_implausible),
+		cmocka_unit_test(test_begin_walks),
 		cmocka_unit_test(test_trust_decide),
 		cmocka_unit_test(test_client_reads_settings_first),
 		cmocka_unit_test(test_plausible),

@@ -29,11 +29,13 @@
 #define TP(t) "00-" t "-00f067aa0ba902b7-01"
 
 #define NV(n, v)                                                                                   \
-	{(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1, NGHTTP2_NV_FLAG_NONE}
+	{                                                                                          \
+		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1, NGHTTP2_NV_FLAG_NONE \
+	}
 
 struct frame {
 	uint8_t b[VPR_PAYLOAD_MAX];
-	size_t len;   /* bytes captured */
+	size_t len; /* bytes captured */
 	uint64_t total;
 };
 
@@ -63,13 +65,19 @@ static void headers(nghttp2_hd_deflater *def, struct frame *f, const nghttp2_nv 
 }
 
 static const nghttp2_nv req1[] = {
-	NV(":method", "POST"), NV(":scheme", "http"), NV(":path", "/vpath.h2.Work/Call"),
-	NV(":authority", "10.0.0.2:7100"), NV("content-type", "application/grpc"),
+	NV(":method", "POST"),
+	NV(":scheme", "http"),
+	NV(":path", "/vpath.h2.Work/Call"),
+	NV(":authority", "10.0.0.2:7100"),
+	NV("content-type", "application/grpc"),
 	NV("traceparent", TP(TID)),
 };
 static const nghttp2_nv req2[] = {
-	NV(":method", "POST"), NV(":scheme", "http"), NV(":path", "/vpath.h2.Work/Call"),
-	NV(":authority", "10.0.0.2:7100"), NV("content-type", "application/grpc"),
+	NV(":method", "POST"),
+	NV(":scheme", "http"),
+	NV(":path", "/vpath.h2.Work/Call"),
+	NV(":authority", "10.0.0.2:7100"),
+	NV("content-type", "application/grpc"),
 	NV("traceparent", TP(TID2)),
 };
 
@@ -192,7 +200,8 @@ static void test_recorder_flags_decide(void **state)
 	assert_int_equal(feed(fx, &f1, FIRST), VP_HPACK_DONE);
 	assert_int_equal(feed(fx, &f2, NEXT | VPR_PAYLOAD_H2_BROKEN), VP_HPACK_UNKNOWN);
 	/* A first block not marked first: the table may hold what was not seen. */
-	assert_int_equal(vp_hpack__frame(h2, f1.b, f1.len, f1.total, NEXT, &fx->out), VP_HPACK_UNKNOWN);
+	assert_int_equal(vp_hpack__frame(h2, f1.b, f1.len, f1.total, NEXT, &fx->out),
+			 VP_HPACK_UNKNOWN);
 	vp_hpack__free(h2);
 }
 
@@ -256,11 +265,16 @@ static void test_redact_secret_names_however_coded(void **state)
 	 * (the latest inserted); then a plain literal name "cookie"; then
 	 * x-keep: kept, inserted, and by dynamic index 62 again (now x-keep).
 	 */
-	static const uint8_t b1[] = "\x57\x0d" "Bearer secret"
+	static const uint8_t b1[] = "\x57\x0d"
+				    "Bearer secret"
 				    "\x40\x06x-keep\x04open";
-	static const uint8_t b2[] = "\x0f\x30\x0c" "Bearer other" /* 63: authorization */
-				    "\x00\x06" "cookie\x03" "abc"
-				    "\x0f\x2f\x04" "open"; /* 62: x-keep */
+	static const uint8_t b2[] = "\x0f\x30\x0c"
+				    "Bearer other" /* 63: authorization */
+				    "\x00\x06"
+				    "cookie\x03"
+				    "abc"
+				    "\x0f\x2f\x04"
+				    "open"; /* 62: x-keep */
 	struct frame f;
 
 	assert_non_null(r);
@@ -335,11 +349,13 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reply_status_and_grpc_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_block_ends_the_direction, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missed_block_ends_the_direction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missed_block_ends_the_direction, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_recorder_flags_decide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_continuation_and_padding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stray_continuation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_redact_secret_names_however_coded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_redact_secret_names_however_coded, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_redact_keeps_the_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_redact_without_the_table, setup, teardown),
 	};

@@ -160,10 +160,10 @@ static void test_loss_windows(void **state)
 	synth_op(h, 100, 1, 2, 3, VPR_DIR_SEND, 1, 1);
 	synth_drops(h, 1000, 0, 0);
 	synth_drops(h, 1000, 1, 0);
-	synth_drops(h, 2000, 0, 5);    /* cpu 0 lost 5 in (1000, 2000] */
-	synth_drops(h, 3000, 1, 0);    /* cpu 1 lost nothing */
-	synth_drops(h, 4000, 0, 5);    /* no change */
-	synth_drops(h, 5000, 1, 2);    /* cpu 1 lost 2 in (3000, 5000] */
+	synth_drops(h, 2000, 0, 5); /* cpu 0 lost 5 in (1000, 2000] */
+	synth_drops(h, 3000, 1, 0); /* cpu 1 lost nothing */
+	synth_drops(h, 4000, 0, 5); /* no change */
+	synth_drops(h, 5000, 1, 2); /* cpu 1 lost 2 in (3000, 5000] */
 	synth_op(h, 6000, 1, 2, 3, VPR_DIR_SEND, 1, 2);
 	assert_int_equal(synth_host__close(h), 0);
 	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);

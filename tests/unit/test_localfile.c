@@ -40,7 +40,8 @@ static size_t make_record(uint8_t *buf, uint32_t *seq, uint64_t *ts)
 	struct vpr_hdr *h = (struct vpr_hdr *)buf;
 	unsigned kind = (unsigned)(rnd() % 10);
 
-	*ts += rnd() % 3 ? rnd() % 100000 : (uint64_t)-(int64_t)(rnd() % 5000); /* backwards too */
+	*ts += rnd() % 3 ? rnd() % 100000
+			 : (uint64_t) - (int64_t)(rnd() % 5000); /* backwards too */
 	if (kind < 7) {
 		struct vpr_sock_op *op = (struct vpr_sock_op *)buf;
 		unsigned s = (unsigned)(rnd() % 6), dir = (unsigned)(rnd() % 2);
@@ -166,7 +167,8 @@ static void random_call(struct vp_local_call *c, uint64_t id)
 		c->wit.status = (uint16_t)rnd();
 		c->wit.count = (uint16_t)rnd();
 		snprintf(c->wit.verb, sizeof(c->wit.verb), "GET");
-		snprintf(c->wit.text, sizeof(c->wit.text), "/item/%u?x=%u", (unsigned)rnd(), (unsigned)rnd());
+		snprintf(c->wit.text, sizeof(c->wit.text), "/item/%u?x=%u", (unsigned)rnd(),
+			 (unsigned)rnd());
 		snprintf(c->wit.err, sizeof(c->wit.err), "%s", rnd() % 2 ? "" : "ERROR 42P01");
 	}
 }

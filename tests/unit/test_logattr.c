@@ -20,7 +20,7 @@
 #include "../lib/synth.h"
 #include "loglines.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
+#define US(x) ((uint64_t)(x)*1000)
 #define INO 77
 
 /* A load generator (lg) and a front end (web) calling a database (db), each its own host. */
@@ -50,10 +50,14 @@ static int setup(void **state)
 		synth_addr(w->h[i], addrs[i]);
 	}
 	synth_task(w->h[1], 0, 300, 300, VPR_TASK_SNAPSHOT, "web");
-	w->l1 = synth_link__open(w->h[0], 1, 900, w->h[1], 11, 300, "10.0.0.9:40001", "10.0.0.1:80", 0);
-	w->l2 = synth_link__open(w->h[0], 2, 900, w->h[1], 12, 300, "10.0.0.9:40002", "10.0.0.1:80", 0);
-	w->d1 = synth_link__open(w->h[1], 21, 300, w->h[2], 31, 400, "10.0.0.1:50001", "10.0.0.2:5432", 0);
-	w->d2 = synth_link__open(w->h[1], 22, 300, w->h[2], 32, 400, "10.0.0.1:50002", "10.0.0.2:5432", 0);
+	w->l1 = synth_link__open(w->h[0], 1, 900, w->h[1], 11, 300, "10.0.0.9:40001", "10.0.0.1:80",
+				 0);
+	w->l2 = synth_link__open(w->h[0], 2, 900, w->h[1], 12, 300, "10.0.0.9:40002", "10.0.0.1:80",
+				 0);
+	w->d1 = synth_link__open(w->h[1], 21, 300, w->h[2], 31, 400, "10.0.0.1:50001",
+				 "10.0.0.2:5432", 0);
+	w->d2 = synth_link__open(w->h[1], 22, 300, w->h[2], 32, 400, "10.0.0.1:50002",
+				 "10.0.0.2:5432", 0);
 	*state = w;
 	return 0;
 }
@@ -91,7 +95,8 @@ static const char *lines_of(struct world *w, size_t i, char *buf, size_t len)
 	assert_true(i < w->c.n);
 	for (const struct vp_logline *l = w->c.reqs[i]->root->logs; l && at < len; l = l->next)
 		at += (size_t)snprintf(buf + at, len - at, "%s%s/%s/%s", at ? ", " : "", l->text,
-				       vp_basis_name(l->link.basis), l->link.exact ? "exact" : "inferred");
+				       vp_basis_name(l->link.basis),
+				       l->link.exact ? "exact" : "inferred");
 	return buf;
 }
 
@@ -102,7 +107,8 @@ static void test_thread_per_connection(void **state)
 
 	synth_req(w->l1, 100, 901, US(100), 301);
 	synth_log(w->h[1], US(106), 300, 301, INO, "start 1\n");
-	synth_log(w->h[1], US(107), 300, 399, INO, "tick\n"); /* housekeeping: no socket, no request */
+	synth_log(w->h[1], US(107), 300, 399, INO,
+		  "tick\n"); /* housekeeping: no socket, no request */
 	synth_req(w->l2, 100, 902, US(108), 302);
 	synth_log(w->h[1], US(114), 300, 302, INO, "start 2\nsecond line of 2\n");
 	synth_req(w->d1, 50, 301, US(120), 401);
@@ -148,7 +154,8 @@ static void test_workers_by_reply(void **state)
 	synth_rep(w->l1, 500, 311, US(140), 901);
 	synth_rep(w->l2, 500, 312, US(141), 902);
 
-	assert_string_equal(analyze(w), "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
+	assert_string_equal(analyze(w),
+			    "lg/901>web/311(web/311>db/401) | lg/902>web/312(web/312>db/402)");
 	assert_string_equal(lines_of(w, 0, b, sizeof(b)), "worker on 1/handoff/exact");
 	/* The dispatcher's line: the last request it read, among two in flight. */
 	assert_string_equal(lines_of(w, 1, b, sizeof(b)),

@@ -58,7 +58,8 @@ static void write_(struct vp_loglines *ll, struct got *g, uint32_t tid, uint64_t
 	assert_int_equal(vp_loglines__write(ll, &rec, tid, 7, take, g), 0);
 }
 
-static void line_is(const struct vp_logline *l, uint32_t tid, uint64_t ts, const char *text, bool cut)
+static void line_is(const struct vp_logline *l, uint32_t tid, uint64_t ts, const char *text,
+		    bool cut)
 {
 	assert_string_equal(l->text, text);
 	assert_int_equal(l->len, strlen(text));

@@ -17,7 +17,7 @@
 
 #include "../lib/twohosts.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
+#define US(x) ((uint64_t)(x)*1000)
 
 static int setup(void **state)
 {
@@ -79,11 +79,13 @@ static void test_tail_read_after_reply(void **state)
 	for (int i = 0; i < 3; i++) {
 		uint64_t t0 = US(1000 * (i + 1));
 
-		synth_xfer_half(l, SYNTH_C2S, false, 300, 301, t0, false);   /* web: whole request */
-		synth_xfer_half(l, SYNTH_C2S, true, 292, 501, t0 + US(5), true); /* php: all but the tail */
+		synth_xfer_half(l, SYNTH_C2S, false, 300, 301, t0, false); /* web: whole request */
+		synth_xfer_half(l, SYNTH_C2S, true, 292, 501, t0 + US(5),
+				true); /* php: all but the tail */
 		db_call(d, t0 + US(20));
 		synth_rep(l, 500, 501, t0 + US(100), 301);
-		synth_xfer_half(l, SYNTH_C2S, true, 8, 501, t0 + US(110), true); /* the tail, late */
+		synth_xfer_half(l, SYNTH_C2S, true, 8, 501, t0 + US(110),
+				true); /* the tail, late */
 	}
 	synth_link__free(l);
 	synth_link__free(d);
@@ -192,7 +194,7 @@ static void test_tls_handshake_then_request_on_another_thread(void **state)
 	struct synth_link *l = fcgi(t), *d = db(t, 21, "10.0.0.2:50001", 0);
 
 	l->op_flags = VPR_OP_STREAM_START | VPR_OP_TLS_HS;
-	synth_xfer(l, SYNTH_C2S, 300, 301, US(100), 510, US(105)); /* ClientHello */
+	synth_xfer(l, SYNTH_C2S, 300, 301, US(100), 510, US(105));  /* ClientHello */
 	synth_xfer(l, SYNTH_S2C, 2000, 510, US(110), 301, US(115)); /* ServerHello .. Finished */
 	l->op_flags = 0;
 	synth_xfer_half(l, SYNTH_C2S, false, 380, 301, US(120), false); /* Finished + request */
@@ -227,8 +229,8 @@ static void test_tls_handshake_then_request_on_another_thread(void **state)
 static void test_tls_after_the_stream_began(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *d =
-		synth_link__open(t->b, 21, 500, t->a, 31, 300, "10.0.0.2:50001", "10.0.0.1:3306", 0);
+	struct synth_link *d = synth_link__open(t->b, 21, 500, t->a, 31, 300, "10.0.0.2:50001",
+						"10.0.0.1:3306", 0);
 
 	synth_xfer(d, SYNTH_S2C, 104, 301, US(100), 501, US(105)); /* greeting */
 	synth_xfer_half(d, SYNTH_C2S, false, 36, 501, US(110), false);
@@ -258,8 +260,8 @@ static void test_tls_after_the_stream_began(void **state)
  */
 static void goodbye(struct two_hosts *t, bool orderly, bool read)
 {
-	struct synth_link *d =
-		synth_link__open(t->b, 21, 500, t->a, 31, 300, "10.0.0.2:50001", "10.0.0.1:3306", 0);
+	struct synth_link *d = synth_link__open(t->b, 21, 500, t->a, 31, 300, "10.0.0.2:50001",
+						"10.0.0.1:3306", 0);
 
 	synth_req(d, 40, 501, US(100), 301);
 	synth_rep(d, 60, 301, US(110), 501);
@@ -310,12 +312,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tail_read_after_reply, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tail_and_next_request_in_one_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tail_and_next_request_in_one_read, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_body_read_after_early_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_half_close_then_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_streamed_around_call, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tls_handshake_then_request_on_another_thread, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_tls_handshake_then_request_on_another_thread,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tls_after_the_stream_began, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_way_before_fin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_way_read_then_reset, setup, teardown),

@@ -16,7 +16,7 @@
 #include "../lib/twohosts.h"
 #include "pairs.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
+#define US(x) ((uint64_t)(x)*1000)
 
 struct fixture {
 	struct two_hosts *t;
@@ -32,12 +32,14 @@ static int setup(void **state)
 
 	if (!f || !(f->t = two_hosts__new("cli", "10.0.0.9", "srv", "10.0.0.1")))
 		return -1;
-	l = synth_link__open(f->t->a, 1, 90, f->t->b, 11, 30, "10.0.0.9:40000", "10.0.0.1:80", US(10));
+	l = synth_link__open(f->t->a, 1, 90, f->t->b, 11, 30, "10.0.0.9:40000", "10.0.0.1:80",
+			     US(10));
 	f->seq[0] = l->seq[SYNTH_C2S];
 	synth_req(l, 100, 91, US(100), 31);
 	synth_rep(l, 200, 31, US(110), 91);
 	synth_link__close(l, US(120));
-	l = synth_link__open(f->t->a, 2, 90, f->t->b, 12, 30, "10.0.0.9:40000", "10.0.0.1:80", US(130));
+	l = synth_link__open(f->t->a, 2, 90, f->t->b, 12, 30, "10.0.0.9:40000", "10.0.0.1:80",
+			     US(130));
 	f->seq[1] = l->seq[SYNTH_C2S];
 	synth_req(l, 100, 92, US(140), 32);
 	synth_rep(l, 300, 32, US(150), 92);
@@ -93,14 +95,17 @@ static void test_pairs_decide(void **state)
 	assert_string_equal(collected_sigs(&f->t->c), "cli/91>srv/31 | cli/92>srv/32");
 
 	/* Both calls named: what the matcher found. */
-	snprintf(text, sizeof(text), VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t%u\n"
-		 "boot-cli/1\t2\tboot-srv/2\t12\t%u\n", f->seq[0], f->seq[1]);
+	snprintf(text, sizeof(text),
+		 VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t%u\n"
+				"boot-cli/1\t2\tboot-srv/2\t12\t%u\n",
+		 f->seq[0], f->seq[1]);
 	sigs = with_pairs(f, text, err, sizeof(err));
 	assert_non_null(sigs);
 	assert_string_equal(sigs, "cli/91>srv/31 | cli/92>srv/32");
 
 	/* The second call not named: its ends stay apart, each a request of its own. */
-	snprintf(text, sizeof(text), VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t%u\n", f->seq[0]);
+	snprintf(text, sizeof(text), VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t%u\n",
+		 f->seq[0]);
 	sigs = with_pairs(f, text, err, sizeof(err));
 	assert_non_null(sigs);
 	assert_string_equal(sigs, "cli/91>srv/31 | cli/92>10.0.0.1:80 | 10.0.0.9:40000>srv/32");
@@ -110,7 +115,9 @@ static void test_pairs_decide(void **state)
 	assert_false(f->t->c.reqs[2]->complete);
 
 	/* Pairs of hosts not analyzed are skipped; the file's own hosts still pair. */
-	snprintf(text, sizeof(text), VP_PAIRS_MAGIC "\nother/0\t5\tboot-srv/2\t11\t%u\n"
+	snprintf(text, sizeof(text),
+		 VP_PAIRS_MAGIC
+		 "\nother/0\t5\tboot-srv/2\t11\t%u\n"
 		 "boot-cli/1\t1\tboot-srv/2\t11\t%u\nboot-cli/1\t2\tboot-srv/2\t12\t%u\n",
 		 f->seq[0], f->seq[0], f->seq[1]);
 	sigs = with_pairs(f, text, err, sizeof(err));
@@ -137,9 +144,12 @@ static void test_pairs_refused(void **state)
 	refused(f, "client\tserver\n", "not a pairs file");
 	refused(f, VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\n", ":2: not CLIENT_HOST");
 	refused(f, VP_PAIRS_MAGIC "\nboot-cli/1\tx\tboot-srv/2\t11\t5\n", ":2: not CLIENT_HOST");
-	refused(f, VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t4294967296\n", ":2: not CLIENT_HOST");
-	snprintf(text, sizeof(text), VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t%u\n"
-		 "boot-cli/1\t1\tboot-srv/2\t12\t%u\n", f->seq[0], f->seq[0]);
+	refused(f, VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t4294967296\n",
+		":2: not CLIENT_HOST");
+	snprintf(text, sizeof(text),
+		 VP_PAIRS_MAGIC "\nboot-cli/1\t1\tboot-srv/2\t11\t%u\n"
+				"boot-cli/1\t1\tboot-srv/2\t12\t%u\n",
+		 f->seq[0], f->seq[0]);
 	refused(f, text, "is in two calls");
 	refused(f, VP_PAIRS_MAGIC "\na/0\t1\tb/0\t11\t5\n", "none of its 1 calls");
 	f->path[strlen(f->path) - 4] = 0; /* a file that is not there */

@@ -18,8 +18,8 @@
 #include "../lib/twohosts.h"
 #include "output.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
-#define SEC(x) ((uint64_t)(x) * 1000000000ull)
+#define US(x) ((uint64_t)(x)*1000)
+#define SEC(x) ((uint64_t)(x)*1000000000ull)
 
 static int setup(void **state)
 {
@@ -58,7 +58,8 @@ static void assert_causal(const struct vp_analysis *a, const struct vp_call *c)
 	for (size_t i = 0; i < c->ncalls; i++) {
 		const struct vp_call *k = c->calls[i];
 
-		if (k->start_ns < c->start_ns || (c->server.recorded && k->start_ns < c->srv_req_first))
+		if (k->start_ns < c->start_ns ||
+		    (c->server.recorded && k->start_ns < c->srv_req_first))
 			fail_msg("call at %lld starts before its parent %lld (read at %lld)",
 				 (long long)k->start_ns, (long long)c->start_ns,
 				 (long long)c->srv_req_first);
@@ -115,7 +116,8 @@ static void test_clock_offset_from_messages(void **state)
 	assert_int_equal(t->c.n, 20);
 	off = vp_analysis__offset(t->c.a, 1);
 	/* Truth is -7 s; one-way delays of 5 us bound the estimate within 5 us. */
-	assert_true(off <= -(int64_t)SEC(7) + (int64_t)US(5) && off >= -(int64_t)SEC(7) - (int64_t)US(5));
+	assert_true(off <= -(int64_t)SEC(7) + (int64_t)US(5) &&
+		    off >= -(int64_t)SEC(7) - (int64_t)US(5));
 	for (size_t i = 0; i < t->c.n; i++) {
 		const struct vp_call *r = t->c.reqs[i]->root;
 
@@ -201,9 +203,11 @@ static void test_clock_chain_of_machines(void **state)
 	assert_int_equal(collect_run(&t->c, files, 3, NULL), 0);
 	assert_int_equal(t->c.n, 20);
 	off = vp_analysis__offset(t->c.a, 1);
-	assert_true(off >= -(int64_t)SEC(5) - (int64_t)US(10) && off <= -(int64_t)SEC(5) + (int64_t)US(100));
+	assert_true(off >= -(int64_t)SEC(5) - (int64_t)US(10) &&
+		    off <= -(int64_t)SEC(5) + (int64_t)US(100));
 	off = vp_analysis__offset(t->c.a, 2);
-	assert_true(off >= (int64_t)SEC(4) - (int64_t)US(10) && off <= (int64_t)SEC(4) + (int64_t)US(10));
+	assert_true(off >= (int64_t)SEC(4) - (int64_t)US(10) &&
+		    off <= (int64_t)SEC(4) + (int64_t)US(10));
 	for (size_t i = 0; i < t->c.n; i++) {
 		assert_int_equal(t->c.reqs[i]->ncalls, 4);
 		assert_causal(t->c.a, t->c.reqs[i]->root);
@@ -248,7 +252,8 @@ static void test_clock_same_machine(void **state)
 	assert_int_equal(t->c.n, 20);
 	assert_int_equal(vp_analysis__offset(t->c.a, 1), 0);
 	off = vp_analysis__offset(t->c.a, 2);
-	assert_true(off >= -(int64_t)SEC(3) - (int64_t)US(5) && off <= -(int64_t)SEC(3) + (int64_t)US(5));
+	assert_true(off >= -(int64_t)SEC(3) - (int64_t)US(5) &&
+		    off <= -(int64_t)SEC(3) + (int64_t)US(5));
 	for (size_t i = 0; i < t->c.n; i++) {
 		const struct vp_call *r = t->c.reqs[i]->root;
 
@@ -349,7 +354,8 @@ static void test_json_schema(void **state)
 	assert_int_equal(cJSON_GetObjectItem(doc, "version")->valueint, 2);
 	hosts = cJSON_GetObjectItem(doc, "hosts");
 	assert_int_equal(cJSON_GetArraySize(hosts), 2);
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(hosts, 1), "name")->valuestring, "db");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(hosts, 1), "name")->valuestring,
+			    "db");
 	procs = cJSON_GetObjectItem(doc, "processes");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(procs, 0), "model")->valuestring,
 			    "thread-per-request");
@@ -358,24 +364,30 @@ static void test_json_schema(void **state)
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(req, "complete")));
 	root = cJSON_GetObjectItem(req, "root");
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "client"), "host")));
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "client"), "addr")->valuestring,
-			    "192.168.1.1:50000");
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "server"), "addr")->valuestring,
-			    "10.0.0.1:80");
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(root, "client"), "addr")->valuestring,
+		"192.168.1.1:50000");
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(root, "server"), "addr")->valuestring,
+		"10.0.0.1:80");
 	assert_int_equal(cJSON_GetObjectItem(root, "conn_index")->valueint, 1);
 	/* The client is external: times are the server's, request read .. reply sent. */
 	assert_int_equal(cJSON_GetObjectItem(root, "duration_ns")->valuedouble, US(55));
 	call = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "calls"), 0);
-	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "server"), "host")->valueint, 1);
-	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "server"), "tid")->valueint, 41);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "server"), "host")->valueint,
+			 1);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "server"), "tid")->valueint,
+			 41);
 	assert_int_equal(cJSON_GetObjectItem(call, "reply_bytes")->valueint, 20);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(call, "calls")), 0);
 	/* Evidence: a thread serving one request made the call; the root came from outside. */
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(req, "exact")));
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "link"), "basis")->valuestring,
-			    "root");
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "link"), "basis")->valuestring,
-			    "thread");
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(root, "link"), "basis")->valuestring,
+		"root");
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(call, "link"), "basis")->valuestring,
+		"thread");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(call, "link"), "exact")));
 	assert_string_equal(cJSON_GetObjectItem(call, "outcome")->valuestring, "complete");
 	assert_int_equal(cJSON_GetObjectItem(call, "setup_ns")->valueint, 0);
@@ -445,7 +457,8 @@ static void two_workers(struct two_hosts *t, char *pl, size_t len)
 		snprintf(cli, sizeof(cli), "10.0.0.9:4000%u", j);
 		snprintf(mid, sizeof(mid), "10.0.0.1:5000%u", j);
 		in[j] = synth_link__open(lg, 1 + j, 90, t->a, 11 + j, 30, cli, "10.0.0.1:80", 2);
-		wd[j] = synth_link__open(t->a, 21 + j, 30, t->b, 31 + j, 40, mid, "10.0.0.2:5432", 2);
+		wd[j] = synth_link__open(t->a, 21 + j, 30, t->b, 31 + j, 40, mid, "10.0.0.2:5432",
+					 2);
 	}
 	for (uint32_t k = 0; k < 10; k++) {
 		uint64_t s = US(1000) * (k + 1);

@@ -26,7 +26,7 @@
 
 static struct vpath_exe_id id_of(const char *path)
 {
-	struct vpath_exe_id id = { 0 };
+	struct vpath_exe_id id = {0};
 	struct stat st;
 
 	assert_int_equal(stat(path, &st), 0);

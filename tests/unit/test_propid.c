@@ -38,7 +38,10 @@ static void test_traceparent(void **state)
 	assert_string_equal(id.id, TID);
 	assert_int_equal(id.len, 32);
 	/* Any case, the trace id kept in lowercase; no blank line captured yet. */
-	assert_true(rd("POST /b HTTP/1.0\r\nTraceParent:00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-00\r\n"));
+	assert_true(rd(
+		"POST /b "
+		"HTTP/"
+		"1.0\r\nTraceParent:00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-00\r\n"));
 	assert_string_equal(id.id, TID);
 	/* A later version may add fields. */
 	assert_true(rd("GET / HTTP/1.1\r\ntraceparent: 01-" TID "-00f067aa0ba902b7-01-zz\r\n\r\n"));
@@ -47,7 +50,8 @@ static void test_traceparent(void **state)
 	assert_false(rd("GET /a HTTP/1.1\r\ntraceparent: 00-4bf92f3577b34da6a3ce929d0e0e\r\n\r\n"));
 	/* Version ff, all-zero trace id, bad hex, 00 with more fields. */
 	assert_false(rd("GET / HTTP/1.1\r\ntraceparent: ff-" TID "-00f067aa0ba902b7-01\r\n\r\n"));
-	assert_false(rd("GET / HTTP/1.1\r\ntraceparent: 00-00000000000000000000000000000000-00f067aa0ba902b7-01\r\n\r\n"));
+	assert_false(rd("GET / HTTP/1.1\r\ntraceparent: "
+			"00-00000000000000000000000000000000-00f067aa0ba902b7-01\r\n\r\n"));
 	assert_false(rd("GET / HTTP/1.1\r\ntraceparent: 00-" TID "-00f067aa0ba902bx-01\r\n\r\n"));
 	assert_false(rd("GET / HTTP/1.1\r\ntraceparent: " TP "-x\r\n\r\n"));
 	/* A header after the blank line is the body's; a reply carries none. */
@@ -67,15 +71,18 @@ static void test_others(void **state)
 	assert_false(rd("GET / HTTP/1.1\r\nb3: 1\r\n\r\n"));
 	assert_true(rd("GET / HTTP/1.1\r\nuber-trace-id: 5ee0e4736:7b:0:1\r\n\r\n"));
 	assert_string_equal(id.id, "000000000000000000000005ee0e4736");
-	assert_true(rd("GET / HTTP/1.1\r\nX-Amzn-Trace-Id: Self=1-x;Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1\r\n\r\n"));
+	assert_true(rd("GET / HTTP/1.1\r\nX-Amzn-Trace-Id: "
+		       "Self=1-x;Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1\r\n\r\n"));
 	assert_int_equal(id.kind, VP_PROPID_AMZN);
 	assert_string_equal(id.id, "1-5759e988-bd862e3fe1be46a994272793");
-	assert_true(rd("GET / HTTP/1.1\r\nx-request-id:  f3b1c2d0-77aa-4a0e-9d3c-0b8d1e2f3a4b \r\n\r\n"));
+	assert_true(rd(
+		"GET / HTTP/1.1\r\nx-request-id:  f3b1c2d0-77aa-4a0e-9d3c-0b8d1e2f3a4b \r\n\r\n"));
 	assert_int_equal(id.kind, VP_PROPID_REQUEST_ID);
 	assert_string_equal(id.id, "f3b1c2d0-77aa-4a0e-9d3c-0b8d1e2f3a4b");
 	assert_false(rd("GET / HTTP/1.1\r\nx-request-id: two words\r\n\r\n"));
 	/* A trace id wins over a request id, whatever their order. */
-	assert_true(rd("GET / HTTP/1.1\r\nX-Request-Id: r1\r\ntraceparent: " TP "\r\nx-amzn-trace-id: Root=1-a-b\r\n\r\n"));
+	assert_true(rd("GET / HTTP/1.1\r\nX-Request-Id: r1\r\ntraceparent: " TP
+		       "\r\nx-amzn-trace-id: Root=1-a-b\r\n\r\n"));
 	assert_int_equal(id.kind, VP_PROPID_TRACE);
 	assert_string_equal(id.id, TID);
 }
@@ -194,12 +201,9 @@ static void test_idseen(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_traceparent),
-		cmocka_unit_test(test_others),
-		cmocka_unit_test(test_sql),
-		cmocka_unit_test(test_decided),
-		cmocka_unit_test(test_equal),
-		cmocka_unit_test(test_idseen),
+		cmocka_unit_test(test_traceparent), cmocka_unit_test(test_others),
+		cmocka_unit_test(test_sql),	    cmocka_unit_test(test_decided),
+		cmocka_unit_test(test_equal),	    cmocka_unit_test(test_idseen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

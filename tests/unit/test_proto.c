@@ -82,11 +82,13 @@ static void test_http_pipeline(void **state)
 	assert_true(wit(b, B("HTTP/1.1 200 OK\r\n"), &w));
 	assert_int_equal(w.count, 3);
 	assert_string_equal(w.text, "/a");
-	assert_int_equal(vp_proto_http.request_len(&b), strlen("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+	assert_int_equal(vp_proto_http.request_len(&b),
+			 strlen("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
 	b.p += 28;
 	b.len -= 28;
 	b.total -= 28;
-	assert_int_equal(vp_proto_http.request_len(&b), strlen("POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"));
+	assert_int_equal(vp_proto_http.request_len(&b),
+			 strlen("POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"));
 	/* A chunked body has no length the prefix can give. */
 	b = B("POST /u HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
 	assert_int_equal(vp_proto_http.request_len(&b), 0);
@@ -100,7 +102,8 @@ static void test_http_pipeline(void **state)
 
 static const uint8_t pg_q[] = "Q\0\0\0\x21SELECT * FROM t WHERE id = 5";
 static const uint8_t pg_reply_ok[] = "T\0\0\0\x06\0\0C\0\0\0\x0dSELECT 1\0Z\0\0\0\x05I";
-static const uint8_t pg_reply_err[] = "E\0\0\0\x37SERROR\0VERROR\0C42P01\0Mrelation \"t\" does not exist\0\0Z\0\0\0\x05I";
+static const uint8_t pg_reply_err[] =
+	"E\0\0\0\x37SERROR\0VERROR\0C42P01\0Mrelation \"t\" does not exist\0\0Z\0\0\0\x05I";
 
 static void test_pgsql(void **state)
 {
@@ -110,18 +113,23 @@ static void test_pgsql(void **state)
 				     "B\0\0\0\x0e\0\0\0\0\0\0\0\0\0\0"
 				     "S\0\0\0\x04";
 
-	assert_true(wit(bytes_n(pg_q, sizeof(pg_q)), bytes_n(pg_reply_ok, sizeof(pg_reply_ok) - 1), &w));
+	assert_true(wit(bytes_n(pg_q, sizeof(pg_q)), bytes_n(pg_reply_ok, sizeof(pg_reply_ok) - 1),
+			&w));
 	assert_int_equal(w.proto, VP_PROTO_PGSQL);
 	assert_string_equal(w.text, "SELECT * FROM t WHERE id = 5");
 	assert_string_equal(key(&w), "SELECT * FROM t WHERE id = ?");
 	assert_false(w.flags & VP_WIT_ERROR);
 
-	assert_true(wit(bytes_n(pg_q, sizeof(pg_q)), bytes_n(pg_reply_err, sizeof(pg_reply_err) - 1), &w));
+	assert_true(wit(bytes_n(pg_q, sizeof(pg_q)),
+			bytes_n(pg_reply_err, sizeof(pg_reply_err) - 1), &w));
 	assert_true(w.flags & VP_WIT_ERROR);
 	assert_string_equal(w.err, "ERROR 42P01");
 	assert_string_equal(label(&w), "SELECT * FROM t WHERE id = 5 ERROR 42P01");
 
-	assert_true(wit(bytes_n(ext, sizeof(ext) - 1), B("1\0\0\0\x04" "2\0\0\0\x04"), &w));
+	assert_true(wit(bytes_n(ext, sizeof(ext) - 1),
+			B("1\0\0\0\x04"
+			  "2\0\0\0\x04"),
+			&w));
 	assert_string_equal(w.text, "SELECT v FROM kv WHERE k = $1");
 
 	/* Cut by the capture: the statement's start, marked. */
@@ -137,7 +145,10 @@ static void test_pgsql(void **state)
 	assert_false(wit(B("\0\0\0\x08\x04\xd2\x16\x2f"), B("N"), &w));
 	assert_false(wit(B("Q\0\0\0\x02x\0"), bytes_n(pg_reply_ok, 5), &w));
 	/* A reply whose first message is of no known type. */
-	assert_false(wit(bytes_n(pg_q, sizeof(pg_q)), B("\x01\0\0\0\x04" "C\0\0\0\x04"), &w));
+	assert_false(wit(bytes_n(pg_q, sizeof(pg_q)),
+			 B("\x01\0\0\0\x04"
+			   "C\0\0\0\x04"),
+			 &w));
 }
 
 static void test_redis(void **state)
@@ -233,9 +244,9 @@ static void test_labels_bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_http),	cmocka_unit_test(test_http_pipeline),
-		cmocka_unit_test(test_pgsql),	cmocka_unit_test(test_redis),
-		cmocka_unit_test(test_mysql),	cmocka_unit_test(test_labels_bounded),
+		cmocka_unit_test(test_http),  cmocka_unit_test(test_http_pipeline),
+		cmocka_unit_test(test_pgsql), cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_mysql), cmocka_unit_test(test_labels_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,9 +40,9 @@ static int remove_path(void **state)
 }
 
 /* Fill with 0xff first so that a field the writer or reader drops shows. */
-#define INIT(var, t)                                                                               \
-	memset(&(var), 0xff, sizeof(var));                                                         \
-	(var).h.type = (t);                                                                        \
+#define INIT(var, t)                       \
+	memset(&(var), 0xff, sizeof(var)); \
+	(var).h.type = (t);                \
 	(var).h.size = sizeof(var)
 
 static struct vpr_sock_op op;

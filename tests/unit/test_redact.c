@@ -37,19 +37,23 @@ static unsigned check(const char *in, size_t len, uint32_t bytes, const char *wa
 
 static void test_http_headers(void **state)
 {
-	unsigned res = CHECK("GET /login/4711 HTTP/1.1\r\nHost: a\r\nauthorization: Bearer abc.def\r\n"
-			     "COOKIE:sid=1; x=2\r\nX-Cookie: keep\r\n\r\n",
-			     "GET /login/4711 HTTP/1.1\r\nHost: a\r\nauthorization: **************\r\n"
-			     "COOKIE:**********\r\nX-Cookie: keep\r\n\r\n");
+	unsigned res =
+		CHECK("GET /login/4711 HTTP/1.1\r\nHost: a\r\nauthorization: Bearer abc.def\r\n"
+		      "COOKIE:sid=1; x=2\r\nX-Cookie: keep\r\n\r\n",
+		      "GET /login/4711 HTTP/1.1\r\nHost: a\r\nauthorization: **************\r\n"
+		      "COOKIE:**********\r\nX-Cookie: keep\r\n\r\n");
 
 	assert_int_equal(res, REDACT_DONE);
-	CHECK("HTTP/1.1 200 OK\r\nSet-Cookie: a=b; HttpOnly\r\nProxy-Authorization : Basic Zm9v\r\n",
-	      "HTTP/1.1 200 OK\r\nSet-Cookie: *************\r\nProxy-Authorization : **********\r\n");
+	CHECK("HTTP/1.1 200 OK\r\nSet-Cookie: a=b; HttpOnly\r\nProxy-Authorization : Basic "
+	      "Zm9v\r\n",
+	      "HTTP/1.1 200 OK\r\nSet-Cookie: *************\r\nProxy-Authorization : "
+	      "**********\r\n");
 	/* Obsolete folding continues the value. */
 	CHECK("GET / HTTP/1.0\r\nCookie: a=1\r\n b=2\r\nHost: h\r\n",
 	      "GET / HTTP/1.0\r\nCookie: ***\r\n****\r\nHost: h\r\n");
-	assert_int_equal(CHECK("GET /x HTTP/1.1\r\nHost: h\r\n\r\n", "GET /x HTTP/1.1\r\nHost: h\r\n\r\n"),
-			 REDACT_NONE);
+	assert_int_equal(
+		CHECK("GET /x HTTP/1.1\r\nHost: h\r\n\r\n", "GET /x HTTP/1.1\r\nHost: h\r\n\r\n"),
+		REDACT_NONE);
 }
 
 /* A value cut by the capture length: replaced to the cut, and the stream is left open. */
@@ -86,8 +90,10 @@ static void test_postgres(void **state)
 	/* PasswordMessage, then a SASLResponse cut by the capture. */
 	static const char pw[] = "p\0\0\0\x0dhunter2!\0";
 	static const char pw_want[] = "p\0\0\0\x0d*********";
-	static const char sasl[] = "p\0\0\0\x40" "c=biws,r=abc,p=PROOF";
-	static const char sasl_want[] = "p\0\0\0\x40" "********************";
+	static const char sasl[] = "p\0\0\0\x40"
+				   "c=biws,r=abc,p=PROOF";
+	static const char sasl_want[] = "p\0\0\0\x40"
+					"********************";
 	static const char query[] = "Q\0\0\0\x0eSELECT 1;\0";
 
 	assert_int_equal(check(pw, sizeof(pw) - 1, 0, pw_want), REDACT_DONE);
@@ -129,15 +135,21 @@ static void test_mysql(void **state)
 	memset(want + 4, '*', n - 4);
 	assert_int_equal(check((const char *)hs, n, 0, (const char *)want), REDACT_DONE);
 	/* An auth switch response: the whole body. */
-	assert_int_equal(check("\x14\0\0\x03" "abcdefghijklmnopqrst", 24, 0,
-			       "\x14\0\0\x03" "********************"),
+	assert_int_equal(check("\x14\0\0\x03"
+			       "abcdefghijklmnopqrst",
+			       24, 0,
+			       "\x14\0\0\x03"
+			       "********************"),
 			 REDACT_DONE);
 	/* COM_QUERY (sequence 0) stays. */
 	assert_int_equal(check("\x09\0\0\0\x03SELECT 1", 13, 0, "\x09\0\0\0\x03SELECT 1"),
 			 REDACT_NONE);
 	/* COM_CHANGE_USER: the user stays, the rest goes. */
-	assert_int_equal(check("\x0a\0\0\0\x11" "bob\0\x04pass", 14, 0,
-			       "\x0a\0\0\0\x11" "bob\0*****"),
+	assert_int_equal(check("\x0a\0\0\0\x11"
+			       "bob\0\x04pass",
+			       14, 0,
+			       "\x0a\0\0\0\x11"
+			       "bob\0*****"),
 			 REDACT_DONE);
 }
 
@@ -161,36 +173,45 @@ static void test_mysql_sides(void **state)
 {
 	static const char ok[] = "\x07\0\0\x01\0\0\0\x02\0\0\0";
 	static const char err[] = "\x17\0\0\x01\xff\x7a\x04#42S02Table 'x' doesn't";
-	static const char auth[] = "\x14\0\0\x03" "abcdefghijklmnopqrst";
-	static const char greeting[] = "\x0e\0\0\0\x0a" "8.0.36\0\x01\0\0\0\0";
+	static const char auth[] = "\x14\0\0\x03"
+				   "abcdefghijklmnopqrst";
+	static const char greeting[] = "\x0e\0\0\0\x0a"
+				       "8.0.36\0\x01\0\0\0\0";
 	uint8_t side = 0, other = 0;
 
 	/* Nothing known: replaced, as every doubt. */
-	assert_int_equal(check_side(ok, 11, REDACT_SIDE_UNKNOWN, "\x07\0\0\x01*******"), REDACT_DONE);
+	assert_int_equal(check_side(ok, 11, REDACT_SIDE_UNKNOWN, "\x07\0\0\x01*******"),
+			 REDACT_DONE);
 	/* The server's direction, or a client's sending commands: kept. */
 	assert_int_equal(check_side(ok, 11, REDACT_SIDE_SERVER, ok), REDACT_NONE);
 	assert_int_equal(check_side(err, 27, REDACT_SIDE_SERVER, err), REDACT_NONE);
 	assert_int_equal(check_side(ok, 11, REDACT_SIDE_CLIENT, ok), REDACT_NONE);
 	/* A client authenticating: its auth switch response goes whole. */
 	assert_int_equal(check_side(auth, 24, REDACT_SIDE_CLIENT_AUTH,
-				    "\x14\0\0\x03" "********************"), REDACT_DONE);
+				    "\x14\0\0\x03"
+				    "********************"),
+			 REDACT_DONE);
 
 	/* The greeting makes its direction the server's and the other a client's authenticating. */
 	assert_true(redact_mysql_side((const uint8_t *)greeting, 18, 18, &side, &other));
 	assert_int_equal(side, REDACT_SIDE_SERVER);
 	assert_int_equal(other, REDACT_SIDE_CLIENT_AUTH);
 	/* A command (COM_QUERY): the client's after authentication; the other the server's. */
-	assert_true(redact_mysql_side((const uint8_t *)"\x09\0\0\0\x03SELECT 1", 13, 13, &side, &other));
+	assert_true(redact_mysql_side((const uint8_t *)"\x09\0\0\0\x03SELECT 1", 13, 13, &side,
+				      &other));
 	assert_int_equal(side, REDACT_SIDE_CLIENT);
 	assert_int_equal(other, REDACT_SIDE_SERVER);
 	/* COM_CHANGE_USER authenticates again. */
-	assert_true(redact_mysql_side((const uint8_t *)"\x0a\0\0\0\x11" "bob\0\x04pass", 14, 14, &side,
-				      &other));
+	assert_true(redact_mysql_side((const uint8_t *)"\x0a\0\0\0\x11"
+						       "bob\0\x04pass",
+				      14, 14, &side, &other));
 	assert_int_equal(side, REDACT_SIDE_CLIENT_AUTH);
 	/* A reply packet, HTTP, Redis: they tell nothing. */
 	assert_false(redact_mysql_side((const uint8_t *)ok, 11, 11, &side, &other));
-	assert_false(redact_mysql_side((const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18, 18, &side, &other));
-	assert_false(redact_mysql_side((const uint8_t *)"*1\r\n$4\r\nPING\r\n", 14, 14, &side, &other));
+	assert_false(redact_mysql_side((const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18, 18, &side,
+				       &other));
+	assert_false(
+		redact_mysql_side((const uint8_t *)"*1\r\n$4\r\nPING\r\n", 14, 14, &side, &other));
 }
 
 static void test_redis(void **state)
@@ -202,7 +223,8 @@ static void test_redis(void **state)
 	CHECK("*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$2\r\npw\r\n",
 	      "*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$1\r\n*\r\n$2\r\n**\r\n");
 	CHECK("PING\r\nAUTH hunter2\r\nGET k\r\n", "PING\r\nAUTH *******\r\nGET k\r\n");
-	CHECK("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n");
+	CHECK("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n",
+	      "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n");
 	/* Cut inside the password. */
 	assert_int_equal(check("*2\r\n$4\r\nAUTH\r\n$10\r\nsecretpass\r\n", 22, 0,
 			       "*2\r\n$4\r\nAUTH\r\n$10\r\n***"),

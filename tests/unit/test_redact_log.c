@@ -42,9 +42,11 @@ static void test_key_values(void **state)
 	CHECK("token='x y z' next\n", "token='*****' next\n");
 	CHECK("SESSIONID=abcd&x=1\n", "SESSIONID=****&x=1\n");
 	/* A session's number is no secret; its id is. */
-	CHECK("{\"session\": 3, \"session_id\": \"ab\"}\n", "{\"session\": 3, \"session_id\": \"**\"}\n");
+	CHECK("{\"session\": 3, \"session_id\": \"ab\"}\n",
+	      "{\"session\": 3, \"session_id\": \"**\"}\n");
 	CHECK("auth=pw1 author=me\n", "auth=*** author=me\n");
-	assert_int_equal(CHECK("GET /x 200 12ms rid=17\n", "GET /x 200 12ms rid=17\n"), REDACT_NONE);
+	assert_int_equal(CHECK("GET /x 200 12ms rid=17\n", "GET /x 200 12ms rid=17\n"),
+			 REDACT_NONE);
 	CHECK("at 12:30:01 user: bob\n", "at 12:30:01 user: bob\n");
 }
 
@@ -62,7 +64,8 @@ static void test_cut_and_open(void **state)
 {
 	(void)state;
 	/* The write ends inside the value: replaced to its end, and open for the next. */
-	assert_int_equal(check("x password=hunt", 15, 0, 0, "x password=****"), REDACT_DONE | REDACT_OPEN);
+	assert_int_equal(check("x password=hunt", 15, 0, 0, "x password=****"),
+			 REDACT_DONE | REDACT_OPEN);
 	/* Cut by the capture length, not by the write: nothing goes on in the next write. */
 	assert_int_equal(check("x password=hunt", 15, 40, 0, "x password=****"), REDACT_DONE);
 	/* The next write begins with the rest of the value. */

@@ -84,11 +84,11 @@ static void assert_tids_one_to(const struct sink *s, size_t n)
 static void test_merges_cpus_and_lone_records(void **state)
 {
 	struct reorder *ro = reorder__new(2);
-	struct vpr_sock_op cpu0[] = { op(10, 1), op(30, 2), op(50, 3) };
-	struct vpr_sock_op cpu1[] = { op(20, 4), op(40, 5), op(60, 6) };
+	struct vpr_sock_op cpu0[] = {op(10, 1), op(30, 2), op(50, 3)};
+	struct vpr_sock_op cpu1[] = {op(20, 4), op(40, 5), op(60, 6)};
 	struct vpr_conn c1 = conn(35, 7), c2 = conn(5, 8);
 	struct sink *s = new_sink();
-	uint32_t want[] = { 8, 1, 4, 2, 7, 5, 3 };
+	uint32_t want[] = {8, 1, 4, 2, 7, 5, 3};
 
 	assert_non_null(ro);
 	assert_int_equal(reorder__add_ops(ro, 0, cpu0, 3), 0);
@@ -176,9 +176,10 @@ static void test_payload_follows_its_operation(void **state)
 	assert_int_equal(reorder__held(ro), 6);
 	assert_int_equal(reorder__emit(ro, UINT64_MAX, collect, s), 0);
 	assert_int_equal(s->n, 6);
-	uint16_t types[] = { VPR_SOCK_OP, VPR_PAYLOAD, VPR_SOCK_OP, VPR_PAYLOAD, VPR_SOCK_OP, VPR_PAYLOAD };
-	uint64_t ts[] = { 100, 100, 100, 150, 200, 200 };
-	uint32_t tids[] = { 1, 1, 3, 9, 4, 4 };
+	uint16_t types[] = {VPR_SOCK_OP, VPR_PAYLOAD, VPR_SOCK_OP,
+			    VPR_PAYLOAD, VPR_SOCK_OP, VPR_PAYLOAD};
+	uint64_t ts[] = {100, 100, 100, 150, 200, 200};
+	uint32_t tids[] = {1, 1, 3, 9, 4, 4};
 
 	for (size_t i = 0; i < 6; i++) {
 		assert_int_equal(s->type[i], types[i]);
@@ -196,7 +197,7 @@ static void test_payload_follows_its_operation(void **state)
 static void test_late_operation_of_a_cpu(void **state)
 {
 	struct reorder *ro = reorder__new(1);
-	struct vpr_sock_op ops[] = { op(10, 1), op(30, 3), op(20, 2), op(40, 4) };
+	struct vpr_sock_op ops[] = {op(10, 1), op(30, 3), op(20, 2), op(40, 4)};
 	struct sink *s = new_sink();
 
 	assert_int_equal(reorder__add_ops(ro, 0, ops, 4), 0);
@@ -210,7 +211,7 @@ static void test_late_operation_of_a_cpu(void **state)
 static void test_refused_record_stays(void **state)
 {
 	struct reorder *ro = reorder__new(2);
-	struct vpr_sock_op cpu0[] = { op(1, 1), op(3, 3) }, cpu1[] = { op(2, 2), op(4, 4) };
+	struct vpr_sock_op cpu0[] = {op(1, 1), op(3, 3)}, cpu1[] = {op(2, 2), op(4, 4)};
 	struct sink *s = new_sink();
 
 	assert_int_equal(reorder__add_ops(ro, 0, cpu0, 2), 0);
@@ -230,7 +231,7 @@ static void test_rejects_bad_input(void **state)
 {
 	struct reorder *ro = reorder__new(2);
 	struct vpr_sock_op o = op(1, 1);
-	struct vpr_hdr h = { .type = VPR_CONN, .size = 4 };
+	struct vpr_hdr h = {.type = VPR_CONN, .size = 4};
 
 	assert_int_equal(reorder__add_ops(ro, 2, &o, 1), -EINVAL);
 	assert_int_equal(reorder__add(ro, &h), -EINVAL);
@@ -249,10 +250,13 @@ static void test_rejects_bad_input(void **state)
  */
 static void test_rounds_keep_order_and_lose_nothing(void **state)
 {
-	enum { NCPU = 8, ROUNDS = 400 };
+	enum {
+		NCPU = 8,
+		ROUNDS = 400
+	};
 	struct reorder *ro = reorder__new(NCPU);
 	struct sink *s = new_sink();
-	uint64_t clock[NCPU] = { 0 }, cutoff = 0, added = 0;
+	uint64_t clock[NCPU] = {0}, cutoff = 0, added = 0;
 	uint32_t id = 0;
 
 	srand(7);
@@ -317,7 +321,10 @@ static int count_only(void *ctx, const void *rec)
  */
 static void test_backlog_memory_is_given_back(void **state)
 {
-	enum { BACKLOG = 400000, BATCH = 64 };
+	enum {
+		BACKLOG = 400000,
+		BATCH = 64
+	};
 	struct reorder *ro = reorder__new(2);
 	struct vpr_sock_op batch[BATCH];
 	uint64_t ts = 1;
@@ -361,7 +368,9 @@ static void test_backlog_memory_is_given_back(void **state)
  */
 static void test_steady_load_keeps_its_queue(void **state)
 {
-	enum { PER_POLL = 3 * REORDER_KEEP };
+	enum {
+		PER_POLL = 3 * REORDER_KEEP
+	};
 	static struct vpr_sock_op batch[PER_POLL];
 	struct reorder *ro = reorder__new(1);
 	uint64_t ts = 1;

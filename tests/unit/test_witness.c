@@ -17,7 +17,7 @@
 
 #include "../lib/twohosts.h"
 
-#define US(x) ((uint64_t)(x) * 1000)
+#define US(x) ((uint64_t)(x)*1000)
 #define S(lit) lit, sizeof(lit) - 1
 
 static int setup(void **state)
@@ -55,8 +55,8 @@ static const char *label_of(const struct vp_call *c)
 static void test_labels(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:8080", 0);
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:8080", 0);
 	static const char get[] = "GET /cart?id=7 HTTP/1.1\r\nHost: app\r\n\r\n";
 	static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
@@ -81,15 +81,16 @@ static void test_labels(void **state)
 static void test_cut_and_damaged(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:5432", 0);
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:5432", 0);
 	static const uint8_t q[] = "Q\0\0\0\x21SELECT * FROM t WHERE id = 5";
 	static const uint8_t rep[] = "C\0\0\0\x0dSELECT 1\0Z\0\0\0\x05I";
 
 	synth_xfer_data(l, SYNTH_C2S, q, sizeof(q), 16, 301, US(100), 501, US(110));
 	synth_xfer_data(l, SYNTH_S2C, rep, sizeof(rep) - 1, 256, 501, US(200), 301, US(210));
 	synth_req(l, 34, 301, US(1000), 501);
-	synth_payload(t->b, US(1000) + 50000, 500, 501, 11, VPR_DIR_RECV, 34, l->seq[SYNTH_C2S], q, 300);
+	synth_payload(t->b, US(1000) + 50000, 500, 501, 11, VPR_DIR_RECV, 34, l->seq[SYNTH_C2S], q,
+		      300);
 	synth_rep(l, 19, 501, US(1100), 301);
 	synth_link__close(l, US(3000));
 	analyze(t);
@@ -101,19 +102,20 @@ static void test_cut_and_damaged(void **state)
 }
 
 /* One end's operation of data[from, from + n) of the next bytes in direction d, with its first cap. */
-static void part(struct synth_link *l, enum synth_dir d, bool recv_side, const char *data, uint32_t from,
-		 uint32_t n, uint16_t cap, uint32_t tid, uint64_t ts)
+static void part(struct synth_link *l, enum synth_dir d, bool recv_side, const char *data,
+		 uint32_t from, uint32_t n, uint16_t cap, uint32_t tid, uint64_t ts)
 {
 	int side = (d == SYNTH_C2S) == !recv_side ? 0 : 1;
 	uint8_t dir = recv_side ? VPR_DIR_RECV : VPR_DIR_SEND;
 	uint32_t end = l->seq[d] + from + n;
 
 	synth_op(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, n, end);
-	synth_payload(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, n, end, data + from,
-		      cap < n ? cap : (uint16_t)n);
+	synth_payload(l->host[side], ts, l->pid[side], tid, l->cookie[side], dir, n, end,
+		      data + from, cap < n ? cap : (uint16_t)n);
 }
 
-static const char get2[] = "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b?q=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+static const char get2[] =
+	"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b?q=1 HTTP/1.1\r\nHost: x\r\n\r\n";
 #define GET_A 28 /* the first request's length */
 static const char rep_a[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 static const char rep_b[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
@@ -125,10 +127,10 @@ static const char rep_b[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n
  */
 static void http_pair(struct two_hosts *t, uint16_t capture, const char *second_reply)
 {
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:8080", 0);
-	struct synth_link *out = synth_link__open(t->b, 12, 500, NULL, 0, 0, "10.0.0.2:40100",
-						  "10.0.0.9:5432", 0);
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:8080", 0);
+	struct synth_link *out =
+		synth_link__open(t->b, 12, 500, NULL, 0, 0, "10.0.0.2:40100", "10.0.0.9:5432", 0);
 	char both[256];
 	uint32_t na = sizeof(rep_a) - 1, nb = (uint32_t)strlen(second_reply);
 
@@ -190,10 +192,11 @@ static void test_http_pipeline_cut(void **state)
 static void test_http_pipeline_chunked(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:8080", 0);
-	static const char chunked[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-				      "2\r\nok\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:8080", 0);
+	static const char chunked[] =
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"2\r\nok\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
 
 	synth_xfer_data(l, SYNTH_C2S, S(get2), 256, 301, US(100), 501, US(110));
 	synth_xfer_data(l, SYNTH_S2C, S(chunked), 256, 501, US(200), 301, US(210));
@@ -209,8 +212,8 @@ static void test_http_pipeline_chunked(void **state)
 static void test_http_pipeline_two_writes(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:8080", 0);
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:8080", 0);
 	uint32_t n = sizeof(get2) - 1;
 
 	part(l, SYNTH_C2S, false, get2, 0, GET_A, 256, 301, US(100));
@@ -233,8 +236,8 @@ static void test_http_pipeline_two_writes(void **state)
 static void test_redis_pipeline(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:6379", 0);
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:6379", 0);
 	static const char cmds[] = "*1\r\n$4\r\nPING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
 				   "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
 	static const char reps[] = "+PONG\r\n+OK\r\n$1\r\nv\r\n";
@@ -267,8 +270,8 @@ static void test_redis_pipeline(void **state)
 static void test_redis_pipeline_reads_cut(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:6379", 0);
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:6379", 0);
 	static const char cmds[] = "*1\r\n$4\r\nPING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
 				   "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
 	static const char reps[] = "+PONG\r\n+OK\r\n$1\r\nv\r\n";
@@ -300,8 +303,8 @@ static void test_redis_pipeline_reads_cut(void **state)
 static void test_redis_pipeline_ends_disagree(void **state)
 {
 	struct two_hosts *t = *state;
-	struct synth_link *l = synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001",
-						"10.0.0.2:6379", 0);
+	struct synth_link *l =
+		synth_link__open(t->a, 1, 300, t->b, 11, 500, "10.0.0.1:40001", "10.0.0.2:6379", 0);
 	static const char cmds[] = "*1\r\n$4\r\nPING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
 				   "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
 	static const char reps[] = "+PONG\r\n+OK\r\n$1\r\nv\r\n";

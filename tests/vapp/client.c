@@ -135,7 +135,7 @@ static void *session_thread(void *p)
 
 int vapp_client__run(const struct vapp_topology *topo, const struct vapp_client_opts *opts)
 {
-	struct client cl = { .topo = topo, .opts = opts };
+	struct client cl = {.topo = topo, .opts = opts};
 	struct session *sessions;
 	uint64_t t0, elapsed;
 	int started = 0, err = 0;
@@ -155,7 +155,7 @@ int vapp_client__run(const struct vapp_topology *topo, const struct vapp_client_
 	t0 = vapp_now_ns();
 	cl.deadline_ns = t0 + (uint64_t)(opts->duration_s * 1e9);
 	for (; started < opts->sessions; started++) {
-		sessions[started] = (struct session){ .cl = &cl, .id = started };
+		sessions[started] = (struct session){.cl = &cl, .id = started};
 		if (pthread_create(&sessions[started].tid, NULL, session_thread,
 				   &sessions[started])) {
 			fprintf(stderr, "vapp client: cannot start session %d\n", started);

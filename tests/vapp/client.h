@@ -10,7 +10,7 @@
 struct vapp_client_opts {
 	const char *out_path; /* truth file; "-" for stdout */
 	int sessions;
-	long requests;	     /* in total; 0: run for duration_s */
+	long requests; /* in total; 0: run for duration_s */
 	double duration_s;
 	uint64_t seed;
 	int think_us;	     /* random pause up to this between requests */

@@ -37,19 +37,19 @@ struct param_desc {
 };
 
 static const struct param_desc param_descs[] = {
-	{ "call_prob", offsetof(struct vapp_params, call_prob), 0 },
-	{ "call_decay", offsetof(struct vapp_params, call_decay), 0 },
-	{ "max_calls", offsetof(struct vapp_params, max_calls), 1 },
-	{ "max_depth", offsetof(struct vapp_params, max_depth), 1 },
-	{ "repeat_prob", offsetof(struct vapp_params, repeat_prob), 0 },
-	{ "parts_prob", offsetof(struct vapp_params, parts_prob), 0 },
-	{ "min_bytes", offsetof(struct vapp_params, min_bytes), 1 },
-	{ "max_bytes", offsetof(struct vapp_params, max_bytes), 1 },
-	{ "big_prob", offsetof(struct vapp_params, big_prob), 0 },
-	{ "big_bytes", offsetof(struct vapp_params, big_bytes), 1 },
-	{ "max_delay_us", offsetof(struct vapp_params, max_delay_us), 1 },
-	{ "slow_prob", offsetof(struct vapp_params, slow_prob), 0 },
-	{ "slow_us", offsetof(struct vapp_params, slow_us), 1 },
+	{"call_prob", offsetof(struct vapp_params, call_prob), 0},
+	{"call_decay", offsetof(struct vapp_params, call_decay), 0},
+	{"max_calls", offsetof(struct vapp_params, max_calls), 1},
+	{"max_depth", offsetof(struct vapp_params, max_depth), 1},
+	{"repeat_prob", offsetof(struct vapp_params, repeat_prob), 0},
+	{"parts_prob", offsetof(struct vapp_params, parts_prob), 0},
+	{"min_bytes", offsetof(struct vapp_params, min_bytes), 1},
+	{"max_bytes", offsetof(struct vapp_params, max_bytes), 1},
+	{"big_prob", offsetof(struct vapp_params, big_prob), 0},
+	{"big_bytes", offsetof(struct vapp_params, big_bytes), 1},
+	{"max_delay_us", offsetof(struct vapp_params, max_delay_us), 1},
+	{"slow_prob", offsetof(struct vapp_params, slow_prob), 0},
+	{"slow_us", offsetof(struct vapp_params, slow_us), 1},
 };
 
 /* Callee names are resolved after the whole file is read. */
@@ -61,9 +61,12 @@ struct pending_callees {
 const char *vapp_model_name(enum vapp_model model)
 {
 	switch (model) {
-	case VAPP_MODEL_THREAD: return "thread";
-	case VAPP_MODEL_WORKERS: return "workers";
-	case VAPP_MODEL_EPOLL: return "epoll";
+	case VAPP_MODEL_THREAD:
+		return "thread";
+	case VAPP_MODEL_WORKERS:
+		return "workers";
+	case VAPP_MODEL_EPOLL:
+		return "epoll";
 	}
 	return "?";
 }
@@ -258,7 +261,8 @@ int vapp_topology__load(struct vapp_topology *topo, const char *path)
 			err = -EINVAL;
 		}
 		if (err) {
-			fprintf(stderr, "vapp: %s:%d: bad line (see tests/vapp/config.c for the format)\n",
+			fprintf(stderr,
+				"vapp: %s:%d: bad line (see tests/vapp/config.c for the format)\n",
 				path, lineno);
 			goto cleanup;
 		}

@@ -31,11 +31,11 @@ struct vapp_server_cfg {
 struct vapp_params {
 	double call_prob;   /* chance to make (another) call, at depth 1 */
 	double call_decay;  /* call_prob is multiplied by this per extra depth */
-	int max_calls;      /* per server visit */
-	int max_depth;      /* servers on a path, client excluded */
+	int max_calls;	    /* per server visit */
+	int max_depth;	    /* servers on a path, client excluded */
 	double repeat_prob; /* chance a call goes to the same back end as the last */
 	double parts_prob;  /* chance the reply is sent in two parts around a call */
-	int min_bytes;      /* request/reply padding */
+	int min_bytes;	    /* request/reply padding */
 	int max_bytes;
 	double big_prob; /* chance of a big message, split over many segments */
 	int big_bytes;

@@ -45,17 +45,17 @@ enum {
 };
 
 static const struct option long_options[] = {
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "name", required_argument, NULL, OPT_NAME },
-	{ "sessions", required_argument, NULL, OPT_SESSIONS },
-	{ "requests", required_argument, NULL, OPT_REQUESTS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "out", required_argument, NULL, OPT_OUT },
-	{ "think-us", required_argument, NULL, OPT_THINK },
-	{ "reconnect-every", required_argument, NULL, OPT_RECONNECT },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, OPT_HELP },
+	{"config", required_argument, NULL, OPT_CONFIG},
+	{"name", required_argument, NULL, OPT_NAME},
+	{"sessions", required_argument, NULL, OPT_SESSIONS},
+	{"requests", required_argument, NULL, OPT_REQUESTS},
+	{"duration", required_argument, NULL, OPT_DURATION},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"out", required_argument, NULL, OPT_OUT},
+	{"think-us", required_argument, NULL, OPT_THINK},
+	{"reconnect-every", required_argument, NULL, OPT_RECONNECT},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"help", no_argument, NULL, OPT_HELP},
 	{},
 };
 
@@ -89,15 +89,23 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cmd)
 	char *end;
 	int opt;
 
-	cmd->client = (struct vapp_client_opts){ .out_path = "-", .sessions = 8, .seed = 1 };
+	cmd->client = (struct vapp_client_opts){.out_path = "-", .sessions = 8, .seed = 1};
 	while ((opt = getopt_long(argc, argv, "c:n:s:r:d:S:o:t:R:jh", long_options, NULL)) != -1) {
 		int err = 0;
 
 		switch (opt) {
-		case OPT_CONFIG: cmd->config = optarg; break;
-		case OPT_NAME: cmd->name = optarg; break;
-		case OPT_OUT: cmd->client.out_path = optarg; break;
-		case OPT_JSON: cmd->json = 1; break;
+		case OPT_CONFIG:
+			cmd->config = optarg;
+			break;
+		case OPT_NAME:
+			cmd->name = optarg;
+			break;
+		case OPT_OUT:
+			cmd->client.out_path = optarg;
+			break;
+		case OPT_JSON:
+			cmd->json = 1;
+			break;
 		case OPT_SESSIONS:
 			err = parse_long(optarg, 1, 4096, &v);
 			cmd->client.sessions = (int)v;
@@ -121,17 +129,21 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cmd)
 			err = parse_long(optarg, 0, 1000000000, &v);
 			cmd->client.reconnect_every = (int)v;
 			break;
-		case OPT_HELP: fputs(usage, stdout); exit(0);
-		default: return -EINVAL;
+		case OPT_HELP:
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			return -EINVAL;
 		}
 		if (err) {
-			fprintf(stderr, "vapp: bad value '%s' for --%s\n", optarg, option_name(opt));
+			fprintf(stderr, "vapp: bad value '%s' for --%s\n", optarg,
+				option_name(opt));
 			return err;
 		}
 	}
 	if (optind != argc || !cmd->config) {
-		fprintf(stderr, "vapp: %s\n", optind != argc ? "unexpected argument" :
-							       "--config FILE is required");
+		fprintf(stderr, "vapp: %s\n",
+			optind != argc ? "unexpected argument" : "--config FILE is required");
 		return -EINVAL;
 	}
 	return 0;
@@ -143,8 +155,8 @@ static int print_topology(const struct vapp_topology *topo, int json)
 		const struct vapp_server_cfg *s = &topo->servers[i];
 
 		if (json)
-			printf("%s{\"name\":\"%s\",\"addr\":\"%s\",\"model\":\"%s\"}", i ? "," : "[",
-			       s->name, s->addr_str, vapp_model_name(s->model));
+			printf("%s{\"name\":\"%s\",\"addr\":\"%s\",\"model\":\"%s\"}",
+			       i ? "," : "[", s->name, s->addr_str, vapp_model_name(s->model));
 		else
 			printf("server %s %s %s\n", s->name, s->addr_str,
 			       vapp_model_name(s->model));

@@ -17,9 +17,9 @@ enum vapp_step_kind {
 
 struct vapp_step {
 	enum vapp_step_kind kind;
-	int callee;	 /* server index, for CALL */
-	uint64_t seed;	 /* the callee's request seed, for CALL */
-	uint32_t bytes;	 /* request padding for CALL, part size for REPLY_PART */
+	int callee;	/* server index, for CALL */
+	uint64_t seed;	/* the callee's request seed, for CALL */
+	uint32_t bytes; /* request padding for CALL, part size for REPLY_PART */
 };
 
 struct vapp_plan {

@@ -153,7 +153,7 @@ int vapp_request__parse(const struct vapp_frame *f, uint64_t *seed, char *visite
 
 static int wait_fd(int fd, short events)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
+	struct pollfd pfd = {.fd = fd, .events = events};
 
 	if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 		return -errno;

@@ -47,15 +47,18 @@ void vapp_server__close(struct vapp_server *srv)
 int vapp_server__run(struct vapp_server *srv)
 {
 	switch (srv->cfg->model) {
-	case VAPP_MODEL_THREAD: return vapp_server_thread__run(srv);
-	case VAPP_MODEL_WORKERS: return vapp_server_workers__run(srv);
-	case VAPP_MODEL_EPOLL: return vapp_server_epoll__run(srv);
+	case VAPP_MODEL_THREAD:
+		return vapp_server_thread__run(srv);
+	case VAPP_MODEL_WORKERS:
+		return vapp_server_workers__run(srv);
+	case VAPP_MODEL_EPOLL:
+		return vapp_server_epoll__run(srv);
 	}
 	return -EINVAL;
 }
 
-int vapp_server__visit(const struct vapp_server *srv, const struct vapp_frame *req,
-		       uint64_t *seed, char *visited, size_t size, int *depth)
+int vapp_server__visit(const struct vapp_server *srv, const struct vapp_frame *req, uint64_t *seed,
+		       char *visited, size_t size, int *depth)
 {
 	size_t len;
 	int err = vapp_request__parse(req, seed, visited, size);

@@ -33,8 +33,8 @@ void vapp_server__close(struct vapp_server *srv);
 int vapp_server__handle(struct vapp_server *srv, int fd, const struct vapp_frame *req,
 			struct vapp_scratch *s);
 /* The visited list a request forwards and this server's depth on the path. */
-int vapp_server__visit(const struct vapp_server *srv, const struct vapp_frame *req,
-		       uint64_t *seed, char *visited, size_t size, int *depth);
+int vapp_server__visit(const struct vapp_server *srv, const struct vapp_frame *req, uint64_t *seed,
+		       char *visited, size_t size, int *depth);
 void vapp_scratch__free(struct vapp_scratch *s);
 
 int vapp_server_thread__run(struct vapp_server *srv);

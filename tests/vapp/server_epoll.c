@@ -18,7 +18,11 @@
 #include <unistd.h>
 #include "server.h"
 
-enum ep_kind { EP_LISTEN, EP_UPSTREAM, EP_DOWNSTREAM };
+enum ep_kind {
+	EP_LISTEN,
+	EP_UPSTREAM,
+	EP_DOWNSTREAM
+};
 
 struct ep_conn {
 	enum ep_kind kind;
@@ -63,7 +67,7 @@ struct loop {
 
 static int set_events(struct loop *l, struct ep_conn *c, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = c };
+	struct epoll_event ev = {.events = events, .data.ptr = c};
 	int op = c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 
 	if (c->events == events)
@@ -346,8 +350,8 @@ static int take_reply(struct loop *l, struct downstream *d)
 		if (req->tree.len > 0 && (err = vapp_buf__append(&req->tree, ",", 1)))
 			return err;
 		err = vapp_buf__printf(&req->tree, "%s@%s#%" PRIu64 "~%" PRIu64 "[%.*s]",
-				       l->srv->topo->servers[d->callee].name, d->local,
-				       d->ordinal, vapp_now_ns() - d->t0, (int)f.text_len, f.text);
+				       l->srv->topo->servers[d->callee].name, d->local, d->ordinal,
+				       vapp_now_ns() - d->t0, (int)f.text_len, f.text);
 		if (err)
 			return err;
 		vapp_buf__consume(&d->c.in, (size_t)n);
@@ -406,7 +410,7 @@ static void on_listener(struct loop *l)
 int vapp_server_epoll__run(struct vapp_server *srv)
 {
 	struct epoll_event events[128];
-	struct loop l = { .srv = srv };
+	struct loop l = {.srv = srv};
 	int err = 0;
 
 	vapp_set_thread_name(srv->cfg->name, "loop");

@@ -41,7 +41,7 @@ static void client_conn__free(struct client_conn *c)
 
 static int arm(struct workers *w, struct client_conn *c, int op)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.ptr = c };
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = c};
 
 	return epoll_ctl(w->epfd, op, c->fd, &ev) < 0 ? -errno : 0;
 }
@@ -148,8 +148,8 @@ static void receive(struct workers *w, struct client_conn *c)
 
 int vapp_server_workers__run(struct vapp_server *srv)
 {
-	struct epoll_event ev = { .events = EPOLLIN }, events[64];
-	struct workers w = { .srv = srv };
+	struct epoll_event ev = {.events = EPOLLIN}, events[64];
+	struct workers w = {.srv = srv};
 	int err = 0;
 
 	pthread_mutex_init(&w.lock, NULL);

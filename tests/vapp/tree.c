@@ -74,7 +74,7 @@ static cJSON *parse_call(struct cursor *c, int nesting)
 
 cJSON *vapp_tree__parse(const char *text, struct vapp_buf *path)
 {
-	struct cursor c = { .p = text, .path = path };
+	struct cursor c = {.p = text, .path = path};
 	cJSON *root = parse_call(&c, 0);
 
 	if (root && *c.p != '\0') {
