@@ -89,6 +89,17 @@ if command -v sqlite3 >/dev/null; then
 	sql_n=$(sqlite3 "$d/run/logs.db" "SELECT count(*) FROM logs l JOIN calls c ON c.id = l.call_id")
 	check "logs: sqlite's logs table has the JSON's $json_n lines, each on a call ($sql_n)" \
 		test "$sql_n" = "$json_n" -a "$json_n" -gt 0
+	# docs/sqlite.md's query of the slowest request's lines, against the JSON.
+	"$PY" - docs/sqlite.md "$d/run/logs.db" "$d/run/found.json" <<'PY'
+import json, re, sqlite3, sys
+sql = re.search(r"<!-- query: logs-of-slowest -->\n```sql\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1)
+rows = sqlite3.connect(sys.argv[2]).execute(sql).fetchall()
+def n(c): return len(c.get("logs", [])) + sum(n(k) for k in c.get("calls", []))
+slow = max(json.load(open(sys.argv[3]))["requests"], key=lambda r: r["root"]["duration_ns"])
+want = n(slow["root"])
+print(("ok" if rows and len(rows) == want else "not ok") +
+      " - logs: docs/sqlite.md's logs-of-slowest gives the slowest request's %d lines (%d rows)" % (want, len(rows)))
+PY
 else
 	skip "logs: sqlite's logs table" "sqlite3 not installed"
 fi

@@ -137,6 +137,9 @@ def expect(qname, rows):
         return sum(row[2] for row in rows) == sum(len(ends(r["root"])) for r in reqs)
     if qname == "patterns":
         return rows[0][0] == 1 and sum(1 for _ in rows) <= 10
+    if qname == "logs-of-slowest":
+        slow = max(reqs, key=lambda r: r["root"]["duration_ns"])
+        return len(rows) == sum(len(c.get("logs", [])) for c in ends(slow["root"]))
     if qname == "dominant-backend":
         return 0 < sum(row[3] for row in rows) <= 100.5
     return True
@@ -147,7 +150,7 @@ for qname, sql in queries:
     except sqlite3.Error as e:
         print("not ok - query %s runs: %s" % (qname, e))
         continue
-    if not rows:
+    if not rows and not (qname == "logs-of-slowest" and expect(qname, rows)):
         print("not ok - query %s answers (no rows)" % qname)
         continue
     for row in rows[:3]:
