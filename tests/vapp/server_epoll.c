@@ -36,7 +36,7 @@ struct request;
 
 struct upstream {
 	struct ep_conn c;
-	uint64_t served; /* requests read on it so far */
+	uint64_t served;     /* requests read on it so far */
 	struct request *req; /* in progress, or NULL */
 };
 
