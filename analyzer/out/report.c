@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "hashmap.h"
+#include "loglines.h"
 #include "output.h"
 #include "report.h"
 
@@ -23,6 +24,7 @@
 #define NBUCKETS (64 * BUCKETS_PER_OCTAVE)
 #define NAME_LEN (VP_ADDRSTRLEN + VPR_HOSTNAME_LEN + VPR_COMM_LEN + 40)
 #define MAX_LOSSES_SHOWN 500 /* per host: the page draws them, it need not list them all */
+#define MAX_LINES_SHOWN 200  /* per call: the page stays small; `paths --json` has them all */
 
 struct kept {
 	int64_t dur;
@@ -94,6 +96,41 @@ static void add_num(cJSON *o, const char *k, double v)
 	cJSON_AddNumberToObject(o, k, v);
 }
 
+/*
+ * The lines its server wrote for the call (loglines.h), shown on a click on
+ * its row: time after the request's start, thread, text, how it was linked.
+ * The text is the application's, untrusted: it stays data (JSON inside the
+ * page, escaped by put_script_safe; the script sets it as text, never HTML).
+ */
+static void logs_json(const struct vp_call *c, int64_t base, cJSON *row)
+{
+	cJSON *arr;
+	size_t n = 0, more = 0;
+
+	if (!c->logs)
+		return;
+	arr = cJSON_AddArrayToObject(row, "logs");
+	for (const struct vp_logline *l = c->logs; l; l = l->next) {
+		cJSON *o;
+
+		if (n++ >= MAX_LINES_SHOWN) {
+			more++;
+			continue;
+		}
+		o = cJSON_CreateObject();
+		add_num(o, "t", (double)(l->at_ns - base));
+		add_num(o, "tid", l->tid);
+		cJSON_AddStringToObject(o, "text", l->text);
+		cJSON_AddBoolToObject(o, "exact", l->link.exact);
+		cJSON_AddStringToObject(o, "basis", vp_basis_name(l->link.basis));
+		if (l->cut)
+			cJSON_AddBoolToObject(o, "cut", true);
+		cJSON_AddItemToArray(arr, o);
+	}
+	if (more)
+		add_num(row, "logs_more", (double)more);
+}
+
 /* Calls in preorder, each with its parent's position: the waterfall's rows. */
 static void flatten(const struct vp_analysis *a, const struct vp_call *c, int parent, int depth,
 		    int64_t base, cJSON *rows)
@@ -131,6 +168,7 @@ static void flatten(const struct vp_analysis *a, const struct vp_call *c, int pa
 		cJSON_AddStringToObject(o, "w",
 					vp_witness_label(&c->wit, VP_LABEL_TEXT, w, sizeof(w)));
 	}
+	logs_json(c, base, o);
 	cJSON_AddItemToArray(rows, o);
 	for (size_t i = 0; i < c->ncalls; i++)
 		flatten(a, c->calls[i], me, depth + 1, base, rows);
@@ -426,12 +464,17 @@ static cJSON *edges_json(const struct vp_report *rep)
 	return v;
 }
 
-/* JSON inside <script>: "</" would end the element. */
+/*
+ * JSON inside <script>: "</script" would end the element and "<!--" with
+ * "<script" would keep it from ending (HTML's script data states).  A '<'
+ * can only be inside a JSON string, where \u003c is the same character, so
+ * none is left.  Names, witnesses and log lines are untrusted text.
+ */
 static void put_script_safe(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		if (s[0] == '<' && s[1] == '/')
-			fputs("<\\", f);
+		if (*s == '<')
+			fputs("\\u003c", f);
 		else
 			fputc(*s, f);
 	}

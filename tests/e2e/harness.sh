@@ -190,12 +190,14 @@ e2e_recorders_stop() {
 	return $rc
 }
 
+# E2E_LOG_VISITS=1: each server logs a line per visit (vapp server --log-visits).
 e2e_servers_start() {
-	local name
+	local name opts=()
+	[ "${E2E_LOG_VISITS:-0}" = 1 ] && opts+=(--log-visits)
 	E2E_SERVER_PIDS=()
 	for name in "${E2E_SERVERS[@]}"; do
 		setsid ip netns exec "$(e2e_ns "${E2E_SERVER_HOST[$name]}")" \
-			"$VAPP" server --config "$E2E_CONFIG" --name "$name" \
+			"$VAPP" server --config "$E2E_CONFIG" --name "$name" "${opts[@]}" \
 			2>"$E2E_DIR/$name.server.log" </dev/null &
 		E2E_SERVER_PIDS+=($!)
 	done

@@ -9,6 +9,8 @@
 #   tests/e2e/run.sh [--config FILE] [--sessions N] [--requests N | --duration SEC]
 #                    [--seed N] [--tap] [--label TEXT] [--keep DIR]
 #                    [--record-arg ARG]...   (passed to every vpath-record)
+#                    [--logs N]   (vpath-record --logs N, servers log each visit,
+#                                  loglines.py checks the lines' calls)
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -19,6 +21,7 @@ client_args=()
 compare_args=()
 keep=
 record_args=()
+logs=0 label=
 sessions=32 seed=$((RANDOM))
 amount=(--requests 3000)
 while [ $# -gt 0 ]; do
@@ -29,10 +32,11 @@ while [ $# -gt 0 ]; do
 	--duration) amount=(--duration "$2"); shift ;;
 	--seed) seed=$2; shift ;;
 	--tap) compare_args+=(--tap) ;;
-	--label) compare_args+=(--label "$2"); shift ;;
+	--label) compare_args+=(--label "$2"); label=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	--record-arg) record_args+=("$2"); shift ;;
-	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--logs) record_args+=(--logs "$2"); logs=1; export E2E_LOG_VISITS=1; shift ;;
+	-h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -56,6 +60,9 @@ e2e_log "client: $(cat "$E2E_DIR/client.json")"
 e2e_analyze || exit 2
 e2e_compare "${compare_args[@]}"
 rc=$?
+if [ "$logs" = 1 ]; then
+	python3 "$E2E_SRC/loglines.py" "$E2E_DIR" --label "$label" || { [ $rc -eq 0 ] && rc=1; }
+fi
 if [ $rc -ne 0 ]; then
 	e2e_analyzer_notes "$E2E_DIR"
 fi

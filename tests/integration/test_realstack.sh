@@ -11,8 +11,11 @@
 # the checker must fail on results broken in one place each.  A second run
 # starts the recorders on a running stack: 1000 requests first, on the same
 # keep-alive connections, then 1500 recorded ones, with scheduler wake-ups
-# recorded (vpath-record --wakeups): the wake-up rule must not touch
-# gunicorn, whose threads serve requests and call themselves.
+# recorded (vpath-record --wakeups) and log writes (--logs 256, issue 26):
+# the wake-up rule must not touch gunicorn, whose threads serve requests and
+# call themselves, and no line of nginx's access log or PostgreSQL's
+# statement log is marked exact on another request than the one it names
+# (tests/realstack/loglines.py).
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -46,8 +49,8 @@ for what in found-drop found-move pg-log redis-log nginx-log; do
 	check "realstack: the check fails when one thing is broken: $what" [ $rc -eq 1 ]
 done
 tests/realstack/run.sh --requests 1500 --warmup 1000 --conns 16 --seed "$((seed + 1))" \
-	--wakeups --label "realstack warm, wake-ups:"
+	--wakeups --logs 256 --label "realstack warm, wake-ups, logs:"
 if [ $? -eq 2 ]; then
-	not_ok "realstack warm, wake-ups: the run itself failed (see the lines above)"
+	not_ok "realstack warm, wake-ups, logs: the run itself failed (see the lines above)"
 fi
 exit 0

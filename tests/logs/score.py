@@ -32,7 +32,9 @@ def lines_of(call, out):
 
 def message(text):
     m = MSG.search(text)
-    return m.group(1) if m else text
+    msg = m.group(1) if m else text
+    # services.py may append text to "end" lines (VPATH_LOGS_END_SUFFIX).
+    return re.sub(r"^(end rid=\d+) .*", r"\1", msg)
 
 
 def main():

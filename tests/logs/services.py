@@ -8,7 +8,8 @@ Python's logging module to its own file.
 
 front: GET /req/RID/K logs "start rid=RID", makes K calls GET /call/RID/J to
 back (one connection each), logs "end rid=RID", replies.  back: logs
-"call rid=RID j=J", replies.  Both are thread-per-connection servers
+"call rid=RID j=J", replies.  VPATH_LOGS_END_SUFFIX in the environment is
+appended to each "end" line.  Both are thread-per-connection servers
 (ThreadingHTTPServer; front keeps client connections alive) and run a
 housekeeping thread that logs a line every 5 ms for no request.  Each binds
 an ephemeral loopback port and writes it to PORTFILE when it is listening.
@@ -21,6 +22,10 @@ import random
 import sys
 import threading
 import time
+
+# Appended to each "end" line (tests/integration/test_report_logs.sh: text a
+# report must show as text, never run).
+END_SUFFIX = os.environ.get("VPATH_LOGS_END_SUFFIX", "")
 
 
 def housekeeping(log, stop):
@@ -60,7 +65,7 @@ class Front(http.server.BaseHTTPRequestHandler):
             conn.request("GET", "/call/%s/%d" % (rid, j))
             conn.getresponse().read()
             conn.close()
-        log.info("end rid=%s", rid)
+        log.info("end rid=%s%s", rid, END_SUFFIX)
         body = b"done %s\n" % rid.encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))

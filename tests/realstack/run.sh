@@ -8,13 +8,16 @@
 # not, 2 when the run itself failed.  Needs root.
 #
 #   tests/realstack/run.sh [--requests N] [--conns N] [--seed N] [--reconnect P]
-#                          [--warmup N] [--label TEXT] [--keep DIR] [--wakeups]
+#                          [--warmup N] [--label TEXT] [--keep DIR] [--wakeups] [--logs N]
 # --warmup N: N requests before the recorders start, on the same keep-alive
 # connections (a recording that starts on a running system).
 # KEEP=DIR in the environment works like --keep: the recordings, found.json,
 # truth.jsonl, failures.jsonl and every server's config and log are kept.
 # --wakeups (or REALSTACK_WAKEUPS=1): the recorders also record scheduler
 # wake-ups (vpath-record --wakeups), so the analyzer's wake-up rule runs.
+# --logs N: the recorders also record log writes (vpath-record --logs N); the
+# lines attached to requests are counted and checked against the request ids
+# they name (loglines.py).
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -23,6 +26,7 @@ source tests/realstack/stack.sh
 
 requests=3000 conns=16 warmup=0 seed=$((RANDOM)) label=realstack: keep=${KEEP:-}
 record_opts=()
+logs=0
 [ "${REALSTACK_WAKEUPS:-0}" = 1 ] && record_opts+=(--wakeups)
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,7 +38,8 @@ while [ $# -gt 0 ]; do
 	--label) label=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	--wakeups) record_opts+=(--wakeups) ;;
-	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--logs) record_opts+=(--logs "$2"); logs=1; shift ;;
+	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -71,3 +76,8 @@ rs_logs_collect || { e2e_log "cannot read Redis's slowlog"; exit 2; }
 rs_servers_stop
 e2e_analyze || exit 2
 rs_check --label "$label"
+rc=$?
+if [ "$logs" = 1 ]; then
+	python3 tests/realstack/loglines.py --dir "$E2E_DIR" --label "$label" || { [ $rc -eq 0 ] && rc=1; }
+fi
+exit $rc

@@ -15,7 +15,7 @@
 #include "server.h"
 
 static const char usage[] =
-	"Usage: vapp server   --config FILE --name NAME\n"
+	"Usage: vapp server   --config FILE --name NAME [--log-visits]\n"
 	"       vapp client   --config FILE [--sessions N] [--requests N | --duration SEC]\n"
 	"                     [--seed N] [--out FILE] [--think-us N] [--reconnect-every N]\n"
 	"       vapp topology --config FILE [--json]\n"
@@ -23,7 +23,9 @@ static const char usage[] =
 	"The client writes one JSON line per request to --out (default: stdout):\n"
 	"the true call tree {server, client, conn_index, rt_ns, calls[]}, plus\n"
 	"session, seq, start_ns and a short path like \"t1s1(t2s1(t3s1),t2s2)\".\n"
-	"Its summary line goes to stdout last.\n"
+	"Its summary line goes to stdout last.  A server with --log-visits writes\n"
+	"\"vapp NAME: visit CLIENT#ORDINAL\" to stderr as each request begins (a log\n"
+	"line whose call the truth knows: vpath-record --logs).\n"
 	"\n"
 	"Examples:\n"
 	"  vapp server --config tests/e2e/scenarios/accuracy.conf --name t1s1 &\n"
@@ -41,6 +43,7 @@ enum {
 	OPT_THINK = 't',
 	OPT_RECONNECT = 'R',
 	OPT_JSON = 'j',
+	OPT_LOG_VISITS = 'L',
 	OPT_HELP = 'h',
 };
 
@@ -55,6 +58,7 @@ static const struct option long_options[] = {
 	{"think-us", required_argument, NULL, OPT_THINK},
 	{"reconnect-every", required_argument, NULL, OPT_RECONNECT},
 	{"json", no_argument, NULL, OPT_JSON},
+	{"log-visits", no_argument, NULL, OPT_LOG_VISITS},
 	{"help", no_argument, NULL, OPT_HELP},
 	{},
 };
@@ -63,6 +67,7 @@ struct cmdline {
 	const char *config;
 	const char *name;
 	int json;
+	int log_visits;
 	struct vapp_client_opts client;
 };
 
@@ -90,7 +95,7 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cmd)
 	int opt;
 
 	cmd->client = (struct vapp_client_opts){.out_path = "-", .sessions = 8, .seed = 1};
-	while ((opt = getopt_long(argc, argv, "c:n:s:r:d:S:o:t:R:jh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:s:r:d:S:o:t:R:jLh", long_options, NULL)) != -1) {
 		int err = 0;
 
 		switch (opt) {
@@ -105,6 +110,9 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cmd)
 			break;
 		case OPT_JSON:
 			cmd->json = 1;
+			break;
+		case OPT_LOG_VISITS:
+			cmd->log_visits = 1;
 			break;
 		case OPT_SESSIONS:
 			err = parse_long(optarg, 1, 4096, &v);
@@ -168,7 +176,7 @@ static int print_topology(const struct vapp_topology *topo, int json)
 	return 0;
 }
 
-static int run_server(const struct vapp_topology *topo, const char *name)
+static int run_server(const struct vapp_topology *topo, const char *name, int log_visits)
 {
 	struct vapp_server srv;
 	int self, err;
@@ -184,6 +192,7 @@ static int run_server(const struct vapp_topology *topo, const char *name)
 			topo->servers[self].addr_str, strerror(-err));
 		return err;
 	}
+	srv.log_visits = log_visits;
 	/* the harness waits for this line before starting the client */
 	fprintf(stderr, "vapp %s: listening on %s (%s)\n", name, topo->servers[self].addr_str,
 		vapp_model_name(topo->servers[self].model));
@@ -217,7 +226,7 @@ int main(int argc, char **argv)
 	if (strcmp(sub, "topology") == 0) {
 		err = print_topology(&topo, cmd.json);
 	} else if (strcmp(sub, "server") == 0) {
-		err = run_server(&topo, cmd.name);
+		err = run_server(&topo, cmd.name, cmd.log_visits);
 	} else {
 		if (cmd.client.requests == 0 && cmd.client.duration_s == 0)
 			cmd.client.requests = 1000;

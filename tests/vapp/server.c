@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,14 +60,33 @@ int vapp_server__run(struct vapp_server *srv)
 	return -EINVAL;
 }
 
-int vapp_server__visit(const struct vapp_server *srv, const struct vapp_frame *req, uint64_t *seed,
-		       char *visited, size_t size, int *depth)
+static void log_visit(const struct vapp_server *srv, int fd, uint64_t ordinal)
+{
+	struct sockaddr_in peer;
+	socklen_t plen = sizeof(peer);
+	char ip[INET_ADDRSTRLEN] = "?", line[128];
+	int n;
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0 && peer.sin_family == AF_INET)
+		inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof(ip));
+	n = snprintf(line, sizeof(line), "vapp %s: visit %s:%u#%" PRIu64 "\n", srv->cfg->name, ip,
+		     ntohs(peer.sin_port), ordinal);
+	/* One write, so that lines of concurrent visits never mix. */
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+int vapp_server__visit(const struct vapp_server *srv, int fd, uint64_t ordinal,
+		       const struct vapp_frame *req, uint64_t *seed, char *visited, size_t size,
+		       int *depth)
 {
 	size_t len;
 	int err = vapp_request__parse(req, seed, visited, size);
 
 	if (err)
 		return err;
+	if (srv->log_visits)
+		log_visit(srv, fd, ordinal);
 	*depth = 1;
 	for (const char *p = visited; *p; p++)
 		*depth += *p == '>';
@@ -102,15 +124,15 @@ static int handle_call(struct vapp_server *srv, const struct vapp_step *st, cons
 	return 0;
 }
 
-int vapp_server__handle(struct vapp_server *srv, int fd, const struct vapp_frame *req,
-			struct vapp_scratch *s)
+int vapp_server__handle(struct vapp_server *srv, int fd, uint64_t ordinal,
+			const struct vapp_frame *req, struct vapp_scratch *s)
 {
 	char visited[2048];
 	struct vapp_plan plan;
 	uint64_t seed;
 	int depth, err;
 
-	err = vapp_server__visit(srv, req, &seed, visited, sizeof(visited), &depth);
+	err = vapp_server__visit(srv, fd, ordinal, req, &seed, visited, sizeof(visited), &depth);
 	if (err)
 		return err;
 	vapp_plan__make(&plan, srv->topo, srv->self, seed, depth);

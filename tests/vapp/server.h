@@ -15,6 +15,7 @@ struct vapp_server {
 	const struct vapp_server_cfg *cfg;
 	int self;
 	int listen_fd;
+	int log_visits; /* --log-visits: a line per visit on stderr (vapp_server__visit) */
 	struct vapp_pool pools[VAPP_MAX_SERVERS]; /* by server index; callees only */
 };
 
@@ -30,11 +31,17 @@ void vapp_server__close(struct vapp_server *srv);
 
 /* Blocking models: plan the request, make its calls through the pools, send
  * the reply (maybe in two parts) on fd. */
-int vapp_server__handle(struct vapp_server *srv, int fd, const struct vapp_frame *req,
-			struct vapp_scratch *s);
-/* The visited list a request forwards and this server's depth on the path. */
-int vapp_server__visit(const struct vapp_server *srv, const struct vapp_frame *req, uint64_t *seed,
-		       char *visited, size_t size, int *depth);
+int vapp_server__handle(struct vapp_server *srv, int fd, uint64_t ordinal,
+			const struct vapp_frame *req, struct vapp_scratch *s);
+/*
+ * The visited list a request forwards and this server's depth on the path.
+ * With log_visits, says "vapp NAME: visit CLIENT#ORDINAL" in one write to
+ * stderr: the request's client (fd's peer) and its ordinal on fd from 0,
+ * the truth's key of the call (a log line whose request is known).
+ */
+int vapp_server__visit(const struct vapp_server *srv, int fd, uint64_t ordinal,
+		       const struct vapp_frame *req, uint64_t *seed, char *visited, size_t size,
+		       int *depth);
 void vapp_scratch__free(struct vapp_scratch *s);
 
 int vapp_server_thread__run(struct vapp_server *srv);

@@ -36,6 +36,7 @@ struct request;
 
 struct upstream {
 	struct ep_conn c;
+	uint64_t served;     /* requests read on it so far */
 	struct request *req; /* in progress, or NULL */
 };
 
@@ -260,7 +261,8 @@ static int start_request(struct loop *l, struct upstream *up, const struct vapp_
 
 	if (!req)
 		return -ENOMEM;
-	err = vapp_server__visit(l->srv, f, &seed, req->visited, sizeof(req->visited), &depth);
+	err = vapp_server__visit(l->srv, up->c.fd, up->served++, f, &seed, req->visited,
+				 sizeof(req->visited), &depth);
 	if (err) {
 		free(req);
 		return err;

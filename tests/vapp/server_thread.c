@@ -24,6 +24,7 @@ static void *conn_thread(void *p)
 	struct vapp_scratch s = {};
 	struct vapp_buf req = {};
 	struct vapp_frame f;
+	uint64_t served = 0;
 	int err;
 
 	free(p);
@@ -33,7 +34,7 @@ static void *conn_thread(void *p)
 		if (err == -EPIPE || err == -ECONNRESET)
 			break;
 		if (!err)
-			err = vapp_server__handle(arg.srv, arg.fd, &f, &s);
+			err = vapp_server__handle(arg.srv, arg.fd, served++, &f, &s);
 		if (err) {
 			fprintf(stderr, "vapp %s: connection dropped: %s\n", arg.srv->cfg->name,
 				strerror(-err));

@@ -18,6 +18,7 @@
 
 struct client_conn {
 	int fd;
+	uint64_t served; /* requests read on it so far */
 	struct vapp_buf in;
 	struct client_conn *next; /* job queue */
 };
@@ -87,7 +88,7 @@ static void *worker_thread(void *p)
 		struct client_conn *c = dequeue(w);
 		struct vapp_frame f;
 		long n = vapp_frame__parse(c->in.data, c->in.len, &f);
-		int err = n > 0 ? vapp_server__handle(w->srv, c->fd, &f, &s) : -EPROTO;
+		int err = n > 0 ? vapp_server__handle(w->srv, c->fd, c->served++, &f, &s) : -EPROTO;
 
 		if (!err) {
 			vapp_buf__consume(&c->in, (size_t)n);

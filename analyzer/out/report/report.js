@@ -222,7 +222,8 @@
 		el('div', {class: 'legend'}, el('span', null, el('i', {class: 'c'}), 'call, as the client saw it'),
 			el('span', null, el('i', {class: 's'}), 'time in the server'),
 			el('span', null, el('i', {class: 'x'}), '~ link inferred, not decided by evidence'),
-			el('span', null, el('i', {class: 'b'}), 'incomplete (records lost, peer missing)')));
+			el('span', null, el('i', {class: 'b'}), 'incomplete (records lost, peer missing)'),
+			el('span', null, el('b', {class: 'nlogs', text: '≡ N'}), 'log lines (vpath-record --logs): click the row')));
 	var picked = el('div', {id: 'picked'});
 	slowSection.appendChild(picked);
 	main.appendChild(slowSection);
@@ -232,10 +233,11 @@
 		var r = D.requests[id];
 		var p = patternByIndex[r.pattern];
 		var root = r.calls[0];
+		var nlines = r.calls.reduce(function (n, c) { return n + (c.logs ? c.logs.length + (c.logs_more || 0) : 0); }, 0);
 		var d = el('details', {class: 'req', id: 'request-' + id, 'data-request': id},
 			el('summary', null, el('span', {class: 'dur', text: dur(r.dur)}), el('span', {class: 'entry', text: root.service}),
 				el('span', {class: 'meta', text: 'request ' + id + ' · ' + r.calls.length + ' calls · ' + r.hosts + ' hosts · at +' +
-					dur(r.start + m.origin)}),
+					dur(r.start + m.origin) + (nlines ? ' · ' + num(nlines) + ' log lines' : '')}),
 				p ? el('a', {class: 'req', href: '#pattern-' + p.rank, onclick: function (e) {
 					e.preventDefault(); openPattern(p.rank);
 				}}, 'pattern ' + p.rank) : null,
@@ -278,6 +280,8 @@
 				title: c.client + ' → ' + c.server + '\n' + why + '\n' + bytes(c.rq) + ' request, ' + bytes(c.rp) + ' reply'},
 				inferred ? el('span', {class: 'tilde', text: '~'}) : null, c.service,
 				c.w ? el('span', {class: 'what', text: c.w}) : null,
+				c.logs ? el('span', {class: 'nlogs', title: 'log lines its server wrote for it; click the row',
+					text: '≡ ' + (c.logs.length + (c.logs_more || 0))}) : null,
 				el('span', {class: 'who', text: c.server.split(' ').slice(1).join(' ').replace(/^\S+ /, '')}));
 			var lane = el('div', {class: 'lane'});
 			lines.forEach(function (x) { lane.appendChild(el('div', {class: 'gridline', style: 'left:' + x})); });
@@ -299,10 +303,41 @@
 				style: where === 'after' ? 'left:' + (left + width + 0.6).toFixed(3) + '%'
 					: where === 'inside' ? 'right:' + (100 - left - width + 0.6).toFixed(3) + '%'
 					: 'right:' + (100 - left + 0.6).toFixed(3) + '%'}));
-			wf.appendChild(el('div', {class: 'row' + (inferred ? ' inferred' : '')}, label, lane));
+			var row = el('div', {class: 'row' + (inferred ? ' inferred' : '') + (c.logs ? ' haslogs' : '')}, label, lane);
+			wf.appendChild(row);
+			if (c.logs) row.addEventListener('click', function () { toggleLogs(row, c); });
 		});
 		waterfalls++;
 		return wf;
+	}
+
+	/*
+	 * A call's log lines, under its row: time after the request's start,
+	 * thread, how the line was linked, the text.  The text is the
+	 * application's: only ever set as text (el's text / text nodes).
+	 */
+	var logLinesShown = 0;
+	function toggleLogs(row, c) {
+		var next = row.nextSibling;
+		if (next && next.classList.contains('logs')) {
+			next.remove();
+			row.classList.remove('open');
+			return;
+		}
+		var box = el('div', {class: 'logs'});
+		c.logs.forEach(function (l) {
+			box.appendChild(el('div', {class: 'logline' + (l.exact ? '' : ' inferred'),
+				title: l.exact ? 'exact: the evidence decides this line is this call\'s' : 'inferred (' + l.basis + ')'},
+				el('span', {class: 't', text: '+' + dur(l.t)}), el('span', {class: 'tid', text: 'tid ' + l.tid}),
+				el('span', {class: 'how', text: l.exact ? 'exact' : '~ ' + l.basis}),
+				el('span', {class: 'text', text: l.text + (l.cut ? ' [cut]' : '')})));
+			logLinesShown++;
+		});
+		if (c.logs_more)
+			box.appendChild(el('div', {class: 'muted', text: num(c.logs_more) + ' more lines: vpath-analyze paths --logs'}));
+		row.after(box);
+		row.classList.add('open');
+		if (check) selfcheck();
 	}
 
 	var slowList = el('div');
@@ -471,7 +506,7 @@
 		check.setAttribute('data-status', errors.length ? 'error' : 'ok');
 		check.textContent = (errors.length ? 'errors: ' + errors.join('; ') : 'ok') + ' · patterns=' +
 			ptbody.children.length + ' slowest=' + slowList.children.length + ' waterfalls=' + waterfalls +
-			' edges=' + D.edges.length + ' hosts=' + D.hosts.length;
+			' edges=' + D.edges.length + ' hosts=' + D.hosts.length + ' loglines=' + logLinesShown;
 	}
 	selfcheck();
 })();
