@@ -8,15 +8,16 @@
 # Transport, h2c -> an h2c server), go-grpc (Go net/http -> one
 # grpc.ClientConn -> a Go grpc.Server), python-grpc (the same front -> a
 # Python grpcio server, handlers on a thread pool), preexisting (node-h2
-# with the session opened before the recorders) and nginx-grpc (go-grpc's
+# with the session opened before the recorders), nginx-grpc (go-grpc's
 # front -> nginx grpc_pass over TLS, upstream keepalive -> the grpcio server
-# over TLS, nginx on a host of its own), 16 client sessions each,
+# over TLS, nginx on a host of its own) and nginx-grpc-close (the same with
+# a connection per call), 16 client sessions each,
 # recorded on three network-namespace hosts and scored against the truth of
 # the client and the back end, calls named by HTTP/2 stream id.  Gates: every request
 # found, every path and link marked exact right, no back-end call found as
-# a root marked exact, and for node-h2-tls and nginx-grpc every stream found
+# a root marked exact, and for node-h2-tls and nginx-* every stream found
 # as a call of its own (the recorder reads its frames in libssl's plaintext;
-# nginx-grpc: on both hops, and nginx's calls scored too); paths right
+# nginx-*: on both hops, and nginx's calls scored too); paths right
 # and marked exact are printed, and gated where the evidence decides them:
 # go-h2 (per-stream writer goroutines) at 99%, node-h2 at 95% (its
 # traceparent, read from the HEADERS blocks the recorders capture, links
@@ -94,12 +95,13 @@ h2_preexisting_check() { # label dir
 	done
 }
 
-for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc preexisting nginx-grpc; do
+for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc preexisting nginx-grpc \
+	nginx-grpc-close; do
 	case $variant in
 	node-* | preexisting) why=$node_why ;;
 	go-grpc) why=$grpc_why ;;
 	python-grpc) why=$pygrpc_why ;;
-	nginx-grpc) why=$nginx_why ;;
+	nginx-*) why=$nginx_why ;;
 	*) why=$go_why ;;
 	esac
 	if [ -n "$why" ]; then
@@ -113,7 +115,7 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	[ "$variant" != node-h2 ] || wl_score_opts+=(--min-accuracy 95)
 	# libssl's plaintext cuts the TLS variant's streams (docs/recorder.md, "TLS")
 	case $variant in
-	node-h2-tls | nginx-grpc) wl_score_opts+=(--gate-calls) ;;
+	node-h2-tls | nginx-*) wl_score_opts+=(--gate-calls) ;;
 	esac
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
@@ -121,11 +123,11 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	# Calls labelled from their HPACK-coded HEADERS (the recorders capture
 	# them).  Not go-h2: Go's bufio writer cuts header blocks across writes,
 	# and a block cut ends its direction's decoding (docs/analyzer.md).
-	# nginx-grpc: its calls to nginx (h2c); blocks inside TLS are not
+	# nginx-*: the front's calls to nginx (h2c); blocks inside TLS are not
 	# captured, so nginx's own calls are not labelled.
 	case $variant in
 	node-h2 | node-h2-noprop) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" ;;
-	*-grpc) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
+	*-grpc | *-grpc-close) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
 	esac
 	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
 done
