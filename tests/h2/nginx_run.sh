@@ -8,10 +8,8 @@
 set -u
 dir=$1 listen=$2 backend=$3 keep=
 # More idle connections kept than calls are ever in flight: nginx closes
-# none during the run.  One closed from the cache is reset (grpcio's last
-# frames unread), its port free at once and reused by the next connect,
-# and the back end, which counts calls per client port, would name the new
-# connection's calls after the old one's.
+# none for lack of room (README.md: the back end counts calls per client
+# port, and a port freed by a reset may be taken by the next connect).
 [ "$4" != keepalive ] || keep='keepalive 256; keepalive_requests 1000000; keepalive_timeout 300s;'
 mkdir -p "$dir" || exit 1
 sed -e "s|@DIR@|$dir|g" -e "s|@LISTEN@|$listen|g" -e "s|@BACKEND@|$backend|g" \
