@@ -617,11 +617,13 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 			x->incomplete = false;
 			/*
 			 * Inside TLS it is the handshake's end (the client's
-			 * Finished): no exchange of the connection's count, so
-			 * that streams are numbered from the first, as a handshake
-			 * begun with the stream leaves them (exchanges.c).
+			 * Finished), on h2c the preface read or written alone
+			 * (nginx reads its 24 bytes first): no exchange of the
+			 * connection's count either way, so that streams are
+			 * numbered from the first, as a handshake begun with the
+			 * stream leaves them (exchanges.c).
 			 */
-			if (tls && x->conn_index + 1 == s->nexch)
+			if (x->conn_index + 1 == s->nexch)
 				s->nexch--;
 			finished(hs, x);
 		}

@@ -387,7 +387,7 @@ static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, s
 	if (p->mixed || c->muxed)
 		c->link.exact = false;
 	/* Which of the requests read at once a call served is the server's order, not evidence. */
-	if (vp_xchg__pipelined(s)) {
+	if (vp_xchg__holds_several(s)) {
 		c->link.exact = false;
 		if (c->link.candidates < 2)
 			c->link.candidates = 2;

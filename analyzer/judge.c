@@ -52,7 +52,7 @@ static void decide(struct vp_judge *j, struct vp_hpaths *p, struct vp_judgment *
 		pick = (unsigned)latest;
 	if (nfit == 1 && !j->never_exact && !c->muxed) {
 		c->link = vp_link_make(VP_BASIS_WINDOW, 1);
-		if (vp_xchg__pipelined(g->cand[pick])) /* see attribute.c link_call */
+		if (vp_xchg__holds_several(g->cand[pick])) /* see attribute.c link_call */
 			c->link.exact = false;
 		else
 			j->exact++;

@@ -651,8 +651,18 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 	if (call->server.recorded && p->blind.len &&
 	    u64map__get(&p->blind, vp_paths_end_key(call->server.host, call->server.pid)))
 		*exact = false;
-	for (size_t i = 0; i < call->ncalls; i++)
-		all &= finish_call(p, call->calls[i], exact);
+	for (size_t i = 0; i < call->ncalls; i++) {
+		struct vp_call *c = call->calls[i];
+
+		/*
+		 * Served on a connection found multiplexed after the links were
+		 * made: its request may be several, the call any of theirs
+		 * (xchg.h, vp_xchg__holds_several).
+		 */
+		if (c->link.exact && call->server.recorded && end_muxed(p, &call->server))
+			c->link.exact = false;
+		all &= finish_call(p, c, exact);
+	}
 	return all && call->complete;
 }
 

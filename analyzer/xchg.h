@@ -166,6 +166,19 @@ static inline bool vp_xchg__pipelined(const struct vp_xchg *x)
 }
 
 /*
+ * A request that may be several: pipelined, or a server exchange cut by
+ * bytes on a multiplexed connection (its message may hold several streams,
+ * frames not read: --no-frames, TLS not read, a connection older than the
+ * recording).  A call made while serving it is that request's only as far
+ * as the message goes: which of the requests in it made the call is not
+ * known (tests/h2 nginx-grpc, nginx's calls for the front's streams).
+ */
+static inline bool vp_xchg__holds_several(const struct vp_xchg *x)
+{
+	return vp_xchg__pipelined(x) || (x->side == VP_SERVER && x->muxed);
+}
+
+/*
  * The two ends of a call show that the client sent its request while a reply
  * to an earlier one was still on its way: the server had sent bytes before
  * reading this request that the client had not read when it sent it.  A

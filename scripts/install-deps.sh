@@ -18,7 +18,7 @@ PKGS=(
 	libnghttp2-dev                            # vpath-analyze: HTTP/2 header blocks (HPACK)
 	chromium sqlite3                          # tests: the HTML report in headless Chromium, docs/sqlite.md's queries
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
-	nginx postgresql redis-server gunicorn    # tests/realstack: real servers
+	nginx postgresql redis-server gunicorn    # tests/realstack: real servers; tests/h2: nginx grpc_pass
 	python3-psycopg2 python3-redis wrk
 	nodejs                                    # tests/evloop: the Node.js event-loop gateway
 	pgbouncer                                 # tests/pgbouncer: transaction pooling, linked by forwarded bytes

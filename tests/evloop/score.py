@@ -14,7 +14,12 @@ and the back-end calls make no calls of their own.  With "calls_by": "stream"
 (tests/h2) the truth names a call (client port, stream id) and the ordinal
 compared with conn_index is the rank of its stream id among the truth's
 stream ids on that connection: the exchange ordinal when each stream is
-found as one exchange, in the order the streams were opened.  Figures: completeness,
+found as one exchange, in the order the streams were opened.  With "hop_addr"
+(tests/h2's nginx variants: the back end is a proxy that makes each call
+again to the server at hop_addr) a true call is [port, stream id, hop port,
+hop ordinal], the proxy's call for it on a connection of its own, and a
+path is right when each back-end call holds exactly that one call, which
+makes none.  Figures: completeness,
 overall accuracy, share of requests marked exact (requests[].exact),
 accuracy of those, and per link (gateway -> back-end call): right, wrong,
 orphaned (found as a root), missing, and how many links marked exact
@@ -58,15 +63,17 @@ def load_json(path):
         raise Unscorable("%s: %s" % (path, e))
 
 
-def load_truth(path, by_stream=False):
+def load_truth(path, by_stream=False, hops=False):
     truth = []
+    width = 4 if hops else 2
     try:
         with open(path) as f:
             for i, line in enumerate(f, 1):
                 rec = json.loads(line)
                 calls = [tuple(c) for c in rec["calls"]]
-                if any(len(c) != 2 for c in calls):
-                    raise ValueError("line %d: a call is not [port, ordinal]" % i)
+                if any(len(c) != width for c in calls):
+                    raise ValueError("line %d: a call is not [port, ordinal%s]"
+                                     % (i, ", hop port, hop ordinal" if hops else ""))
                 truth.append({"id": rec["id"], "key": (rec["client"], rec["conn_index"]),
                               "calls": calls})
     except (OSError, ValueError, KeyError, TypeError) as e:
@@ -87,20 +94,22 @@ def streams_to_ordinals(truth):
     AllowHTTP) and step by 2."""
     ids = collections.defaultdict(set)
     for t in truth:
-        for port, sid in t["calls"]:
-            ids[port].add(sid)
+        for c in t["calls"]:
+            ids[c[0]].add(c[1])
     rank = {(port, sid): (port, k)
             for port, sids in ids.items() for k, sid in enumerate(sorted(sids))}
     for t in truth:
         t["streams"] = t["calls"]
-        t["calls"] = [rank[c] for c in t["calls"]]
+        # a hop (the proxy's call) keeps the back end's ordinal
+        t["calls"] = [rank[c[:2]] + tuple(c[2:]) for c in t["calls"]]
 
 
 def load_run(args):
     """The run's description and its truth."""
     meta = load_json(os.path.join(args.dir, args.meta))
     by_stream = meta.get("calls_by") == "stream"
-    return meta, load_truth(os.path.join(args.dir, "truth.jsonl"), by_stream)
+    return meta, load_truth(os.path.join(args.dir, "truth.jsonl"), by_stream,
+                            "hop_addr" in meta)
 
 
 def what_compared(meta):
@@ -122,11 +131,13 @@ def addr_of(end):
 
 class Found:
     """The gateway's paths by (client addr, conn_index) and where every
-    back-end call sits."""
+    back-end call sits (and with HOP every call of the back end to HOP)."""
 
-    def __init__(self, doc, gateway, backend):
+    def __init__(self, doc, gateway, backend, hop=None):
         self.doc = doc
-        self.gateway, self.backend = gateway, backend
+        self.gateway, self.backend, self.hop = gateway, backend, hop
+        self.hop_parent_of = {}  # hop call id -> back-end call id, or None for a root
+        self.hop_link_of = {}
         self.by_key = {}      # (client addr, conn_index) -> request object
         self.duplicates = 0
         self.parent_of = {}   # call id -> gateway key, or None for a root
@@ -142,13 +153,29 @@ class Found:
     def call_id(self, call):
         return (port_of(call["client"]["addr"]), call["conn_index"])
 
+    def _below(self, call, cid):
+        """What back-end call CID made: nothing, or with a hop its calls to it."""
+        for sub in call.get("calls", []):
+            if self.hop and addr_of(sub.get("server")) == self.hop:
+                hid = self.call_id(sub)
+                self.hop_parent_of[hid] = cid
+                self.hop_link_of[hid] = sub.get("link")
+                self.deep += len(sub.get("calls", []))
+            else:
+                self.deep += 1
+
     def _add(self, req):
         root = req["root"]
         server = addr_of(root.get("server"))
+        if self.hop and server == self.hop:
+            self.hop_parent_of[self.call_id(root)] = None
+            self.hop_link_of[self.call_id(root)] = root.get("link")
+            self.deep += len(root.get("calls", []))
+            return
         if server == self.backend:
             self.parent_of[self.call_id(root)] = None
             self.link_of[self.call_id(root)] = root.get("link")
-            self.deep += len(root.get("calls", []))
+            self._below(root, self.call_id(root))
             return
         if server != self.gateway:
             return
@@ -164,7 +191,7 @@ class Found:
             cid = self.call_id(call)
             self.parent_of[cid] = key
             self.link_of[cid] = call.get("link")
-            self.deep += len(call.get("calls", []))
+            self._below(call, cid)
 
     def calls_of(self, key):
         """Back-end call ids under the gateway path KEY, and whether the path
@@ -172,11 +199,46 @@ class Found:
         root = self.by_key[key]["root"]
         ids, odd = [], False
         for call in root.get("calls", []):
-            if addr_of(call.get("server")) != self.backend or call.get("calls"):
+            subs = call.get("calls", [])
+            if addr_of(call.get("server")) != self.backend:
                 odd = True
+            elif not self.hop:
+                if subs:
+                    odd = True
+                else:
+                    ids.append(self.call_id(call))
+            elif (len(subs) != 1 or addr_of(subs[0].get("server")) != self.hop or
+                  subs[0].get("calls")):
+                # a back-end call makes its one call to the hop, nothing else
+                odd = True
+                ids.append(self.call_id(call) + (-1, -1))
             else:
-                ids.append(self.call_id(call))
+                ids.append(self.call_id(call) + self.call_id(subs[0]))
         return ids, odd
+
+
+def placement(parent_of, cid, true_parent):
+    """Where true call CID was found: missing, orphaned (a root), right, elsewhere."""
+    if cid not in parent_of:
+        return "missing"
+    if parent_of[cid] is None:
+        return "orphaned"
+    return "right" if parent_of[cid] == true_parent else "elsewhere"
+
+
+def hop_links(found, hop_owner, links):
+    """The proxy's calls (found.hop): counted into LINKS as "hop ..."."""
+    for hid, parent in hop_owner.items():
+        where = placement(found.hop_parent_of, hid, parent)
+        links["hop " + ("under another call" if where == "elsewhere" else where)] += 1
+    for hid, parent in found.hop_parent_of.items():
+        right = hid not in hop_owner if parent is None else hop_owner.get(hid) == parent
+        link = found.hop_link_of[hid]
+        if link and link.get("exact"):
+            which = "hop marked exact" if parent is not None else "hop roots marked exact"
+            links[which] += 1
+            links[which + ", wrong"] += not right
+    links["hop not in the truth"] = sum(1 for h in found.hop_parent_of if h not in hop_owner)
 
 
 def pct(n, d):
@@ -186,15 +248,19 @@ def pct(n, d):
 def compare(args):
     meta, truth = load_run(args)
     doc = load_json(args.found or os.path.join(args.dir, "found.json"))
-    found = Found(doc, meta["gateway_addr"], meta["backend_addr"])
+    found = Found(doc, meta["gateway_addr"], meta["backend_addr"], meta.get("hop_addr"))
     label = args.label or "%s %s:" % (meta.get("workload", "evloop"), meta["gateway"])
-    owner = {}
+    owner = {}      # back-end call -> its true request
+    hop_owner = {}  # the proxy's call -> the back-end call it was made for
     for t in truth:
         for c in t["calls"]:
-            if c in owner:
-                raise Unscorable("truth: call %s claimed by requests %d and %d"
-                                 % (c, owner[c]["id"], t["id"]))
-            owner[c] = t
+            for mine, key, parent in ((owner, c[:2], t), (hop_owner, c[2:], c[:2])):
+                if not key:
+                    continue
+                if key in mine:
+                    raise Unscorable("truth: call %s claimed twice (request %d)"
+                                     % (key, t["id"]))
+                mine[key] = parent
 
     n_found = n_right = 0
     exact_known = exact_marked = exact_right = 0
@@ -219,7 +285,7 @@ def compare(args):
                 exact_right += right
                 exact_miscounted += len(ids) != len(t["calls"]) or odd
         if not right:
-            extra = [list(c) + [owner[c]["id"] if c in owner else None]
+            extra = [list(c) + [owner[c[:2]]["id"] if c[:2] in owner else None]
                      for c in ids if c not in t["calls"]]
             failures.append({"id": t["id"], "client": t["key"][0], "conn_index": t["key"][1],
                              "why": "wrong calls", "exact": req.get("exact"),
@@ -232,14 +298,8 @@ def compare(args):
     links = collections.Counter()
     by_basis = collections.defaultdict(collections.Counter)
     for cid, t in owner.items():
-        if cid not in found.parent_of:
-            links["missing"] += 1
-        elif found.parent_of[cid] is None:
-            links["orphaned"] += 1
-        elif found.parent_of[cid] == t["key"]:
-            links["right"] += 1
-        else:
-            links["under another request"] += 1
+        where = placement(found.parent_of, cid, t["key"])
+        links["under another request" if where == "elsewhere" else where] += 1
     # A back-end call found as a root has a link too (basis "root"): marked
     # exact, it claims to have no parent, which is wrong for a true call
     # (a gate with --gate-roots, a figure without).
@@ -260,6 +320,7 @@ def compare(args):
             links[which] += 1
             links[which + ", wrong"] += not right
     links["not in the truth"] = sum(1 for cid in found.parent_of if cid not in owner)
+    hop_links(found, hop_owner, links)
 
     with open(os.path.join(args.dir, "failures.jsonl") if not args.found else
               args.found + ".failures.jsonl", "w") as out:
@@ -282,15 +343,27 @@ def compare(args):
     else:
         what = "%d of %d links marked exact are wrong" % (links["marked exact, wrong"],
                                                           links["marked exact"])
-    gates.append((links["marked exact, wrong"] == 0, what))
+    if found.hop:
+        what += "; of the proxy's calls %d of %d" % (links["hop marked exact, wrong"],
+                                                       links["hop marked exact"])
+    gates.append((links["marked exact, wrong"] + links["hop marked exact, wrong"] == 0, what))
     what = "%d of %d back-end calls found as roots marked exact have a parent" % (
         links["roots marked exact, wrong"], links["roots marked exact"])
+    if found.hop:
+        what += "; of the proxy's calls %d of %d" % (links["hop roots marked exact, wrong"],
+                                                       links["hop roots marked exact"])
+    links["roots marked exact, wrong"] += links["hop roots marked exact, wrong"]
     if args.gate_roots:
         gates.append((links["roots marked exact, wrong"] == 0, what))
     if args.gate_calls:
         gates.append((links["missing"] == 0 and links["not in the truth"] == 0,
                        "every call found as its own (%d of %d missing, %d found not in the truth)"
                        % (links["missing"], len(owner), links["not in the truth"])))
+        if found.hop:
+            gates.append((links["hop missing"] == 0 and links["hop not in the truth"] == 0,
+                           "every call of the proxy found as its own (%d of %d missing, "
+                           "%d found not in the truth)" % (links["hop missing"], len(hop_owner),
+                                                           links["hop not in the truth"])))
     # Propagated ids (processes[] has these only where calls carried one): an
     # exact rule and an id never disagree on these workloads.
     ids = collections.Counter()
@@ -330,6 +403,14 @@ def compare(args):
           % (label, links["marked exact"], links["marked exact, wrong"],
              "; %d links without a link field" % links["link unknown"]
              if links["link unknown"] else ""))
+    if found.hop:
+        print("# %s links (proxy -> %s): %d true; right %d (%s), under another call %d, "
+              "orphaned %d, missing %d; found calls not in the truth %d; marked exact %d, "
+              "of which wrong %d"
+              % (label, found.hop, len(hop_owner), links["hop right"],
+                 pct(links["hop right"], len(hop_owner)), links["hop under another call"],
+                 links["hop orphaned"], links["hop missing"], links["hop not in the truth"],
+                 links["hop marked exact"], links["hop marked exact, wrong"]))
     for basis, c in sorted(by_basis.items()):
         print("# %s   basis %-13s %5d links, %5d right (%s)"
               % (label, basis, c["links"], c["right"], pct(c["right"], c["links"])))
@@ -338,9 +419,13 @@ def compare(args):
 
 # --- a perfect analysis, and broken ones ------------------------------------
 
-def call_object(gateway_ip, backend, port, ordinal):
+def call_object(gateway_ip, backend, port, ordinal, hop=None, hop_port=None, hop_ordinal=None):
+    """A back-end call; with HOP holding the proxy's call for it."""
+    calls = []
+    if hop:
+        calls.append(call_object(backend.rsplit(":", 1)[0], hop, hop_port, hop_ordinal))
     return {"client": {"addr": "%s:%d" % (gateway_ip, port)}, "server": {"addr": backend},
-            "conn_index": ordinal, "calls": [],
+            "conn_index": ordinal, "calls": calls,
             "link": {"basis": "thread", "exact": True, "candidates": 1}}
 
 
@@ -351,7 +436,8 @@ def fake_found(args):
     for t in truth:
         root = {"client": {"addr": t["key"][0]}, "server": {"addr": meta["gateway_addr"]},
                 "conn_index": t["key"][1],
-                "calls": [call_object(gw_ip, meta["backend_addr"], *c) for c in t["calls"]],
+                "calls": [call_object(gw_ip, meta["backend_addr"], c[0], c[1],
+                                      meta.get("hop_addr"), *c[2:]) for c in t["calls"]],
                 "link": {"basis": "root", "exact": True, "candidates": 0}}
         requests.append({"id": t["id"], "exact": True, "complete": True, "root": root})
     return {"version": 2, "requests": requests}
@@ -366,9 +452,9 @@ def claim_exact(req):
 def break_found(args):
     meta, truth = load_run(args)
     doc = load_json(args.found or os.path.join(args.dir, "found.json"))
-    found = Found(doc, meta["gateway_addr"], meta["backend_addr"])
+    found = Found(doc, meta["gateway_addr"], meta["backend_addr"], meta.get("hop_addr"))
     rng = random.Random(1)
-    true_calls = {t["key"]: set(t["calls"]) for t in truth}
+    true_calls = {t["key"]: set(c[:2] for c in t["calls"]) for t in truth}
     keys = [t["key"] for t in truth if t["key"] in found.by_key]
     rng.shuffle(keys)
     if args.what == "disagree":

@@ -11,7 +11,8 @@
 #       the hosts and META, then BUILD_FN; exits 2 when the run cannot be
 #   wl_run META CLIENT_ARGS -- BACK_CMD... -- FRONT_CMD...
 #       with the hosts made (client, a front end's host named by
-#       $wl_front_host, backend) and $E2E_DIR/META written
+#       $wl_front_host, the back end's by $wl_back_host, and $wl_hop_host
+#       if set) and $E2E_DIR/META written
 
 # score.py compare's extra options (tests/handoff: --gate-roots)
 wl_score_opts=()
@@ -21,6 +22,11 @@ wl_record_opts=()
 # open: the servers start first, the recorders once that line is logged
 # (tests/h2 preexisting: a connection the recorders find already open).
 wl_servers_first=
+# The host of the front end's back end (tests/h2 nginx: the proxy's).
+wl_back_host=backend
+# A server behind the back end (tests/h2 nginx: the gRPC server nginx
+# passes the calls to): its host, address and command, started first.
+wl_hop_host= wl_hop_addr= wl_hop_cmd=()
 
 wl_options() { # kind-option help-lines args...
 	local kind_opt=$1 help=$2
@@ -52,7 +58,7 @@ wl_server_start() { # name host command...
 
 # Once what the run needs is installed (MISSING_FN prints what is missing,
 # as e2e_servers_unavailable wants): the hosts client, $wl_front_host and
-# backend at CLIENT_IP and the addresses FRONT and BACKEND, the run kept in
+# $wl_back_host (and $wl_hop_host at $wl_hop_addr) at CLIENT_IP and the addresses FRONT and BACKEND, the run kept in
 # $keep at exit, $E2E_DIR/META (score.py's description of the run: WORKLOAD,
 # $wl_kind, the two addresses, and JSON's members if given), then BUILD_FN
 # (which compiles into $E2E_DIR/build, logging to $E2E_DIR/build.log).
@@ -64,7 +70,8 @@ wl_prepare() { # missing_fn build_fn meta workload client_ip front backend [json
 		echo "run.sh: $why" >&2
 		exit 2
 	fi
-	e2e_hosts_setup client:$5 "$wl_front_host:${6%:*}" backend:${7%:*} || exit 2
+	e2e_hosts_setup client:$5 "$wl_front_host:${6%:*}" "$wl_back_host:${7%:*}" \
+		${wl_hop_host:+"$wl_hop_host:${wl_hop_addr%:*}"} || exit 2
 	on_exit 'e2e_keep_results "$keep"'
 	printf '{"workload": "%s", "gateway": "%s", "gateway_addr": "%s", "backend_addr": "%s"%s}\n' \
 		"$4" "$wl_kind" "$6" "$7" "${8:+, $8}" >"$E2E_DIR/$3"
@@ -88,7 +95,10 @@ wl_run() { # meta client_script client_args... -- back_cmd... -- front_cmd...
 	# ordinals are recorded from the start, as the client's are; with
 	# wl_servers_first, once the front end's connections are open.
 	[ -n "$wl_servers_first" ] || e2e_recorders_start "${wl_record_opts[@]}" || return 2
-	wl_server_start backend backend "${back[@]}" || return 2
+	if [ -n "$wl_hop_host" ]; then
+		wl_server_start "$wl_hop_host" "$wl_hop_host" "${wl_hop_cmd[@]}" || return 2
+	fi
+	wl_server_start "$wl_back_host" "$wl_back_host" "${back[@]}" || return 2
 	wl_server_start "$wl_front_host" "$wl_front_host" "${front[@]}" || return 2
 	if [ -n "$wl_servers_first" ]; then
 		_e2e_wait_line "$E2E_DIR/$wl_front_host.log" "$wl_servers_first" \

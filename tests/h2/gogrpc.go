@@ -4,7 +4,7 @@
 //
 //	cp tests/handoff/goapp.go tests/h2/gogrpc.go DIR && cd DIR &&
 //	    GOPATH=/usr/share/gocode GO111MODULE=off go build -o goapp goapp.go gogrpc.go
-//	goapp front-grpc LISTEN_IP:PORT BACKEND_IP:PORT
+//	goapp front-grpc LISTEN_IP:PORT BACKEND_IP:PORT [--proxied]
 //	goapp back-grpc LISTEN_IP:PORT
 //
 // Debian's golang-google-grpc-dev (grpc-go 1.33) and no protoc: the service
@@ -30,6 +30,13 @@
 // the request when the back end names the call otherwise.  A back end that
 // cannot see stream ids (tests/h2/grpc_backend.py: grpcio hides them) sends
 // no "stream": the front's id names the call, its port checked as above.
+//
+// --proxied (tests/h2's nginx variants): BACKEND is a proxy (nginx
+// grpc_pass) that makes each call again on a connection of its own to the
+// back end, which names that call by its connection's client port and
+// "seq", its arrival ordinal on that connection (grpc_backend.py --seq).
+// The call's identity is then [port, stream id, proxy's port, seq]: the
+// front's stream and the proxy's call for it.
 package main
 
 import (
@@ -66,7 +73,9 @@ type grpcCall struct {
 type grpcReply struct {
 	Port   int    `json:"port"`
 	Stream uint32 `json:"stream,omitempty"`
-	Pad    string `json:"pad"`
+	// the call's ordinal on its connection, where the back end counts them
+	Seq *int   `json:"seq,omitempty"`
+	Pad string `json:"pad"`
 }
 
 // jsonCodec: messages as JSON, where protoc-generated code would use protobuf.
@@ -123,15 +132,16 @@ func clientStreamID(cs grpc.ClientStream) (uint32, error) {
 }
 
 type grpcFront struct {
-	conn *grpc.ClientConn
-	port int64 // local port of the one connection, once dialled
+	conn    *grpc.ClientConn
+	port    int64 // local port of the one connection, once dialled
+	proxied bool  // the back end's port and seq name the proxy's call
 }
 
 // rpc makes a call as grpc.ClientConn.Invoke does (a unary StreamDesc:
 // SendMsg ends the stream, RecvMsg reads the reply and the trailers), but
 // keeps the stream to read its id.
-func (g *grpcFront) rpc(c call) ([2]int, error) {
-	var id [2]int
+func (g *grpcFront) rpc(c call) ([]int, error) {
+	var id []int
 	cs, err := g.conn.NewStream(context.Background(), &grpc.StreamDesc{}, grpcMethod,
 		grpc.CallContentSubtype("json"))
 	if err != nil {
@@ -150,18 +160,27 @@ func (g *grpcFront) rpc(c call) ([2]int, error) {
 		return id, err
 	}
 	port := int(atomic.LoadInt64(&g.port))
+	if g.proxied {
+		if out.Seq == nil {
+			return id, fmt.Errorf("the back end behind the proxy names no seq")
+		}
+		return []int{port, int(stream), out.Port, *out.Seq}, nil
+	}
 	if out.Port != port || (out.Stream != 0 && out.Stream != stream) {
 		return id, fmt.Errorf("the back end names the call [%d, %d], the front [%d, %d]",
 			out.Port, out.Stream, port, stream)
 	}
-	return [2]int{port, int(stream)}, nil
+	return []int{port, int(stream)}, nil
 }
 
 func runFrontGRPC(args []string) error {
-	if len(args) != 2 {
-		return fmt.Errorf("usage: goapp front-grpc LISTEN BACKEND")
-	}
 	g := &grpcFront{}
+	if len(args) == 3 && args[2] == "--proxied" {
+		g.proxied, args = true, args[:2]
+	}
+	if len(args) != 2 {
+		return fmt.Errorf("usage: goapp front-grpc LISTEN BACKEND [--proxied]")
+	}
 	dial := func(ctx context.Context, addr string) (net.Conn, error) {
 		if atomic.LoadInt64(&g.port) != 0 {
 			// the truth names calls by the first connection's port

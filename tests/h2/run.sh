@@ -9,7 +9,8 @@
 # Prints TAP lines and the figures.  Exit status: 0 when the gates pass, 1
 # when not, 2 when the run itself failed.  Needs root.
 #
-#   tests/h2/run.sh --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting
+#   tests/h2/run.sh --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|
+#                             preexisting|nginx-grpc|nginx-grpc-close
 #                   [--requests N] [--sessions S] [--seed X] [--keep DIR]
 # node-h2:     gateway_h2.js (one event loop, one shared http2.connect()
 #              session, h2c with prior knowledge) -> backend_h2.js; the
@@ -25,6 +26,10 @@
 #              thread pool)
 # preexisting: node-h2 with the gateway's session to the back end opened
 #              before the recorders start (its preface is not recorded)
+# nginx-grpc:  goapp front-grpc -> nginx (its own host; listen http2, h2c)
+#              -> grpc_pass grpcs:// (TLS, upstream keepalive) ->
+#              grpc_backend.py over TLS: both TLS ends in the system's libssl
+# nginx-grpc-close: the same without upstream keepalive (a connection per call)
 # --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl,
 # analyze.cmd (the vpath-analyze command line) and every log go to DIR.
 set -u
@@ -39,12 +44,14 @@ H2_NET=10.204.0
 H2_CLIENT_IP=$H2_NET.10
 H2_FRONT=$H2_NET.1:7000
 H2_BACKEND=$H2_NET.2:7100
+# the gRPC server behind nginx (the nginx variants; nginx is at H2_BACKEND)
+H2_ORIGIN=$H2_NET.3:7200
 # The Go build cache is build output: kept in $OUTPUT (as test_record_go.sh
 # keeps it), so that only the first run compiles x/net and gRPC.
 H2_GOCACHE=$(realpath -m "$OUTPUT/go-cache")
 
 source tests/evloop/workload.sh
-wl_options variant 3,27 "$@"
+wl_options variant 3,33 "$@"
 variant=$wl_kind wl_front_host=front
 # A back-end call found as a root marked exact fails the run too.
 wl_score_opts=(--gate-roots)
@@ -57,7 +64,14 @@ wl_score_opts=(--gate-roots)
 wl_record_opts=(--capture 256 --capture-port "${H2_FRONT##*:}" --capture-port "${H2_BACKEND##*:}")
 case $variant in
 node-h2 | node-h2-noprop | node-h2-tls | go-h2 | go-grpc | python-grpc | preexisting) ;;
-*) echo "run.sh: --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting" >&2; exit 2 ;;
+nginx-grpc | nginx-grpc-close)
+	# nginx on a host of its own at H2_BACKEND, the gRPC server behind it
+	wl_back_host=nginx wl_hop_host=backend wl_hop_addr=$H2_ORIGIN
+	wl_record_opts+=(--capture-port "${H2_ORIGIN##*:}")
+	# both TLS ends read in libssl: each stream its own call, on both hops
+	wl_score_opts+=(--gate-calls)
+	;;
+*) echo "run.sh: --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting|nginx-grpc|nginx-grpc-close" >&2; exit 2 ;;
 esac
 
 # A Python that imports grpcio: Debian's (python3-grpcio), whatever python3
@@ -78,13 +92,20 @@ h2_missing() {
 		command -v go >/dev/null || echo golang-go
 		[ -d /usr/share/gocode/src/golang.org/x/net/http2/h2c ] || echo golang-golang-x-net-dev
 		;;
-	*-grpc)
+	*-grpc | *-grpc-*)
 		command -v go >/dev/null || echo golang-go
 		[ -d /usr/share/gocode/src/google.golang.org/grpc ] || echo golang-google-grpc-dev
 		;;
 	esac
-	[ "$variant" != python-grpc ] || [ -n "$h2_python" ] || echo python3-grpcio
-	[ "$variant" != node-h2-tls ] || command -v openssl >/dev/null || echo openssl
+	case $variant in
+	python-grpc | nginx-*) [ -n "$h2_python" ] || echo python3-grpcio ;;
+	esac
+	case $variant in
+	node-h2-tls | nginx-*) command -v openssl >/dev/null || echo openssl ;;
+	esac
+	case $variant in
+	nginx-*) [ -x /usr/sbin/nginx ] || echo nginx ;;
+	esac
 }
 
 # goapp from tests/handoff/goapp.go and tests/h2/$1, offline, into DIR;
@@ -114,11 +135,7 @@ h2_build() {
 		[ "$variant" != preexisting ] || wl_servers_first='back-end session ready'
 		;;
 	node-h2-tls)
-		# The back end's address is in the certificate: Node checks it.
-		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
-			-subj /CN=vpath-h2-backend -addext "subjectAltName=IP:${H2_BACKEND%:*}" \
-			-keyout "$build/key.pem" -out "$build/cert.pem" >"$E2E_DIR/build.log" 2>&1 ||
-			return 1
+		h2_cert "$build" "${H2_BACKEND%:*}" || return 1
 		front_cmd=(node "$H2_SRC/gateway_h2.js" "$H2_FRONT" "$H2_BACKEND" --tls "$build/cert.pem")
 		back_cmd=(node "$H2_SRC/backend_h2.js" --listen "$H2_BACKEND"
 			--tls "$build/key.pem" "$build/cert.pem")
@@ -138,10 +155,29 @@ h2_build() {
 		front_cmd=("$build/goapp" front-grpc "$H2_FRONT" "$H2_BACKEND")
 		back_cmd=("$h2_python" "$H2_SRC/grpc_backend.py" --listen "$H2_BACKEND")
 		;;
+	nginx-grpc | nginx-grpc-close)
+		h2_goapp gogrpc.go "$build" && h2_cert "$build" "${H2_ORIGIN%:*}" || return 1
+		front_cmd=("$build/goapp" front-grpc "$H2_FRONT" "$H2_BACKEND" --proxied)
+		back_cmd=("$H2_SRC/nginx_run.sh" "$E2E_DIR/nginx" "$H2_BACKEND" "$H2_ORIGIN")
+		[ "$variant" = nginx-grpc ] && back_cmd+=(keepalive) || back_cmd+=(close)
+		wl_hop_cmd=("$h2_python" "$H2_SRC/grpc_backend.py" --listen "$H2_ORIGIN" --seq
+			--tls "$build/key.pem" "$build/cert.pem")
+		;;
 	esac
 }
 
-wl_prepare h2_missing h2_build h2.json h2 $H2_CLIENT_IP $H2_FRONT $H2_BACKEND '"calls_by": "stream"'
+# A self-signed certificate for IP (its address in subjectAltName: Node
+# checks it) in DIR/key.pem and DIR/cert.pem.
+h2_cert() { # dir ip
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+		-subj /CN=vpath-h2-backend -addext "subjectAltName=IP:$2" \
+		-keyout "$1/key.pem" -out "$1/cert.pem" >>"$E2E_DIR/build.log" 2>&1
+}
+
+h2_meta='"calls_by": "stream"'
+# the calls nginx makes for the front's: each call's hop in the truth
+[ -z "$wl_hop_host" ] || h2_meta+=", \"hop_addr\": \"$H2_ORIGIN\""
+wl_prepare h2_missing h2_build h2.json h2 $H2_CLIENT_IP $H2_FRONT $H2_BACKEND "$h2_meta"
 # What e2e_analyze runs, for whoever analyzes a kept run again.
 printf '# vpath-analyze built from commit %s\n%s paths --json DIR/*.vpr >DIR/found.json\n' \
 	"$(git rev-parse --short HEAD 2>/dev/null)" "$(realpath "$VPATH_ANALYZE")" >"$E2E_DIR/analyze.cmd"

@@ -70,12 +70,13 @@ type front struct {
 	client  *http.Client
 	callURL string
 	// a call made otherwise than by an HTTP request (tests/h2/gogrpc.go)
-	rpc func(c call) ([2]int, error)
+	rpc func(c call) ([]int, error)
 }
 
-// backendCall returns the call's true identity: [client port, ordinal].
-func (f *front) backendCall(c call) ([2]int, error) {
-	var id [2]int
+// backendCall returns the call's true identity: [client port, ordinal]
+// (tests/h2's nginx variants: and the call the proxy made for it).
+func (f *front) backendCall(c call) ([]int, error) {
+	id := make([]int, 2)
 	if c.delay {
 		time.Sleep(time.Millisecond)
 	}
@@ -108,8 +109,8 @@ func (f *front) backendCall(c call) ([2]int, error) {
 	return id, err
 }
 
-func (f *front) runStage(stage []call) ([][2]int, error) {
-	ids := make([][2]int, len(stage))
+func (f *front) runStage(stage []call) ([][]int, error) {
+	ids := make([][]int, len(stage))
 	if len(stage) == 1 {
 		id, err := f.backendCall(stage[0])
 		ids[0] = id
@@ -149,7 +150,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	calls := [][2]int{}
+	calls := [][]int{}
 	for _, stage := range stages {
 		ids, err := f.runStage(stage)
 		if err != nil {

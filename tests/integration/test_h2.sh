@@ -7,13 +7,17 @@
 # the client's traceparent), go-h2 (Go net/http -> x/net/http2
 # Transport, h2c -> an h2c server), go-grpc (Go net/http -> one
 # grpc.ClientConn -> a Go grpc.Server), python-grpc (the same front -> a
-# Python grpcio server, handlers on a thread pool) and preexisting (node-h2
-# with the session opened before the recorders), 16 client sessions each,
+# Python grpcio server, handlers on a thread pool), preexisting (node-h2
+# with the session opened before the recorders), nginx-grpc (go-grpc's
+# front -> nginx grpc_pass over TLS, upstream keepalive -> the grpcio server
+# over TLS, nginx on a host of its own) and nginx-grpc-close (the same with
+# a connection per call), 16 client sessions each,
 # recorded on three network-namespace hosts and scored against the truth of
 # the client and the back end, calls named by HTTP/2 stream id.  Gates: every request
 # found, every path and link marked exact right, no back-end call found as
-# a root marked exact, and for node-h2-tls every stream found as a call of
-# its own (the recorder reads its frames in libssl's plaintext); paths right
+# a root marked exact, and for node-h2-tls and nginx-* every stream found
+# as a call of its own (the recorder reads its frames in libssl's plaintext;
+# nginx-*: on both hops, and nginx's calls scored too); paths right
 # and marked exact are printed, and gated where the evidence decides them:
 # go-h2 (per-stream writer goroutines) at 99%, node-h2 at 95% (its
 # traceparent, read from the HEADERS blocks the recorders capture, links
@@ -41,10 +45,16 @@ pygrpc_missing() {
 	python3 -c 'import grpc' 2>/dev/null || /usr/bin/python3 -c 'import grpc' 2>/dev/null ||
 		echo python3-grpcio
 }
+nginx_missing() {
+	pygrpc_missing
+	[ -x /usr/sbin/nginx ] || echo nginx
+	command -v openssl >/dev/null || echo openssl
+}
 node_why=$(e2e_servers_unavailable node_missing)
 go_why=$(e2e_servers_unavailable go_missing)
 grpc_why=$(e2e_servers_unavailable grpc_missing)
 pygrpc_why=$(e2e_servers_unavailable pygrpc_missing)
+nginx_why=$(e2e_servers_unavailable nginx_missing)
 seed=${VPATH_SEED:-11}
 # 16 sessions x 30 requests: a run takes well under a minute
 requests=${H2_REQUESTS:-480}
@@ -85,11 +95,13 @@ h2_preexisting_check() { # label dir
 	done
 }
 
-for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc preexisting; do
+for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc preexisting nginx-grpc \
+	nginx-grpc-close; do
 	case $variant in
 	node-* | preexisting) why=$node_why ;;
 	go-grpc) why=$grpc_why ;;
 	python-grpc) why=$pygrpc_why ;;
+	nginx-*) why=$nginx_why ;;
 	*) why=$go_why ;;
 	esac
 	if [ -n "$why" ]; then
@@ -102,16 +114,20 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md)
 	[ "$variant" != node-h2 ] || wl_score_opts+=(--min-accuracy 95)
 	# libssl's plaintext cuts the TLS variant's streams (docs/recorder.md, "TLS")
-	[ "$variant" != node-h2-tls ] || wl_score_opts+=(--gate-calls)
+	case $variant in
+	node-h2-tls | nginx-*) wl_score_opts+=(--gate-calls) ;;
+	esac
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
 	h2_without_frames "h2 $variant" "$wl_kept"
 	# Calls labelled from their HPACK-coded HEADERS (the recorders capture
 	# them).  Not go-h2: Go's bufio writer cuts header blocks across writes,
 	# and a block cut ends its direction's decoding (docs/analyzer.md).
+	# nginx-*: the front's calls to nginx (h2c); blocks inside TLS are not
+	# captured, so nginx's own calls are not labelled.
 	case $variant in
 	node-h2 | node-h2-noprop) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" ;;
-	*-grpc) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
+	*-grpc | *-grpc-close) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
 	esac
 	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
 done
