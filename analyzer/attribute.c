@@ -316,6 +316,60 @@ static void take_comm(struct vp_xchg *x, const struct vp_thread *t, struct vp_pr
 	x->proc = p;
 }
 
+static uint64_t comm_key(const char *comm)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (size_t i = 0; i < VPR_COMM_LEN && comm[i]; i++)
+		h = (h ^ (uint8_t)comm[i]) * 1099511628211ull;
+	return h;
+}
+
+/* p has one more thread that reads requests itself. */
+static void reader_new(struct vp_attr *a, struct vp_proc *p)
+{
+	uint64_t key = comm_key(p->comm);
+
+	if (p->readers++)
+		return;
+	if (u64map__put(&a->reader_comms, key,
+			(void *)((uintptr_t)u64map__get(&a->reader_comms, key) + 1)))
+		abort(); /* out of memory: no sensible partial result */
+}
+
+/*
+ * A thread that reads requests itself wrote a line while serving one: the
+ * request's by evidence only if the thread is not an event loop, whose
+ * timers write lines between and during its requests.  Nothing recorded
+ * shows an event loop until it reads a second connection; until then, a
+ * thread is taken as serving its connection alone only beside others that
+ * read requests too (a thread per connection, a forking server's processes):
+ * a lone process's lone reader (Node.js, one nginx worker) may be a loop.
+ */
+static bool serves_by_thread(struct vp_attr *a, const struct vp_thread *t,
+			     const struct vp_proc *p)
+{
+	return !t->several_conns &&
+	       (p->readers > 1 || (uintptr_t)u64map__get(&a->reader_comms, comm_key(p->comm)) > 1);
+}
+
+/*
+ * t read a request on a second connection: it may be an event loop, whose
+ * timers' lines look like its requests' (vp_attr__log).  Lines it gave by
+ * thread to the requests still in flight on it were written while it had
+ * shown one connection only: not exact either.
+ */
+static void serves_several_conns(struct vp_thread *t)
+{
+	if (t->several_conns)
+		return;
+	t->several_conns = true;
+	for (unsigned i = 0; i < t->ninflight; i++)
+		for (struct vp_logline *l = t->inflight[i]->logs; l; l = l->next)
+			if (l->link.basis == VP_BASIS_THREAD)
+				l->link.exact = false;
+}
+
 void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			     bool first)
 {
@@ -339,7 +393,13 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
 		inflight_input(a, t, s);
+		if (s->sock && t->req_conn && t->req_conn != s->sock->cookie)
+			serves_several_conns(t);
+		else if (s->sock)
+			t->req_conn = s->sock->cookie;
 	}
+	if (!t->reads_requests)
+		reader_new(a, thread_proc(a, t, op->pid));
 	t->reads_requests = true;
 	set_cur(a, t, s);
 	woke_clear(a, t);
@@ -1117,8 +1177,11 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 		struct vp_link link =
 			vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
 
-		/* Its first bytes were written for another request, or for none. */
-		if (l->cause != s->id)
+		/*
+		 * Its first bytes were written for another request, or for none; or
+		 * a thread that may be an event loop wrote it, maybe from a timer.
+		 */
+		if (l->cause != s->id || (t->reads_requests && !serves_by_thread(a, t, xchg_proc(a, s))))
 			link.exact = false;
 		give_line(xchg_proc(a, s), s, l, link);
 		return;
@@ -1236,5 +1299,6 @@ void vp_attr__free(struct vp_attr *a)
 	}
 	u64map__free(&a->threads);
 	u64map__free(&a->procs);
+	u64map__free(&a->reader_comms);
 	free_early_lines(a);
 }
