@@ -102,7 +102,7 @@ lw_nginx_start() {
 	lw_spawn 80 /usr/sbin/nginx -p "$d" -e "$d/error.log" -c "$d/nginx.conf" -g "daemon off;"
 	LW_PORT=80
 	# A 404 writes an error line (naming the file, which names the id) before its access line.
-	LW_MIX="/static.txt?rid=%d:1,/m/rid=%d:2"
+	LW_MIX=(--mix "/static.txt?rid=%d:1,/m/rid=%d:2")
 }
 
 # Housekeeping: the worker reopens its logs on the master's signal, and says so.
@@ -117,7 +117,7 @@ lw_node_start() {
 	# stdout is a pipe: the shell's, to cat, which writes the file.
 	lw_spawn 8080 sh -c "exec node '$PWD/$LW_SRC/service.js' $LW_SRV 8080 | cat >'$E2E_DIR/node.log'"
 	LW_PORT=8080
-	LW_MIX="/r?rid=%d:2"
+	LW_MIX=(--mix "/r?rid=%d:2")
 }
 
 lw_as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
@@ -150,16 +150,12 @@ lw_postgres_start() {
 		{ e2e_log "database setup failed"; tail -5 "$E2E_DIR/psql.log" >&2; return 1; }
 	LW_PGLOG=$d/log/postgres.log
 	LW_PORT=5432
+	LW_MIX=(--postgres)
 }
 
 lw_client() {
-	if [ "$kind" = postgres ]; then
-		ip netns exec "$(e2e_ns client)" "$LW_PY" "$LW_SRC/pgclient.py" "$LW_SRV" "$requests" \
-			"$sessions" "$seed" "$E2E_DIR/truth.jsonl"
-	else
-		ip netns exec "$(e2e_ns client)" "$LW_PY" "$LW_SRC/client.py" "$LW_PORT" "$requests" \
-			"$sessions" "$seed" "$E2E_DIR/truth.jsonl" --host "$LW_SRV" --mix "$LW_MIX"
-	fi
+	ip netns exec "$(e2e_ns client)" "$LW_PY" "$LW_SRC/client.py" "$LW_PORT" "$requests" \
+		"$sessions" "$seed" "$E2E_DIR/truth.jsonl" --host "$LW_SRV" "${LW_MIX[@]}"
 }
 
 case $kind in
