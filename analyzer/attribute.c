@@ -209,6 +209,7 @@ static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 	woke_clear(a, t);
 	ref_set(a, &t->awaits_back, NULL);
 	ref_set(a, &t->lineage, NULL);
+	ref_set(a, &t->answered, NULL);
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
 	vp_lineq__free(&t->lines);
@@ -401,6 +402,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 	if (!t->reads_requests)
 		reader_new(a, thread_proc(a, t, op->pid));
 	t->reads_requests = true;
+	ref_set(a, &t->answered, NULL);
 	set_cur(a, t, s);
 	woke_clear(a, t);
 }
@@ -546,6 +548,8 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 		}
 	}
 	claim_lines(a, p, t, s);
+	if (t->reads_requests)
+		ref_set(a, &t->answered, s);
 	/* A worker's next call is for a request it has not read: not s's by input. */
 	if (!t->reads_requests)
 		set_cur(a, t, NULL);
@@ -994,6 +998,7 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 		t->call_io = true;
 		ref_set(a, &t->lineage, NULL);
 	}
+	ref_set(a, &t->answered, NULL);
 	woke_clear(a, t);
 	wake_back_missed(a, t);
 	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */
@@ -1174,6 +1179,17 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 
 	if (t && (s = cause_of(t))) {
 		uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
+
+		/*
+		 * An event loop's line after a reply and before its next input:
+		 * the request it just answered (a log line at its end, Node's
+		 * after res.end()) rather than the last one it read.  Inferred.
+		 */
+		if (n > 1 && t->answered && t->answered != s && !t->answered->done) {
+			s = t->answered;
+			give_line(xchg_proc(a, s), s, l, vp_link_make(VP_BASIS_LAST_REPLY, n));
+			return;
+		}
 		struct vp_link link =
 			vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
 

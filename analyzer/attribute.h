@@ -53,6 +53,8 @@ struct vp_thread {
 	 */
 	uint64_t req_conn;
 	bool several_conns;
+	/* The request it answered last, while no input came since (a reference). */
+	struct vp_xchg *answered;
 	/*
 	 * Requests in flight on this thread: it read their input (request, or
 	 * a reply to one of their calls) and has not finished them.  A request

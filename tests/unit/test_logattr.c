@@ -167,10 +167,39 @@ static void test_workers_by_reply(void **state)
 			    "dispatched/last-input/inferred, worker on 2/handoff/exact");
 }
 
+/* An event loop (one thread, two connections): a line after a reply is the answered request's. */
+static void test_event_loop_after_reply(void **state)
+{
+	struct world *w = *state;
+	char b[512];
+
+	synth_req(w->l1, 100, 901, US(100), 301);
+	synth_log(w->h[1], US(106), 300, 301, INO, "start 1\n");
+	synth_req(w->l2, 100, 902, US(108), 301);
+	synth_log(w->h[1], US(114), 300, 301, INO, "start 2\n");
+	synth_rep(w->l1, 500, 301, US(120), 901);
+	synth_log(w->h[1], US(126), 300, 301, INO, "end 1\n");
+	synth_rep(w->l2, 500, 301, US(130), 902);
+	synth_log(w->h[1], US(136), 300, 301, INO, "end 2\n");
+	synth_link__close(w->l1, US(200));
+	synth_link__close(w->l2, US(200));
+	synth_link__close(w->d1, US(200));
+	synth_link__close(w->d2, US(200));
+	w->l1 = w->l2 = w->d1 = w->d2 = NULL;
+
+	assert_string_equal(analyze(w), "lg/901>web/301 | lg/902>web/301");
+	/* A lone reader with one connection yet: maybe an event loop, so not exact. */
+	assert_string_equal(lines_of(w, 0, b, sizeof(b)),
+			    "start 1/thread/inferred, end 1/last-reply/inferred");
+	assert_string_equal(lines_of(w, 1, b, sizeof(b)),
+			    "start 2/last-input/inferred, end 2/last-input/inferred");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_thread_per_connection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_after_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_by_reply, setup, teardown),
 	};
 
