@@ -101,6 +101,16 @@ static const char *lines_of(struct world *w, size_t i, char *buf, size_t len)
 	return buf;
 }
 
+/* Every connection closes at 200 us (closing frees a link). */
+static void close_links(struct world *w)
+{
+	synth_link__close(w->l1, US(200));
+	synth_link__close(w->l2, US(200));
+	synth_link__close(w->d1, US(200));
+	synth_link__close(w->d2, US(200));
+	w->l1 = w->l2 = w->d1 = w->d2 = NULL;
+}
+
 static void test_thread_per_connection(void **state)
 {
 	struct world *w = *state;
@@ -120,12 +130,7 @@ static void test_thread_per_connection(void **state)
 	synth_log(w->h[1], US(140), 300, 301, INO, "end 1\n");
 	synth_rep(w->l1, 500, 301, US(141), 901);
 	synth_log(w->h[1], US(150), 300, 399, INO, "tick\n");
-	/* Closing frees a link. */
-	synth_link__close(w->l1, US(200));
-	synth_link__close(w->l2, US(200));
-	synth_link__close(w->d1, US(200));
-	synth_link__close(w->d2, US(200));
-	w->l1 = w->l2 = w->d1 = w->d2 = NULL;
+	close_links(w);
 
 	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302");
 	/*
@@ -181,11 +186,7 @@ static void test_event_loop_after_reply(void **state)
 	synth_log(w->h[1], US(126), 300, 301, INO, "end 1\n");
 	synth_rep(w->l2, 500, 301, US(130), 902);
 	synth_log(w->h[1], US(136), 300, 301, INO, "end 2\n");
-	synth_link__close(w->l1, US(200));
-	synth_link__close(w->l2, US(200));
-	synth_link__close(w->d1, US(200));
-	synth_link__close(w->d2, US(200));
-	w->l1 = w->l2 = w->d1 = w->d2 = NULL;
+	close_links(w);
 
 	assert_string_equal(analyze(w), "lg/901>web/301 | lg/902>web/301");
 	/* A lone reader with one connection yet: maybe an event loop, so not exact. */
