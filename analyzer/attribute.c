@@ -347,8 +347,7 @@ static void reader_new(struct vp_attr *a, struct vp_proc *p)
  * read requests too (a thread per connection, a forking server's processes):
  * a lone process's lone reader (Node.js, one nginx worker) may be a loop.
  */
-static bool serves_by_thread(struct vp_attr *a, const struct vp_thread *t,
-			     const struct vp_proc *p)
+static bool serves_by_thread(struct vp_attr *a, const struct vp_thread *t, const struct vp_proc *p)
 {
 	return !t->several_conns &&
 	       (p->readers > 1 || (uintptr_t)u64map__get(&a->reader_comms, comm_key(p->comm)) > 1);
@@ -1197,7 +1196,8 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 		 * Its first bytes were written for another request, or for none; or
 		 * a thread that may be an event loop wrote it, maybe from a timer.
 		 */
-		if (l->cause != s->id || (t->reads_requests && !serves_by_thread(a, t, xchg_proc(a, s))))
+		if (l->cause != s->id ||
+		    (t->reads_requests && !serves_by_thread(a, t, xchg_proc(a, s))))
 			link.exact = false;
 		give_line(xchg_proc(a, s), s, l, link);
 		return;
