@@ -209,6 +209,7 @@ static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 	woke_clear(a, t);
 	ref_set(a, &t->awaits_back, NULL);
 	ref_set(a, &t->lineage, NULL);
+	ref_set(a, &t->answered, NULL);
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
 	vp_lineq__free(&t->lines);
@@ -316,6 +317,59 @@ static void take_comm(struct vp_xchg *x, const struct vp_thread *t, struct vp_pr
 	x->proc = p;
 }
 
+static uint64_t comm_key(const char *comm)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (size_t i = 0; i < VPR_COMM_LEN && comm[i]; i++)
+		h = (h ^ (uint8_t)comm[i]) * 1099511628211ull;
+	return h;
+}
+
+/* p has one more thread that reads requests itself. */
+static void reader_new(struct vp_attr *a, struct vp_proc *p)
+{
+	uint64_t key = comm_key(p->comm);
+
+	if (p->readers++)
+		return;
+	if (u64map__put(&a->reader_comms, key,
+			(void *)((uintptr_t)u64map__get(&a->reader_comms, key) + 1)))
+		abort(); /* out of memory: no sensible partial result */
+}
+
+/*
+ * A thread that reads requests itself wrote a line while serving one: the
+ * request's by evidence only if the thread is not an event loop, whose
+ * timers write lines between and during its requests.  Nothing recorded
+ * shows an event loop until it reads a second connection; until then, a
+ * thread is taken as serving its connection alone only beside others that
+ * read requests too (a thread per connection, a forking server's processes):
+ * a lone process's lone reader (Node.js, one nginx worker) may be a loop.
+ */
+static bool serves_by_thread(struct vp_attr *a, const struct vp_thread *t, const struct vp_proc *p)
+{
+	return !t->several_conns &&
+	       (p->readers > 1 || (uintptr_t)u64map__get(&a->reader_comms, comm_key(p->comm)) > 1);
+}
+
+/*
+ * t read a request on a second connection: it may be an event loop, whose
+ * timers' lines look like its requests' (vp_attr__log).  Lines it gave by
+ * thread to the requests still in flight on it were written while it had
+ * shown one connection only: not exact either.
+ */
+static void serves_several_conns(struct vp_thread *t)
+{
+	if (t->several_conns)
+		return;
+	t->several_conns = true;
+	for (unsigned i = 0; i < t->ninflight; i++)
+		for (struct vp_logline *l = t->inflight[i]->logs; l; l = l->next)
+			if (l->link.basis == VP_BASIS_THREAD)
+				l->link.exact = false;
+}
+
 void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			     bool first)
 {
@@ -339,8 +393,15 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
 		inflight_input(a, t, s);
+		if (s->sock && t->req_conn && t->req_conn != s->sock->cookie)
+			serves_several_conns(t);
+		else if (s->sock)
+			t->req_conn = s->sock->cookie;
 	}
+	if (!t->reads_requests)
+		reader_new(a, thread_proc(a, t, op->pid));
 	t->reads_requests = true;
+	ref_set(a, &t->answered, NULL);
 	set_cur(a, t, s);
 	woke_clear(a, t);
 }
@@ -486,6 +547,8 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 		}
 	}
 	claim_lines(a, p, t, s);
+	if (t->reads_requests)
+		ref_set(a, &t->answered, s);
 	/* A worker's next call is for a request it has not read: not s's by input. */
 	if (!t->reads_requests)
 		set_cur(a, t, NULL);
@@ -934,6 +997,7 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 		t->call_io = true;
 		ref_set(a, &t->lineage, NULL);
 	}
+	ref_set(a, &t->answered, NULL);
 	woke_clear(a, t);
 	wake_back_missed(a, t);
 	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */
@@ -1114,11 +1178,26 @@ void vp_attr__log(struct vp_attr *a, struct vp_logline *l)
 
 	if (t && (s = cause_of(t))) {
 		uint16_t n = t->reads_requests ? inflight_candidates(a, t) : 1;
+
+		/*
+		 * An event loop's line after a reply and before its next input:
+		 * the request it just answered (a log line at its end, Node's
+		 * after res.end()) rather than the last one it read.  Inferred.
+		 */
+		if (n > 1 && t->answered && t->answered != s && !t->answered->done) {
+			s = t->answered;
+			give_line(xchg_proc(a, s), s, l, vp_link_make(VP_BASIS_LAST_REPLY, n));
+			return;
+		}
 		struct vp_link link =
 			vp_link_make(n > 1 ? VP_BASIS_LAST_INPUT : VP_BASIS_THREAD, n);
 
-		/* Its first bytes were written for another request, or for none. */
-		if (l->cause != s->id)
+		/*
+		 * Its first bytes were written for another request, or for none; or
+		 * a thread that may be an event loop wrote it, maybe from a timer.
+		 */
+		if (l->cause != s->id ||
+		    (t->reads_requests && !serves_by_thread(a, t, xchg_proc(a, s))))
 			link.exact = false;
 		give_line(xchg_proc(a, s), s, l, link);
 		return;
@@ -1236,5 +1315,6 @@ void vp_attr__free(struct vp_attr *a)
 	}
 	u64map__free(&a->threads);
 	u64map__free(&a->procs);
+	u64map__free(&a->reader_comms);
 	free_early_lines(a);
 }

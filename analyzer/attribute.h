@@ -46,6 +46,16 @@ struct vp_thread {
 	uint64_t last_req_id;
 	uint64_t last_req_ts;
 	/*
+	 * The connection it read its first request on, and whether it read
+	 * requests on another since: then it may be an event loop, whose timers
+	 * write lines between and during its requests, so its lines are not
+	 * the current request's by evidence (vp_attr__log).
+	 */
+	uint64_t req_conn;
+	bool several_conns;
+	/* The request it answered last, while no input came since (a reference). */
+	struct vp_xchg *answered;
+	/*
 	 * Requests in flight on this thread: it read their input (request, or
 	 * a reply to one of their calls) and has not finished them.  A request
 	 * leaves when done (the next request on its connection, or a close):
@@ -92,6 +102,7 @@ struct vp_proc {
 	uint64_t served;      /* server exchanges with a reply */
 	uint64_t handoff;     /* reply sent by another thread than the one that read the request */
 	uint64_t interleaved; /* a thread answered a request after reading a newer one */
+	uint32_t readers;     /* its threads that read requests themselves */
 	uint64_t calls;	      /* client exchanges made */
 	uint64_t calls_by_input, calls_by_reply, calls_by_connect, calls_root;
 	uint64_t calls_by_wakeup; /* linked by the wake-up rule */
@@ -152,6 +163,11 @@ struct vp_attr {
 	 * line never makes a thread attribution would not know of.
 	 */
 	struct u64map early_lines;
+	/*
+	 * Hash of a process name -> how many processes of that name have a
+	 * thread that reads requests (as an integer): a forking server's.
+	 */
+	struct u64map reader_comms;
 	uint32_t chain_next;
 };
 

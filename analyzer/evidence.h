@@ -24,6 +24,7 @@ enum vp_basis {
 	VP_BASIS_WAKEUP,     /* made by a thread the request's thread woke, and woke it back */
 	VP_BASIS_PROPAGATED_ID, /* carries the id of this request and of no other open one (proto/propid.h) */
 	VP_BASIS_FORWARDED, /* carries the bytes of this request and of no other open one (forward.h) */
+	VP_BASIS_LAST_REPLY, /* a log line an event loop wrote after a reply: its request (inferred) */
 	VP_BASIS_MAX,
 };
 
@@ -36,8 +37,8 @@ struct vp_link {
 static inline const char *vp_basis_name(uint8_t b)
 {
 	static const char *const names[VP_BASIS_MAX] = {
-		"root",	      "thread",	   "handoff", "connect",       "window",
-		"last-input", "unclaimed", "wakeup",  "propagated-id", "forwarded",
+		"root",	     "thread", "handoff",	"connect",   "window",	   "last-input",
+		"unclaimed", "wakeup", "propagated-id", "forwarded", "last-reply",
 	};
 
 	return b < VP_BASIS_MAX ? names[b] : "?";
@@ -48,7 +49,8 @@ static inline struct vp_link vp_link_make(enum vp_basis b, uint16_t candidates)
 {
 	struct vp_link l = {(uint8_t)b, false, candidates};
 
-	l.exact = b != VP_BASIS_LAST_INPUT && b != VP_BASIS_UNCLAIMED && candidates <= 1;
+	l.exact = b != VP_BASIS_LAST_INPUT && b != VP_BASIS_LAST_REPLY && b != VP_BASIS_UNCLAIMED &&
+		  candidates <= 1;
 	return l;
 }
 

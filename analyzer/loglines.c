@@ -32,6 +32,25 @@ static bool is_text(const uint8_t *d, size_t n)
 	return true;
 }
 
+/*
+ * PostgreSQL's logging collector: a backend writes each message to the
+ * collector's pipe in chunks of at most 512 bytes, each behind a 9-byte
+ * header (two NULs, the chunk's length and the writer's pid, both in the
+ * machine's order, little-endian where vpath records, then flags).  The
+ * header of a write of that length by that pid: how many bytes to skip.
+ */
+#define PG_CHUNK_HDR 9u
+static size_t collector_header(const struct vpr_log *rec, const uint8_t *d, size_t len)
+{
+	uint32_t n, pid;
+
+	if (rec->kind != VPR_LOG_PIPE || len < PG_CHUNK_HDR || d[0] || d[1])
+		return 0;
+	n = d[2] | (uint32_t)d[3] << 8;
+	pid = d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 | (uint32_t)d[7] << 24;
+	return n + PG_CHUNK_HDR == rec->bytes && pid == rec->pid ? PG_CHUNK_HDR : 0;
+}
+
 static struct vp_logline *line_new(const struct partial *p, const uint8_t *more, size_t n, bool cut)
 {
 	size_t len = p->len + n;
@@ -95,11 +114,15 @@ int vp_loglines__write(struct vp_loglines *ll, const struct vpr_log *rec, uint64
 			       .redacted = rec->flags & VPR_LOG_REDACTED};
 	const uint8_t *d = rec->data;
 	size_t len = rec->len < VPR_LOG_MAX ? rec->len : VPR_LOG_MAX, at = 0;
-	const uint8_t *first_nl = memchr(d, '\n', len);
+	size_t skip = collector_header(rec, d, len), bytes = rec->bytes - skip;
+	const uint8_t *first_nl;
 	int err = 0;
 
+	d += skip;
+	len -= skip;
+	first_nl = memchr(d, '\n', len);
 	/* More after a newline (seen, or past what was recorded): several lines in one write. */
-	here.batched = first_nl && (size_t)(first_nl - d) + 1 < rec->bytes;
+	here.batched = first_nl && (size_t)(first_nl - d) + 1 < bytes;
 	if (p && (p->tid != rec->h.tid || p->ino != rec->ino)) {
 		/* Another pair's line in this slot (a hash collision): it ends here, cut. */
 		err = hand_on(ll, p, NULL, 0, true, fn, ctx);
@@ -123,7 +146,7 @@ int vp_loglines__write(struct vp_loglines *ll, const struct vpr_log *rec, uint64
 		}
 		if (nl) {
 			err = hand_on(ll, begun, d + at, n, false, fn, ctx);
-		} else if (len < rec->bytes || begun->len + n >= VP_LOGLINE_MAX) {
+		} else if (len < bytes || begun->len + n >= VP_LOGLINE_MAX) {
 			/* The write went on unseen (or the line is too long): its end is not known. */
 			err = hand_on(ll, begun, d + at, n, true, fn, ctx);
 		} else {

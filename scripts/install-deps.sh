@@ -18,9 +18,9 @@ PKGS=(
 	libnghttp2-dev                            # vpath-analyze: HTTP/2 header blocks (HPACK)
 	chromium sqlite3                          # tests: the HTML report in headless Chromium, docs/sqlite.md's queries
 	iproute2 procps psmisc python3 systemd    # integration tests: netns, ps, systemd-analyze
-	nginx postgresql redis-server gunicorn    # tests/realstack: real servers; tests/h2: nginx grpc_pass
+	nginx postgresql redis-server gunicorn    # tests/realstack: real servers; tests/h2: nginx grpc_pass; tests/logs/servers.sh
 	python3-psycopg2 python3-redis wrk
-	nodejs                                    # tests/evloop: the Node.js event-loop gateway
+	nodejs                                    # tests/evloop: the Node.js event-loop gateway; tests/logs/service.js
 	pgbouncer                                 # tests/pgbouncer: transaction pooling, linked by forwarded bytes
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 	openjdk-17-jdk-headless golang-go         # tests/handoff: the Java and Go front ends (compiled offline)

@@ -2,7 +2,8 @@
 /*
  * Log lines given to requests (vp_attr__log, docs/analyzer.md "Log lines")
  * on hand-written recordings: a thread-per-connection server's lines are
- * exact on the request its thread serves (inferred when one write held
+ * exact on the request its thread serves (inferred while its thread is
+ * the process's only reader, which may be an event loop, or when one write held
  * several: a buffer may have been filled earlier), a worker's are claimed by its
  * reply (handoff), an event loop's with several requests in flight are
  * inferred, and a thread that serves nothing (housekeeping) gives its lines
@@ -100,6 +101,16 @@ static const char *lines_of(struct world *w, size_t i, char *buf, size_t len)
 	return buf;
 }
 
+/* Every connection closes at 200 us (closing frees a link). */
+static void close_links(struct world *w)
+{
+	synth_link__close(w->l1, US(200));
+	synth_link__close(w->l2, US(200));
+	synth_link__close(w->d1, US(200));
+	synth_link__close(w->d2, US(200));
+	w->l1 = w->l2 = w->d1 = w->d2 = NULL;
+}
+
 static void test_thread_per_connection(void **state)
 {
 	struct world *w = *state;
@@ -119,16 +130,15 @@ static void test_thread_per_connection(void **state)
 	synth_log(w->h[1], US(140), 300, 301, INO, "end 1\n");
 	synth_rep(w->l1, 500, 301, US(141), 901);
 	synth_log(w->h[1], US(150), 300, 399, INO, "tick\n");
-	/* Closing frees a link. */
-	synth_link__close(w->l1, US(200));
-	synth_link__close(w->l2, US(200));
-	synth_link__close(w->d1, US(200));
-	synth_link__close(w->d2, US(200));
-	w->l1 = w->l2 = w->d1 = w->d2 = NULL;
+	close_links(w);
 
 	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401) | lg/902>web/302");
+	/*
+	 * "start 1" came while thread 301 was the process's only reader: a lone
+	 * reader may be an event loop writing a timer's line, so not exact.
+	 */
 	assert_string_equal(lines_of(w, 0, b, sizeof(b)),
-			    "start 1/thread/exact, end 1/thread/exact");
+			    "start 1/thread/inferred, end 1/thread/exact");
 	assert_string_equal(lines_of(w, 1, b, sizeof(b)),
 			    "start 2/thread/inferred, second line of 2/thread/inferred, "
 			    "end of 2 written in two/thread/exact");
@@ -162,10 +172,35 @@ static void test_workers_by_reply(void **state)
 			    "dispatched/last-input/inferred, worker on 2/handoff/exact");
 }
 
+/* An event loop (one thread, two connections): a line after a reply is the answered request's. */
+static void test_event_loop_after_reply(void **state)
+{
+	struct world *w = *state;
+	char b[512];
+
+	synth_req(w->l1, 100, 901, US(100), 301);
+	synth_log(w->h[1], US(106), 300, 301, INO, "start 1\n");
+	synth_req(w->l2, 100, 902, US(108), 301);
+	synth_log(w->h[1], US(114), 300, 301, INO, "start 2\n");
+	synth_rep(w->l1, 500, 301, US(120), 901);
+	synth_log(w->h[1], US(126), 300, 301, INO, "end 1\n");
+	synth_rep(w->l2, 500, 301, US(130), 902);
+	synth_log(w->h[1], US(136), 300, 301, INO, "end 2\n");
+	close_links(w);
+
+	assert_string_equal(analyze(w), "lg/901>web/301 | lg/902>web/301");
+	/* A lone reader with one connection yet: maybe an event loop, so not exact. */
+	assert_string_equal(lines_of(w, 0, b, sizeof(b)),
+			    "start 1/thread/inferred, end 1/last-reply/inferred");
+	assert_string_equal(lines_of(w, 1, b, sizeof(b)),
+			    "start 2/last-input/inferred, end 2/last-input/inferred");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_thread_per_connection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_loop_after_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_by_reply, setup, teardown),
 	};
 

@@ -3,7 +3,8 @@
  * Log lines cut from writes (analyzer/loglines.c): several lines in one
  * write, one line in several writes of its thread, threads interleaved on
  * one file, a write longer than was recorded, bytes that are no text, and
- * what is left unfinished at the end.
+ * what is left unfinished at the end; PostgreSQL's logging collector's
+ * chunk headers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,6 +160,45 @@ static void test_binary_and_long(void **state)
 	vp_loglines__free(&ll);
 }
 
+/* A chunk to PostgreSQL's logging collector: its 9-byte header of a length and pid, then text. */
+static void pg_chunk(struct vp_loglines *ll, struct got *g, uint32_t pid, uint16_t n,
+		     const char *text)
+{
+	struct vpr_log rec;
+	size_t len = strlen(text);
+	uint8_t hdr[9] = {0, 0, n & 0xff, n >> 8, pid & 0xff, pid >> 8 & 0xff, 0, 0, 0x11};
+
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = VPR_LOG;
+	rec.h.tid = pid;
+	rec.h.ts_ns = 5;
+	rec.pid = pid;
+	rec.ino = 3;
+	rec.len = (uint16_t)(len + 9);
+	rec.bytes = rec.len;
+	rec.kind = VPR_LOG_PIPE;
+	memcpy(rec.data, hdr, 9);
+	memcpy(rec.data + 9, text, len);
+	assert_int_equal(vp_loglines__write(ll, &rec, pid, 7, take, g), 0);
+}
+
+static void test_postgres_collector(void **state)
+{
+	struct vp_loglines ll = {0};
+	struct got g = {0};
+
+	(void)state;
+	pg_chunk(&ll, &g, 26352, 16, "LOG:  statement\n");
+	assert_int_equal(g.n, 1);
+	line_is(g.l[0], 26352, 5, "LOG:  statement", false);
+	/* Another length, or another pid, is no header: binary, no line. */
+	pg_chunk(&ll, &g, 26352, 14, "LOG:  statement\n");
+	assert_int_equal(g.n, 1);
+	assert_int_equal(ll.binary, 1);
+	got_free(&g);
+	vp_loglines__free(&ll);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_line_over_writes),
 		cmocka_unit_test(test_write_longer_than_recorded),
 		cmocka_unit_test(test_binary_and_long),
+		cmocka_unit_test(test_postgres_collector),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
