@@ -37,9 +37,8 @@ struct vp_link {
 static inline const char *vp_basis_name(uint8_t b)
 {
 	static const char *const names[VP_BASIS_MAX] = {
-		"root",	      "thread",	   "handoff", "connect",       "window",
-		"last-input", "unclaimed", "wakeup",  "propagated-id", "forwarded",
-		"queued",
+		"root",	     "thread", "handoff",	"connect",   "window", "last-input",
+		"unclaimed", "wakeup", "propagated-id", "forwarded", "queued",
 	};
 
 	return b < VP_BASIS_MAX ? names[b] : "?";

@@ -50,7 +50,7 @@
  * A request waits this long after its last push for its messages'
  * deliveries; a consumer's call this long for its thread's next wait.
  */
-#define VP_QUEUE_HOLD_NS 30000000000LL
+#define VP_QUEUE_HOLD_NS 60000000000LL
 
 struct vp_qpub;
 struct vp_qpush;
@@ -71,7 +71,7 @@ struct vp_qloose {
 struct vp_queues {
 	vp_request_fn out; /* where requests go, in the end */
 	void *ctx;
-	int64_t now; /* the latest root end seen: the recording's time here */
+	int64_t now;	      /* the latest root end seen: the recording's time here */
 	struct vp_qpub **pub; /* requests held for their pushes */
 	size_t npub, pubcap;
 	struct vp_qpush *push; /* their pushes, and those of requests gone out unmatched */

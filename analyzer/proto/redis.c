@@ -185,8 +185,8 @@ static void push_msg(const struct vp_bytes *b, struct vp_witness *w)
 	size_t at;
 
 	if ((strcmp(w->verb, "LPUSH") && strcmp(w->verb, "RPUSH")) || w->count != 1 ||
-	    (w->flags & VP_WIT_MORE) || b->len < 4 ||
-	    memcmp(b->p, "*3\r\n", 4) || !(at = bulk_at(b, 4, &s, &n)))
+	    (w->flags & VP_WIT_MORE) || b->len < 4 || memcmp(b->p, "*3\r\n", 4) ||
+	    !(at = bulk_at(b, 4, &s, &n)))
 		return;
 	if ((w->qmsg = key_and_msg(b, at)))
 		w->qkind = VP_WIT_Q_PUSH;

@@ -16,7 +16,7 @@ source tests/e2e/harness.sh
 
 e2e_require "a Redis-list job queue"
 seed=${VPATH_SEED:-7}
-requests=${QUEUE_REQUESTS:-2000}
+requests=${QUEUE_REQUESTS:-1000}
 echo "# seed $seed (set VPATH_SEED to change it), $requests requests"
 keep=$(scratch_dir)
 web=10.211.0.1:8000 redis=10.211.0.2:6379 back=10.211.0.4:8100

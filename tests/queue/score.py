@@ -17,9 +17,9 @@ back-end call under it is of the job of the request it hangs in.
 Gates (exit 1): every request found, every request and every hop marked
 exact right, at least --min-accuracy percent of the requests right.
 Prints the figures; wrong requests go to --failures.  --break move|lose
-scores a broken copy instead, to show the gates can fail: one hop (or,
-without hops, one back-end call) moved under another request's path and
-marked exact, or one request left out."""
+scores a broken copy instead, to show the gates can fail: one back-end
+call of a job moved under another request's path as an exact hop, or one
+request left out."""
 import argparse
 import collections
 import json
@@ -48,7 +48,7 @@ def broken(found, args):
     for r in reqs:
         for parent, _ in walk(r["root"]):
             for c in parent["calls"]:
-                if c["link"].get("async") or c["server"]["addr"] == args.back:
+                if c["server"]["addr"] == args.back:
                     parent["calls"].remove(c)
                     c["link"].update({"async": True, "exact": True, "basis": "queued"})
                     other = reqs[-1] if r is not reqs[-1] else reqs[0]

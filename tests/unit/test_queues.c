@@ -42,8 +42,8 @@ static struct vp_request *req(int cli_host, uint32_t tid, int64_t start, int64_t
 			      const char *verb, uint8_t qkind, uint64_t msg)
 {
 	size_t n = 2;
-	struct vp_request *r = calloc(1, sizeof(*r) + n * sizeof(struct vp_call) +
-						 sizeof(struct vp_call *));
+	struct vp_request *r =
+		calloc(1, sizeof(*r) + n * sizeof(struct vp_call) + sizeof(struct vp_call *));
 	struct vp_call *c = (struct vp_call *)(r + 1);
 
 	assert_non_null(r);
