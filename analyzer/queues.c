@@ -29,7 +29,12 @@ struct vp_qdel {
 	uint32_t pid, tid;
 	uint64_t msg;
 	int64_t open_ns, close_ns; /* its reply .. the thread's next wait (INT64_MAX: none yet) */
-	struct vp_request **reqs;  /* the delivery, then its work */
+	/*
+	 * The thread's first wait seen: calls it made before that wait came
+	 * here went out as roots, so its work may lack some (not exact).
+	 */
+	bool partial;
+	struct vp_request **reqs; /* the delivery, then its work */
 	size_t n, cap;
 };
 
@@ -135,9 +140,10 @@ static void loose_place(struct vp_queues *q, const struct vp_call *before)
 static void on_wait(struct vp_queues *q, struct vp_request *r)
 {
 	const struct vp_call *c = r->root;
+	bool first = !is_consumer(q, &c->client);
 	struct vp_qdel *d;
 
-	if (!is_consumer(q, &c->client)) {
+	if (first) {
 		q->thr = grow(q->thr, &q->thrcap, q->nthr + 1, sizeof(*q->thr));
 		q->thr[q->nthr++] = thread_of(&c->client);
 	}
@@ -158,6 +164,7 @@ static void on_wait(struct vp_queues *q, struct vp_request *r)
 	d->msg = c->wit.qmsg;
 	d->open_ns = c->end_ns;
 	d->close_ns = INT64_MAX;
+	d->partial = first;
 	del_add(d, r);
 	q->del = grow(q->del, &q->delcap, q->ndel + 1, sizeof(*q->del));
 	q->del[q->ndel++] = d;
@@ -268,7 +275,7 @@ static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 		size_t j = n++;
 
 		k->link = vp_link_make(VP_BASIS_QUEUED, 1);
-		k->link.exact = own;
+		k->link.exact = own && !d->partial;
 		k->queue_ns = wait;
 		p->exact &= k->link.exact && d->reqs[i]->exact;
 		q->hops++;

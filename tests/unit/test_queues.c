@@ -99,15 +99,17 @@ static void test_hop(void **state)
 	(void)state;
 	pop->root->srv_rep_first = 9 * MS;
 	vp_queues__init(&q, collect, &g);
+	/* An earlier wait that timed out: the thread is a known consumer from then on. */
+	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
 	vp_queues__request(&q, publisher(5 * MS, 42));
 	vp_queues__request(&q, pop);
 	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
 	vp_queues__request(&q, req(3, 11, 12 * MS, 13 * MS, NULL, 0, 0)); /* another thread */
 	vp_queues__request(&q, req(3, 10, 14 * MS, 20 * MS, "BRPOP", 0, 0));
-	assert_int_equal(g.n, 2); /* the other thread's call and the empty wait */
+	assert_int_equal(g.n, 3); /* the other thread's call and the empty waits */
 	vp_queues__flush(&q);
-	assert_int_equal(g.n, 3);
-	push = g.r[2]->root->calls[0];
+	assert_int_equal(g.n, 4);
+	push = g.r[3]->root->calls[0];
 	assert_string_equal(push->wit.verb, "LPUSH");
 	assert_int_equal(push->ncalls, 2);
 	k = push->calls[0];
@@ -118,11 +120,34 @@ static void test_hop(void **state)
 	assert_int_equal(push->calls[1]->link.basis, VP_BASIS_QUEUED);
 	assert_true(push->calls[1]->link.exact);
 	assert_int_equal(push->calls[1]->start_ns, 12 * MS);
-	assert_int_equal(g.r[2]->ncalls, 4);
-	assert_true(g.r[2]->exact);
+	assert_int_equal(g.r[3]->ncalls, 4);
+	assert_true(g.r[3]->exact);
 	assert_int_equal(q.hops_exact, 2);
 	for (size_t i = 0; i < g.n; i++)
 		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+}
+
+/* The thread's first wait seen delivers: calls it made before may have gone out as roots. */
+static void test_first_wait_not_exact(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_call *push;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, publisher(5 * MS, 42));
+	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 42));
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__flush(&q);
+	assert_int_equal(g.n, 1);
+	push = g.r[0]->root->calls[0];
+	assert_int_equal(push->ncalls, 2);
+	assert_int_equal(push->calls[1]->link.basis, VP_BASIS_QUEUED);
+	assert_false(push->calls[1]->link.exact);
+	assert_false(g.r[0]->exact);
+	vp_request__free(g.r[0]);
 	vp_queues__free(&q);
 }
 
@@ -168,6 +193,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hop),
+		cmocka_unit_test(test_first_wait_not_exact),
 		cmocka_unit_test(test_same_bytes_twice),
 		cmocka_unit_test(test_pass_through),
 	};
