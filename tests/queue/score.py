@@ -105,6 +105,8 @@ def main():
                 exact_hop |= c["link"]["exact"]
         # The job's calls are all under its hops, so an exact hop must show them all.
         fig["hops_exact_wrong"] += exact_hop and got != want
+        fig["exact"] += r["exact"]
+        fig["exact_nohop_wrong"] += r["exact"] and not exact_hop and got != want
         if got == want:
             fig["right"] += 1
         else:
@@ -112,9 +114,11 @@ def main():
     n = len(truth)
     pct = 100.0 * fig["right"] / n if n else 0
     print("requests %d, found %d, right %d (%.1f%%); jobs' back-end calls: %d under their "
-          "request, %d under another, %d roots; hops %d (%d exact, %d of those wrong)"
+          "request, %d under another, %d roots; hops %d (%d exact, %d of those wrong); "
+          "requests marked exact %d (%d of them without a hop and their job's work elsewhere)"
           % (n, n - fig["missing"], fig["right"], pct, where["right"], where["wrong"],
-             where["root"], fig["hops"], fig["hops_exact"], fig["hops_exact_wrong"]))
+             where["root"], fig["hops"], fig["hops_exact"], fig["hops_exact_wrong"],
+             fig["exact"], fig["exact_nohop_wrong"]))
     if args.failures:
         with open(args.failures, "w") as f:
             for x in failures:
