@@ -17,6 +17,7 @@
 #include "owners.h"
 #include "pairs.h"
 #include "paths.h"
+#include "queues.h"
 #include "socktab.h"
 #include "streams.h"
 #include "workers.h"
@@ -77,6 +78,7 @@ struct vp_analysis {
 	struct vp_matcher matcher;
 	struct vp_pairs pairs; /* --pairs: the matcher asks these */
 	struct vp_paths paths;
+	struct vp_queues queues;   /* between the paths and on_request: queue hops */
 	struct vp_streams streams; /* ends by 4-tuple, from the look-ahead */
 	struct vp_owners owners;   /* which host owns an address */
 	struct vp_workers workers;
@@ -154,8 +156,9 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 	 * loss inside it may still come), not the join window: that would
 	 * hold a second of traffic in memory.
 	 */
+	vp_queues__init(&a->queues, opts->on_request, opts->ctx);
 	if ((ret = vp_paths__init(&a->paths, vp_input__host(a->in, 0), a->nhosts, a->clocks.offset,
-				  vp_input__reorder_ns(a->in), opts->on_request, opts->ctx)))
+				  vp_input__reorder_ns(a->in), vp_queues__request, &a->queues)))
 		goto cleanup;
 	a->paths.on_xchg = opts->on_xchg;
 	a->paths.xchg_ctx = opts->xchg_ctx;
@@ -1172,6 +1175,7 @@ int vp_analysis__run(struct vp_analysis *a)
 	for (size_t h = 0; h < a->nhosts; h++)
 		apply(a, &a->hs[h]);
 	advance(a, true);
+	vp_queues__flush(&a->queues);
 	return 0;
 }
 
@@ -1276,6 +1280,7 @@ void vp_analysis__free(struct vp_analysis *a)
 	vp_streams__free(&a->streams);
 	vp_owners__free(&a->owners);
 	vp_paths__free(&a->paths);
+	vp_queues__free(&a->queues);
 	vp_clocks__free(&a->clocks);
 	free(a->hs);
 	vp_input__free(a->in);

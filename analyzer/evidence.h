@@ -25,6 +25,7 @@ enum vp_basis {
 	VP_BASIS_PROPAGATED_ID, /* carries the id of this request and of no other open one (proto/propid.h) */
 	VP_BASIS_FORWARDED, /* carries the bytes of this request and of no other open one (forward.h) */
 	VP_BASIS_LAST_REPLY, /* a log line an event loop wrote after a reply: its request (inferred) */
+	VP_BASIS_QUEUED, /* asynchronous: works on the one message its parent put on a queue (queues.h) */
 	VP_BASIS_MAX,
 };
 
@@ -38,7 +39,7 @@ static inline const char *vp_basis_name(uint8_t b)
 {
 	static const char *const names[VP_BASIS_MAX] = {
 		"root",	     "thread", "handoff",	"connect",   "window",	   "last-input",
-		"unclaimed", "wakeup", "propagated-id", "forwarded", "last-reply",
+		"unclaimed", "wakeup", "propagated-id", "forwarded", "last-reply", "queued",
 	};
 
 	return b < VP_BASIS_MAX ? names[b] : "?";

@@ -459,6 +459,7 @@ static struct vp_call *expand(const struct held_call **next, struct arena *m)
 	call->complete = h->complete;
 	call->one_way = h->one_way;
 	call->link = h->link;
+	call->queue_ns = 0;
 	call->setup_ns = (int64_t)h->setup_ns;
 	call->logs = h->logs;
 	if (h->wit)
@@ -499,6 +500,8 @@ static struct vp_request *expand_request(const struct vp_held_req *h)
 	r->exact = h->exact;
 	r->ncalls = n;
 	r->nhosts = h->nhosts;
+	r->owned = NULL;
+	r->nowned = 0;
 	r->root = expand(&next, &m);
 	return r;
 }
@@ -730,5 +733,9 @@ void vp_request__free(struct vp_request *r)
 {
 	if (r && r->root)
 		free_logs(r->root);
+	for (size_t i = 0; r && i < r->nowned; i++)
+		free(r->owned[i]);
+	if (r)
+		free(r->owned);
 	free(r); /* one block with its calls (build_request) */
 }

@@ -43,6 +43,12 @@ struct vp_call {
 	bool complete;	     /* this call alone */
 	bool one_way;	     /* a request and an orderly close, no reply (vp_call__outcome) */
 	struct vp_link link; /* how it was attached to its parent; the root's says why it is one */
+	/*
+	 * Basis queued (queues.h): an asynchronous hop, the consumer's work on
+	 * a message its parent put on a queue; how long the message waited
+	 * there.  0 otherwise.
+	 */
+	int64_t queue_ns;
 	int64_t setup_ns; /* connection setup (TLS handshake) before it, first call on a connection */
 	struct vp_witness wit; /* what it was (proto/proto.h): proto VP_PROTO_NONE when not known */
 	struct vp_call **calls; /* calls its server made while serving it, by start_ns */
@@ -58,6 +64,9 @@ struct vp_request {
 	struct vp_call *root;
 	size_t ncalls; /* calls in the tree, root included */
 	size_t nhosts; /* distinct recorded hosts visited */
+	/* Blocks of the requests hung under its calls as queue hops, and their arrays (queues.c). */
+	void **owned;
+	size_t nowned;
 };
 
 /* NULL-safe: a request is one block with its calls, and its calls' log lines (paths.c). */

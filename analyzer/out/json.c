@@ -117,6 +117,10 @@ static cJSON *call_json(const struct vp_call *c)
 	cJSON_AddStringToObject(link, "basis", vp_basis_name(c->link.basis));
 	cJSON_AddBoolToObject(link, "exact", c->link.exact);
 	cJSON_AddNumberToObject(link, "candidates", c->link.candidates);
+	if (c->link.basis == VP_BASIS_QUEUED) { /* an asynchronous hop (queues.h) */
+		cJSON_AddBoolToObject(link, "async", true);
+		cJSON_AddNumberToObject(link, "queue_ns", (double)c->queue_ns);
+	}
 	if (c->wit.proto)
 		witness_json(o, &c->wit);
 	logs_json(o, c);

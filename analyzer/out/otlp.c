@@ -327,6 +327,10 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 	attr_str(attrs, "vpath.link.basis", vp_basis_name(c->link.basis));
 	attr_bool(attrs, "vpath.link.exact", c->link.exact);
 	attr_int(attrs, "vpath.link.candidates", c->link.candidates);
+	if (c->link.basis == VP_BASIS_QUEUED) { /* a follows-from child: a queue hop (queues.h) */
+		attr_bool(attrs, "vpath.link.async", true);
+		attr_int(attrs, "vpath.queue_ns", c->queue_ns);
+	}
 	attr_str(attrs, "vpath.outcome", vp_outcome_name(vp_call__outcome(c)));
 	if (c->setup_ns)
 		attr_int(attrs, "vpath.setup_ns", c->setup_ns);

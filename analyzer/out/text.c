@@ -79,6 +79,9 @@ static const char *marks(const struct vp_call *c, char *buf, size_t len)
 	if (vp_call__outcome(c) != VP_OUTCOME_COMPLETE && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "  [%s]",
 				      vp_outcome_name(vp_call__outcome(c)));
+	if (c->link.basis == VP_BASIS_QUEUED && n < len) /* an asynchronous hop (queues.h) */
+		n += (size_t)snprintf(buf + n, len - n, "  [queued %s]",
+				      vp_fmt_duration(c->queue_ns, d, sizeof(d)));
 	if (c->link.exact && c->link.basis == VP_BASIS_PROPAGATED_ID && n < len)
 		snprintf(buf + n, len - n, "  [by id]");
 	if (c->link.exact && c->link.basis == VP_BASIS_FORWARDED && n < len)

@@ -38,12 +38,25 @@ enum vp_proto {
 	0x04 /* bytes after the counted requests were not read whole: count is a minimum */
 #define VP_WIT_GRPC 0x08 /* grpc_status holds the reply's grpc-status (HTTP/2, hpack.h) */
 
+enum vp_wit_qkind {
+	VP_WIT_Q_NONE = 0,
+	VP_WIT_Q_PUSH, /* the request puts one message on a queue */
+	VP_WIT_Q_POP,  /* the reply delivers one message taken off a queue */
+};
+
 struct vp_witness {
 	uint8_t proto;	      /* enum vp_proto; VP_PROTO_NONE: no witness */
 	uint8_t flags;	      /* VP_WIT_* */
 	uint16_t status;      /* HTTP status code, 0 otherwise */
 	uint16_t count;	      /* requests in the captured request bytes (pipelines), >= 1 */
 	uint16_t grpc_status; /* with VP_WIT_GRPC: 0 OK, 1 CANCELLED .. 16 UNAUTHENTICATED */
+	uint8_t qkind;	      /* enum vp_wit_qkind: a message put on or taken off a queue */
+	/*
+	 * That message: a hash of its queue's name and of all its bytes, read
+	 * whole from the capture (a Redis list's LPUSH/RPUSH request, a
+	 * BRPOP/BLPOP reply); the analyzer's queue hops (queues.h) match it.
+	 */
+	uint64_t qmsg;
 	char verb[VP_WIT_VERB_MAX];
 	char text[VP_WIT_TEXT_MAX];
 	char err[VP_WIT_ERR_MAX];

@@ -3,7 +3,9 @@
  * Redis witness (RESP2/RESP3): the command name of a request (an array of
  * bulk strings, or an inline command line), how many commands the captured
  * bytes hold (a pipeline), and whether the reply is an error ('-', its
- * first word).  Lengths are exact in RESP, so a pipeline is cut where each
+ * first word).  A Redis list's message, when its bytes are whole in the
+ * capture: the one an LPUSH/RPUSH puts on a list, the one a BRPOP/BLPOP
+ * reply delivers (qkind, qmsg: the analyzer's queue hops, queues.h).  Lengths are exact in RESP, so a pipeline is cut where each
  * command's array ends, and its replies where each reply value ends.
  */
 #include <string.h>
@@ -130,6 +132,76 @@ static int inline_request(const struct vp_bytes *b, struct vp_witness *w)
 	return 1;
 }
 
+/* A bulk string at `at`, whole in the captured bytes: where it ends, and its bytes; 0: not one. */
+static size_t bulk_at(const struct vp_bytes *b, size_t at, const uint8_t **s, long long *n)
+{
+	long l = line_at(b, at);
+
+	if (l < 2 || b->p[at] != '$' || !number(b->p + at + 1, l - 1, n) || *n < 0 ||
+	    *n > (long long)b->len)
+		return 0;
+	at += (size_t)l + 2;
+	if (at + (size_t)*n + 2 > b->len || b->p[at + *n] != '\r' || b->p[at + *n + 1] != '\n')
+		return 0;
+	*s = b->p + at;
+	return at + (size_t)*n + 2;
+}
+
+/* FNV-1a over a list's name and a message, each after its length. */
+static uint64_t msg_hash(const uint8_t *key, long long klen, const uint8_t *val, long long vlen)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const uint8_t *part[2] = {key, val};
+	long long len[2] = {klen, vlen};
+
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < 8; i++)
+			h = (h ^ (uint8_t)(len[k] >> (8 * i))) * 0x100000001b3ull;
+		for (long long i = 0; i < len[k]; i++)
+			h = (h ^ part[k][i]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+/*
+ * At `at`, after an array header of `count` elements, the last two (a
+ * list's name, one message): the message's hash, 0 when not both whole.
+ */
+static uint64_t key_and_msg(const struct vp_bytes *b, size_t at)
+{
+	const uint8_t *key, *val;
+	long long klen, vlen;
+
+	if (!(at = bulk_at(b, at, &key, &klen)) || !bulk_at(b, at, &val, &vlen))
+		return 0;
+	return msg_hash(key, klen, val, vlen);
+}
+
+/* LPUSH/RPUSH of one message: `*3`, the name, the list, the message. */
+static void push_msg(const struct vp_bytes *b, struct vp_witness *w)
+{
+	const uint8_t *s;
+	long long n;
+	size_t at;
+
+	if ((strcmp(w->verb, "LPUSH") && strcmp(w->verb, "RPUSH")) || w->count != 1 ||
+	    (w->flags & VP_WIT_MORE) || b->len < 4 || memcmp(b->p, "*3\r\n", 4) ||
+	    !(at = bulk_at(b, 4, &s, &n)))
+		return;
+	if ((w->qmsg = key_and_msg(b, at)))
+		w->qkind = VP_WIT_Q_PUSH;
+}
+
+/* A BRPOP/BLPOP reply that delivers: `*2`, the list, the message (RESP2 and RESP3). */
+static void pop_msg(const struct vp_bytes *b, struct vp_witness *w)
+{
+	if ((strcmp(w->verb, "BRPOP") && strcmp(w->verb, "BLPOP")) || b->len < 4 ||
+	    memcmp(b->p, "*2\r\n", 4))
+		return;
+	if ((w->qmsg = key_and_msg(b, 4)))
+		w->qkind = VP_WIT_Q_POP;
+}
+
 /*
  * The array's header and its first bulk string, the name, decide; the rest
  * only counts the commands of a pipeline, as far as they are commands.
@@ -162,6 +234,7 @@ static int redis_request(const struct vp_bytes *b, struct vp_witness *w)
 			w->count++;
 	if (at < b->total) /* a command cut by the capture, or bytes beyond it */
 		w->flags |= VP_WIT_MORE;
+	push_msg(b, w);
 	return 1;
 }
 
@@ -251,7 +324,10 @@ static int redis_reply(const struct vp_bytes *b, struct vp_witness *w)
 			vp_proto_text(w->err, sizeof(w->err), b->p + 1, i - 1);
 		if (!w->err[0])
 			memcpy(w->err, "ERR", 4);
+		w->qkind = VP_WIT_Q_NONE; /* nothing was pushed */
+		w->qmsg = 0;
 	}
+	pop_msg(b, w);
 	return 1;
 }
 

@@ -4,8 +4,9 @@
 thread with one HTTP/1.1 connection, sharing N requests.  Request i asks
 for 1-4 queries (drawn from (seed, i)); its truth line (--out, JSON lines)
 is its id, its connection's address and ordinal there (what vpath-analyze
-reports as client.addr and conn_index) and the statements the app says it
-ran.  Prints a summary JSON; exits 1 when a request failed."""
+reports as client.addr and conn_index) and what the app answered besides
+the id (the statements it ran; tests/queue: the job it queued).  Prints a
+summary JSON; exits 1 when a request failed."""
 import argparse
 import http.client
 import json
@@ -51,8 +52,7 @@ def main():
                     errors.append("%d: %s" % (i, e))
                 break
             with lock:
-                truth.append({"id": i, "addr": addr, "conn_index": ordinal,
-                              "statements": body["statements"]})
+                truth.append(dict(body, id=i, addr=addr, conn_index=ordinal))
             ordinal += 1
         conn.close()
 

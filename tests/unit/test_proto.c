@@ -196,6 +196,47 @@ static void test_redis(void **state)
 	assert_int_equal(w.proto, VP_PROTO_REDIS);
 }
 
+/* A Redis list's messages: the one an LPUSH puts, the one a BRPOP reply delivers, the same. */
+static void test_redis_queue(void **state)
+{
+	struct vp_witness w;
+	uint64_t pushed;
+
+	(void)state;
+	assert_true(wit(B("*3\r\n$5\r\nLPUSH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), B(":1\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_PUSH);
+	pushed = w.qmsg;
+	assert_true(pushed != 0);
+	assert_true(wit(B("*3\r\n$5\r\nBRPOP\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+			B("*2\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_POP);
+	assert_true(w.qmsg == pushed);
+	/* Another list, other bytes: another message. */
+	assert_true(wit(B("*3\r\n$5\r\nrpush\r\n$4\r\njobz\r\n$5\r\nhello\r\n"), B(":1\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_PUSH);
+	assert_true(w.qmsg != pushed);
+	assert_true(wit(B("*3\r\n$5\r\nBLPOP\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+			B("*2\r\n$4\r\njobs\r\n$5\r\nhellO\r\n"), &w));
+	assert_true(w.qmsg != pushed);
+	/* No message: a timeout, an error, two values pushed at once, a value cut by the capture. */
+	assert_true(wit(B("*3\r\n$5\r\nBRPOP\r\n$4\r\njobs\r\n$1\r\n1\r\n"), B("*-1\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	assert_true(wit(B("*3\r\n$5\r\nLPUSH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"),
+			B("-WRONGTYPE Operation against a key\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	assert_true(wit(B("*4\r\n$5\r\nLPUSH\r\n$4\r\njobs\r\n$1\r\na\r\n$1\r\nb\r\n"), B(":2\r\n"),
+			&w));
+	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	{
+		static const char cut[] = "*3\r\n$5\r\nLPUSH\r\n$4\r\njobs\r\n$9\r\nhello";
+		struct vp_bytes req = {(const uint8_t *)cut, sizeof(cut) - 1, sizeof(cut) + 5};
+		struct vp_bytes rep = B(":1\r\n");
+
+		assert_true(vp_proto_witness(&req, &rep, &w));
+		assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	}
+}
+
 static void test_mysql(void **state)
 {
 	struct vp_witness w;
@@ -244,9 +285,10 @@ static void test_labels_bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_http),  cmocka_unit_test(test_http_pipeline),
-		cmocka_unit_test(test_pgsql), cmocka_unit_test(test_redis),
-		cmocka_unit_test(test_mysql), cmocka_unit_test(test_labels_bounded),
+		cmocka_unit_test(test_http),	       cmocka_unit_test(test_http_pipeline),
+		cmocka_unit_test(test_pgsql),	       cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_redis_queue),    cmocka_unit_test(test_mysql),
+		cmocka_unit_test(test_labels_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Stage 7: queues as hops (queues.h).  Held requests are few (those with
+ * a push or a delivery, for a second or so), so they sit in plain arrays
+ * scanned whole; a busy queue's cost is the messages in flight times the
+ * deliveries.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "queues.h"
+
+struct vp_qpub {
+	struct vp_request *r;
+	size_t pending; /* its pushes not yet delivered */
+	int64_t last;	/* its last push's end */
+};
+
+struct vp_qpush {
+	uint64_t msg;
+	struct vp_call *call; /* NULL: its request went out without this message's work */
+	struct vp_qpub *pub;
+	int64_t at; /* its end; when it went out, for those gone */
+	bool taken; /* a delivery took it */
+};
+
+struct vp_qdel {
+	int host;
+	uint32_t pid, tid;
+	uint64_t msg;
+	int64_t open_ns, close_ns; /* its reply .. the thread's next wait (INT64_MAX: none yet) */
+	/*
+	 * The thread's first wait seen: calls it made before that wait came
+	 * here went out as roots, so its work may lack some (not exact).
+	 */
+	bool partial;
+	struct vp_request **reqs; /* the delivery, then its work */
+	size_t n, cap;
+};
+
+static void *grow(void *v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+
+	if (need <= *cap)
+		return v;
+	while (c < need)
+		c *= 2;
+	v = realloc(v, c * size);
+	if (!v)
+		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+	*cap = c;
+	return v;
+}
+
+void vp_queues__init(struct vp_queues *q, vp_request_fn out, void *ctx)
+{
+	memset(q, 0, sizeof(*q));
+	q->out = out;
+	q->ctx = ctx;
+}
+
+static bool is_wait(const struct vp_call *c)
+{
+	return c->client.recorded && c->wit.proto == VP_PROTO_REDIS &&
+	       (!strcmp(c->wit.verb, "BRPOP") || !strcmp(c->wit.verb, "BLPOP"));
+}
+
+static bool same_thread(const struct vp_qdel *d, const struct vp_call_end *e)
+{
+	return d->host == e->host && d->pid == e->pid && d->tid == e->tid;
+}
+
+static struct vp_qthread thread_of(const struct vp_call_end *e)
+{
+	return (struct vp_qthread){e->host, e->pid, e->tid};
+}
+
+static bool same_thread_end(const struct vp_qthread *t, const struct vp_call_end *e)
+{
+	return t->host == e->host && t->pid == e->pid && t->tid == e->tid;
+}
+
+static bool is_consumer(const struct vp_queues *q, const struct vp_call_end *e)
+{
+	for (size_t i = 0; e->recorded && i < q->nthr; i++)
+		if (q->thr[i].host == e->host && q->thr[i].pid == e->pid && q->thr[i].tid == e->tid)
+			return true;
+	return false;
+}
+
+static void del_add(struct vp_qdel *d, struct vp_request *r)
+{
+	d->reqs = grow(d->reqs, &d->cap, d->n + 1, sizeof(*d->reqs));
+	d->reqs[d->n++] = r;
+}
+
+/* The delivery whose work a root call made by its thread at its start is. */
+static struct vp_qdel *delivery_of(struct vp_queues *q, const struct vp_call *c)
+{
+	for (size_t i = 0; i < q->ndel; i++) {
+		struct vp_qdel *d = q->del[i];
+
+		if (same_thread(d, &c->client) && d->open_ns <= c->start_ns &&
+		    c->start_ns < d->close_ns)
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * The consumer's calls the thread's wait at `before` decides (NULL: every
+ * one, at the end; those older than VP_QUEUE_HOLD_NS too): each goes to
+ * the delivery it was made for, or out as it was.
+ */
+static void loose_place(struct vp_queues *q, const struct vp_call *before)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < q->nloose; i++) {
+		struct vp_qloose *l = &q->loose[i];
+		const struct vp_call *c = l->r->root;
+		struct vp_qdel *d;
+
+		if (before ? !same_thread_end(&l->th, &before->client) ||
+				     c->start_ns >= before->start_ns
+			   : q->nthr && c->end_ns + VP_QUEUE_HOLD_NS > q->now) {
+			q->loose[o++] = *l;
+			continue;
+		}
+		if ((d = delivery_of(q, c)))
+			del_add(d, l->r);
+		else
+			q->out(q->ctx, l->r);
+	}
+	q->nloose = o;
+}
+
+/* A wait on a list: it ends the thread's delivery before it; one that delivers opens the next. */
+static void on_wait(struct vp_queues *q, struct vp_request *r)
+{
+	const struct vp_call *c = r->root;
+	bool first = !is_consumer(q, &c->client);
+	struct vp_qdel *d;
+
+	if (first) {
+		q->thr = grow(q->thr, &q->thrcap, q->nthr + 1, sizeof(*q->thr));
+		q->thr[q->nthr++] = thread_of(&c->client);
+	}
+	for (size_t i = 0; i < q->ndel; i++)
+		if (same_thread(q->del[i], &c->client) && q->del[i]->close_ns == INT64_MAX &&
+		    q->del[i]->open_ns <= c->start_ns)
+			q->del[i]->close_ns = c->start_ns;
+	loose_place(q, c);
+	if (c->wit.qkind != VP_WIT_Q_POP) {
+		q->out(q->ctx, r);
+		return;
+	}
+	if (!(d = calloc(1, sizeof(*d))))
+		abort();
+	d->host = c->client.host;
+	d->pid = c->client.pid;
+	d->tid = c->client.tid;
+	d->msg = c->wit.qmsg;
+	d->open_ns = c->end_ns;
+	d->close_ns = INT64_MAX;
+	d->partial = first;
+	del_add(d, r);
+	q->del = grow(q->del, &q->delcap, q->ndel + 1, sizeof(*q->del));
+	q->del[q->ndel++] = d;
+}
+
+static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call *c)
+{
+	if (c->wit.proto == VP_PROTO_REDIS && c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
+		q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
+		q->push[q->npush++] = (struct vp_qpush){c->wit.qmsg, c, pub, c->end_ns, false};
+		pub->pending++;
+		if (c->end_ns > pub->last)
+			pub->last = c->end_ns;
+	}
+	for (size_t i = 0; i < c->ncalls; i++)
+		find_pushes(q, pub, c->calls[i]);
+}
+
+/* A request with pushes is held for them (true); one without is not (false). */
+static bool hold_publisher(struct vp_queues *q, struct vp_request *r)
+{
+	struct vp_qpub *pub = calloc(1, sizeof(*pub));
+
+	if (!pub)
+		abort();
+	pub->r = r;
+	pub->last = INT64_MIN;
+	find_pushes(q, pub, r->root);
+	if (!pub->pending) {
+		free(pub);
+		return false;
+	}
+	q->pub = grow(q->pub, &q->pubcap, q->npub + 1, sizeof(*q->pub));
+	q->pub[q->npub++] = pub;
+	return true;
+}
+
+/* Publisher i goes out; its messages not delivered stay known, for a while, as candidates. */
+static void pub_out(struct vp_queues *q, size_t i)
+{
+	struct vp_qpub *pub = q->pub[i];
+
+	for (size_t k = 0; k < q->npush; k++)
+		if (q->push[k].pub == pub) {
+			q->push[k].pub = NULL;
+			q->push[k].call = NULL;
+			q->push[k].at = q->now;
+		}
+	q->pub[i] = q->pub[--q->npub];
+	q->out(q->ctx, pub->r);
+	free(pub);
+}
+
+static void host_mask(const struct vp_call *c, uint64_t *m, size_t *n)
+{
+	int h = c->client.recorded ? c->client.host : -1;
+
+	for (int k = 0; k < 2; k++, h = c->server.recorded ? c->server.host : -1)
+		if (h >= 0 && h < 64 && !(*m & (1ull << h))) {
+			*m |= 1ull << h;
+			++*n;
+		}
+	for (size_t i = 0; i < c->ncalls; i++)
+		host_mask(c->calls[i], m, n);
+}
+
+/* The message's time in the queue: on the broker's clock when it was recorded. */
+static int64_t queue_time(const struct vp_call *push, const struct vp_call *pop)
+{
+	if (push->server.recorded && pop->server.recorded && push->server.host == pop->server.host)
+		return pop->srv_rep_first - push->srv_req_first;
+	return pop->end_ns - push->start_ns;
+}
+
+/* Request r, with what it owns, goes into p's block; its root becomes a child of call c. */
+static void adopt(struct vp_request *p, struct vp_request *r)
+{
+	p->owned = realloc(p->owned, (p->nowned + r->nowned + 1) * sizeof(*p->owned));
+	if (!p->owned)
+		abort();
+	if (r->nowned)
+		memcpy(p->owned + p->nowned, r->owned, r->nowned * sizeof(*p->owned));
+	p->nowned += r->nowned;
+	free(r->owned);
+	p->owned[p->nowned++] = r;
+	p->ncalls += r->ncalls;
+	p->complete &= r->complete;
+}
+
+/* Delivery d's requests hang under push s's call, in time order. */
+static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
+{
+	struct vp_call *c = s->call, **kids;
+	struct vp_request *p = s->pub->r;
+	int64_t wait = queue_time(c, d->reqs[0]->root);
+	size_t n = c->ncalls;
+	uint64_t mask = 0;
+
+	kids = malloc((n + d->n) * sizeof(*kids));
+	if (!kids)
+		abort();
+	if (n)
+		memcpy(kids, c->calls, n * sizeof(*kids));
+	for (size_t i = 0; i < d->n; i++) {
+		struct vp_call *k = d->reqs[i]->root;
+		/* Work whose call some request might have made is not decided by the thread. */
+		bool own = i == 0 || k->link.basis == VP_BASIS_ROOT;
+		size_t j = n++;
+
+		k->link = vp_link_make(VP_BASIS_QUEUED, 1);
+		k->link.exact = own && !d->partial;
+		k->queue_ns = wait;
+		p->exact &= k->link.exact && d->reqs[i]->exact;
+		q->hops++;
+		q->hops_exact += k->link.exact;
+		for (; j > 0 && kids[j - 1]->start_ns > k->start_ns; j--)
+			kids[j] = kids[j - 1];
+		kids[j] = k;
+		adopt(p, d->reqs[i]);
+	}
+	p->owned = realloc(p->owned, (p->nowned + 1) * sizeof(*p->owned));
+	if (!p->owned)
+		abort();
+	p->owned[p->nowned++] = kids;
+	c->calls = kids;
+	c->ncalls = n;
+	p->nhosts = 0;
+	host_mask(p->root, &mask, &p->nhosts);
+}
+
+static void del_free(struct vp_qdel *d)
+{
+	free(d->reqs);
+	free(d);
+}
+
+/* Delivery i is settled: hung under its one push, or passed on as it was. */
+static void settle(struct vp_queues *q, size_t i)
+{
+	struct vp_qdel *d = q->del[i];
+	struct vp_qpush *s = NULL;
+	size_t cands = 0;
+
+	for (size_t k = 0; k < q->npush; k++)
+		if (q->push[k].msg == d->msg && !q->push[k].taken) {
+			cands++;
+			s = &q->push[k];
+		}
+	q->del[i] = q->del[--q->ndel];
+	if (cands == 1)
+		s->taken = true;
+	if (cands == 1 && s->call) {
+		graft(q, d, s);
+		if (!--s->pub->pending)
+			for (size_t k = 0; k < q->npub; k++)
+				if (q->pub[k] == s->pub) {
+					pub_out(q, k);
+					break;
+				}
+	} else {
+		for (size_t k = 0; k < d->n; k++)
+			q->out(q->ctx, d->reqs[k]);
+	}
+	del_free(d);
+}
+
+/* Drops the pushes that can no longer be candidates: taken with their request gone, or old. */
+static void pushes_prune(struct vp_queues *q)
+{
+	size_t o = 0;
+
+	for (size_t k = 0; k < q->npush; k++) {
+		struct vp_qpush *s = &q->push[k];
+
+		if (!s->pub && (s->taken || s->at + VP_QUEUE_HOLD_NS <= q->now))
+			continue;
+		q->push[o++] = *s;
+	}
+	q->npush = o;
+}
+
+/* What waited long enough goes out; all of it at the end. */
+static void release(struct vp_queues *q, bool all)
+{
+	if (all)
+		q->nthr = 0; /* no wait comes any more: every consumer call is placed */
+	loose_place(q, NULL);
+	for (size_t i = 0; i < q->ndel;) {
+		struct vp_qdel *d = q->del[i];
+
+		if (all || (d->close_ns != INT64_MAX && d->close_ns + VP_QUEUE_SETTLE_NS <= q->now))
+			settle(q, i);
+		else
+			i++;
+	}
+	for (size_t i = 0; i < q->npub;) {
+		if (all || q->pub[i]->last + VP_QUEUE_HOLD_NS <= q->now)
+			pub_out(q, i);
+		else
+			i++;
+	}
+	pushes_prune(q);
+}
+
+void vp_queues__request(void *ctx, struct vp_request *r)
+{
+	struct vp_queues *q = ctx;
+
+	if (r->root->end_ns > q->now)
+		q->now = r->root->end_ns;
+	if (is_wait(r->root)) {
+		on_wait(q, r);
+	} else if (is_consumer(q, &r->root->client)) {
+		q->loose = grow(q->loose, &q->loosecap, q->nloose + 1, sizeof(*q->loose));
+		q->loose[q->nloose++] = (struct vp_qloose){r, thread_of(&r->root->client)};
+	} else if (!hold_publisher(q, r)) {
+		q->out(q->ctx, r);
+	}
+	if (q->ndel || q->npub || q->npush || q->nloose)
+		release(q, false);
+}
+
+void vp_queues__flush(struct vp_queues *q)
+{
+	release(q, true);
+}
+
+void vp_queues__free(struct vp_queues *q)
+{
+	for (size_t i = 0; i < q->ndel; i++) {
+		for (size_t k = 0; k < q->del[i]->n; k++)
+			vp_request__free(q->del[i]->reqs[k]);
+		del_free(q->del[i]);
+	}
+	for (size_t i = 0; i < q->npub; i++) {
+		vp_request__free(q->pub[i]->r);
+		free(q->pub[i]);
+	}
+	for (size_t i = 0; i < q->nloose; i++)
+		vp_request__free(q->loose[i].r);
+	free(q->loose);
+	free(q->thr);
+	free(q->del);
+	free(q->pub);
+	free(q->push);
+	memset(q, 0, sizeof(*q));
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# A job queue over a Redis list (tests/queue/README.md): a threaded web
+# front LPUSHes a job per request and answers; 2 worker processes BRPOP
+# the jobs and make each job's 1-4 calls to a back end.  Recorded with
+# --capture 256 on Redis's port, each job's work (the delivery and the
+# calls its worker made until its next BRPOP) hangs under the LPUSH that
+# published it, as an asynchronous hop (basis queued): every request found,
+# every hop marked exact right, at least 99% of the jobs' work under the
+# request that published them.  Recorded without capture, nothing new is
+# stored (no payload records) and nothing is linked by a queue.  Then the
+# scorer must fail a copy with a hop moved or a request lost.
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+
+e2e_require "a Redis-list job queue"
+seed=${VPATH_SEED:-7}
+requests=${QUEUE_REQUESTS:-1000}
+echo "# seed $seed (set VPATH_SEED to change it), $requests requests"
+keep=$(scratch_dir)
+web=10.211.0.1:8000 redis=10.211.0.2:6379 back=10.211.0.4:8100
+# One run; its name, then run.sh's options.
+q_run() { # name options...
+	local name=$1 rc
+	shift
+	tests/queue/run.sh --requests "$requests" --seed "$seed" --keep "$keep/$name" "$@" \
+		>"$keep/$name.out" 2>"$keep/$name.err"
+	rc=$?
+	sed 's/^/# /' "$keep/$name.out"
+	if [ $rc -eq 2 ] && grep -q "missing:" "$keep/$name.err"; then
+		skip "queue" "$(grep -o 'missing:.*' "$keep/$name.err")"
+		exit 0
+	fi
+	[ $rc -ne 2 ] || sed 's/^/# /' "$keep/$name.err"
+	return $rc
+}
+q_run run --min-accuracy 99
+check "queue, --capture 256 on Redis: the gates pass (99% of the jobs' work under their request, every exact hop right)" \
+	[ $? -eq 0 ]
+q_run plain --no-capture
+rc=$?
+d=$keep/plain
+check "queue without --capture: scored (every request found, no exact hop wrong)" [ $rc -eq 0 ]
+# The recordings' payload records, and the hops found: none of either.
+payloads() { "$VPATH_ANALYZE" dump "$1"/*.vpr 2>/dev/null | grep -c '^payload'; }
+no_hops() { [ -s "$1/found.json" ] && ! grep -q '"queued"' "$1/found.json"; }
+check "queue with --capture: payload stored ($(payloads "$keep/run") records)" \
+	[ "$(payloads "$keep/run")" -gt 0 ]
+check "queue without --capture: no payload stored ($(payloads "$d") records)" \
+	[ "$(payloads "$d")" = 0 ]
+check "queue without --capture: nothing linked as a queue hop" no_hops "$d"
+d=$keep/run
+for what in move lose; do
+	rc=2
+	[ -f "$d/found.json" ] && python3 tests/queue/score.py --truth "$d/truth.jsonl" \
+		--jobs "$d/jobs.jsonl" --found "$d/found.json" --web $web --redis $redis \
+		--back $back --break $what >/dev/null
+	rc=$?
+	check "queue: the scorer fails the analysis with one hop or request broken: $what" \
+		[ $rc -eq 1 ]
+done
+exit 0

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# One run of the Redis-list job queue (README.md here): client.py (SESSIONS
+# keep-alive connections) -> web.py (a thread per connection, LPUSH of a
+# job per request) -> Redis <- WORKERS worker.py processes (BRPOP, then the
+# job's calls) -> back.py, each on its own network-namespace host with its
+# own vpath-record (--capture 256 on Redis's port unless --no-capture);
+# then vpath-analyze and score.py against the client's and the workers'
+# truth.  Exit status: 0 when the gates pass, 1 when not, 2 when the run
+# itself failed.  Needs root.
+#
+#   tests/queue/run.sh [--requests N] [--sessions S] [--workers W] [--seed X]
+#                      [--min-accuracy P] [--no-capture] [--keep DIR]
+# --keep DIR: the recordings, truth files, found.json, failures.jsonl and
+# every log are copied to DIR.
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib.sh
+source tests/e2e/harness.sh
+
+Q_SRC=tests/queue
+Q_NET=10.211.0
+Q_CLIENT_IP=$Q_NET.10
+Q_WEB=$Q_NET.1:8000
+Q_REDIS=$Q_NET.2:6379
+Q_WORKERS_IP=$Q_NET.3
+Q_BACK=$Q_NET.4:8100
+Q_PY=/usr/bin/python3 # Debian's, where python3-redis lives
+requests=2000 sessions=8 workers=2 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 capture=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--requests) requests=$2; shift ;;
+	--sessions) sessions=$2; shift ;;
+	--workers) workers=$2; shift ;;
+	--seed) seed=$2; shift ;;
+	--keep) keep=$2; shift ;;
+	--min-accuracy) min_accuracy=$2; shift ;;
+	--no-capture) capture=0 ;;
+	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+q_missing() {
+	[ -x /usr/bin/redis-server ] || echo redis-server
+	"$Q_PY" -c 'import redis' 2>/dev/null || echo python3-redis
+}
+
+# Starts NAME on HOST in its own process group; returns once it listens on
+# ADDR, or once it printed a line when ADDR is empty (a worker).
+q_spawn() { # name host addr command...
+	local name=$1 host=$2 addr=$3 i
+	shift 3
+	setsid ip netns exec "$(e2e_ns "$host")" "$@" >"$E2E_DIR/$name.log" 2>&1 </dev/null &
+	E2E_SERVER_PIDS+=($!)
+	for ((i = 0; i < 300; i++)); do
+		if [ -n "$addr" ]; then
+			ip netns exec "$(e2e_ns "$host")" ss -Hltn "src $addr" 2>/dev/null | grep -q . &&
+				return 0
+		else
+			[ -s "$E2E_DIR/$name.log" ] && return 0
+		fi
+		kill -0 "${E2E_SERVER_PIDS[-1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	e2e_log "$name did not start:"
+	tail -20 "$E2E_DIR/$name.log" | sed 's/^/#   /' >&2
+	return 1
+}
+
+q_servers_start() {
+	local i
+	q_spawn redis redis "$Q_REDIS" /usr/bin/redis-server --bind "${Q_REDIS%:*}" \
+		--port "${Q_REDIS#*:}" --protected-mode no --save '' --appendonly no --dir "$E2E_DIR" || return 1
+	q_spawn back back "$Q_BACK" "$Q_PY" "$Q_SRC/back.py" --listen "$Q_BACK" || return 1
+	q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" ||
+		return 1
+	for ((i = 1; i <= workers; i++)); do
+		q_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_REDIS" \
+			--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" || return 1
+	done
+}
+
+# Waits until the workers ran every job the client queued (their truth lines).
+q_jobs_wait() {
+	local n i
+	n=$(wc -l <"$E2E_DIR/truth.jsonl")
+	for ((i = 0; i < 600; i++)); do
+		[ "$(cat "$E2E_DIR/jobs.jsonl" 2>/dev/null | wc -l)" -ge "$n" ] && return 0
+		sleep 0.1
+	done
+	e2e_log "the workers ran $(wc -l <"$E2E_DIR/jobs.jsonl") of $n jobs"
+	return 1
+}
+
+why=$(e2e_servers_unavailable q_missing)
+if [ -n "$why" ]; then
+	echo "run.sh: $why" >&2
+	exit 2
+fi
+e2e_hosts_setup client:$Q_CLIENT_IP web:${Q_WEB%:*} redis:${Q_REDIS%:*} workers:$Q_WORKERS_IP \
+	back:${Q_BACK%:*} || exit 2
+on_exit 'e2e_keep_results "$keep"'
+e2e_log "queue: seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
+rec=()
+[ $capture -eq 0 ] || rec=(--capture 256 --capture-port "${Q_REDIS#*:}")
+# The servers and workers first (their connections open), then the
+# recorders: the client's connections and ordinals are recorded from their
+# start.  The workers' connections are recorded from their first call.
+q_servers_start || exit 2
+e2e_recorders_start "${rec[@]}" || exit 2
+setsid ip netns exec "$(e2e_ns client)" python3 tests/pgbouncer/client.py --target "$Q_WEB" \
+	--sessions "$sessions" --requests "$requests" --seed "$seed" --out "$E2E_DIR/truth.jsonl" \
+	>"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" </dev/null &
+E2E_CLIENT_PID=$!
+e2e_client_wait client.py || exit 2
+e2e_log "client: $(cat "$E2E_DIR/client.json")"
+q_jobs_wait || exit 2
+e2e_recorders_stop || { e2e_log "a recorder failed"; exit 2; }
+e2e_servers_stop
+e2e_analyze || exit 2
+python3 "$Q_SRC/score.py" --truth "$E2E_DIR/truth.jsonl" --jobs "$E2E_DIR/jobs.jsonl" \
+	--found "$E2E_DIR/found.json" --web "$Q_WEB" --redis "$Q_REDIS" --back "$Q_BACK" \
+	--min-accuracy "$min_accuracy" --failures "$E2E_DIR/failures.jsonl"

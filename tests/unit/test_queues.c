@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Queues as hops (analyzer/queues.c) on requests written by hand: a
+ * request with an LPUSH, a consumer thread's BRPOP that delivered the same
+ * message, its work, its next BRPOP; the work hangs under the push, exact,
+ * with the message's time in the queue.  Two pushes of the same bytes
+ * link nothing; a request without Redis calls passes straight through.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "queues.h"
+
+#define MS 1000000LL
+
+struct got {
+	struct vp_request *r[16];
+	size_t n;
+};
+
+static void collect(void *ctx, struct vp_request *r)
+{
+	struct got *g = ctx;
+
+	assert_true(g->n < 16);
+	g->r[g->n++] = r;
+}
+
+static void end(struct vp_call_end *e, int host, uint32_t tid)
+{
+	e->recorded = host >= 0;
+	e->host = host;
+	e->pid = e->tid = tid;
+}
+
+/* A request of one call (room for a second), one block as paths.c makes them. */
+static struct vp_request *req(int cli_host, uint32_t tid, int64_t start, int64_t end_ns,
+			      const char *verb, uint8_t qkind, uint64_t msg)
+{
+	size_t n = 2;
+	struct vp_request *r =
+		calloc(1, sizeof(*r) + n * sizeof(struct vp_call) + sizeof(struct vp_call *));
+	struct vp_call *c = (struct vp_call *)(r + 1);
+
+	assert_non_null(r);
+	r->root = c;
+	r->ncalls = 1;
+	r->exact = r->complete = true;
+	end(&c->client, cli_host, tid);
+	end(&c->server, 2, 99);
+	c->start_ns = start;
+	c->end_ns = end_ns;
+	c->complete = true;
+	c->link = vp_link_make(VP_BASIS_ROOT, 0);
+	if (verb) {
+		c->wit.proto = VP_PROTO_REDIS;
+		strcpy(c->wit.verb, verb);
+		c->wit.qkind = qkind;
+		c->wit.qmsg = msg;
+	}
+	return r;
+}
+
+/* A web request (host 0) whose one call is an LPUSH of msg. */
+static struct vp_request *publisher(int64_t at, uint64_t msg)
+{
+	struct vp_request *r = req(-1, 1, at, at + 3 * MS, NULL, 0, 0);
+	struct vp_call *push = r->root + 1, **kids = (struct vp_call **)(push + 1);
+
+	*push = *r->root;
+	end(&push->client, 0, 5);
+	end(&push->server, 2, 99);
+	push->start_ns = at + MS;
+	push->end_ns = at + 2 * MS;
+	push->srv_req_first = at + MS + 100;
+	push->wit.proto = VP_PROTO_REDIS;
+	strcpy(push->wit.verb, "LPUSH");
+	push->wit.qkind = VP_WIT_Q_PUSH;
+	push->wit.qmsg = msg;
+	end(&r->root->server, 0, 4);
+	r->root->calls = kids;
+	kids[0] = push;
+	r->root->ncalls = 1;
+	r->ncalls = 2;
+	return r;
+}
+
+static void test_hop(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *pop = req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 42);
+	struct vp_call *push, *k;
+
+	(void)state;
+	pop->root->srv_rep_first = 9 * MS;
+	vp_queues__init(&q, collect, &g);
+	/* An earlier wait that timed out: the thread is a known consumer from then on. */
+	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, publisher(5 * MS, 42));
+	vp_queues__request(&q, pop);
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 11, 12 * MS, 13 * MS, NULL, 0, 0)); /* another thread */
+	vp_queues__request(&q, req(3, 10, 14 * MS, 20 * MS, "BRPOP", 0, 0));
+	assert_int_equal(g.n, 3); /* the other thread's call and the empty waits */
+	vp_queues__flush(&q);
+	assert_int_equal(g.n, 4);
+	push = g.r[3]->root->calls[0];
+	assert_string_equal(push->wit.verb, "LPUSH");
+	assert_int_equal(push->ncalls, 2);
+	k = push->calls[0];
+	assert_string_equal(k->wit.verb, "BRPOP");
+	assert_int_equal(k->link.basis, VP_BASIS_QUEUED);
+	assert_true(k->link.exact);
+	assert_int_equal(k->queue_ns, 9 * MS - (6 * MS + 100));
+	assert_int_equal(push->calls[1]->link.basis, VP_BASIS_QUEUED);
+	assert_true(push->calls[1]->link.exact);
+	assert_int_equal(push->calls[1]->start_ns, 12 * MS);
+	assert_int_equal(g.r[3]->ncalls, 4);
+	assert_true(g.r[3]->exact);
+	assert_int_equal(q.hops_exact, 2);
+	for (size_t i = 0; i < g.n; i++)
+		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+}
+
+/* The thread's first wait seen delivers: calls it made before may have gone out as roots. */
+static void test_first_wait_not_exact(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_call *push;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, publisher(5 * MS, 42));
+	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 42));
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__flush(&q);
+	assert_int_equal(g.n, 1);
+	push = g.r[0]->root->calls[0];
+	assert_int_equal(push->ncalls, 2);
+	assert_int_equal(push->calls[1]->link.basis, VP_BASIS_QUEUED);
+	assert_false(push->calls[1]->link.exact);
+	assert_false(g.r[0]->exact);
+	vp_request__free(g.r[0]);
+	vp_queues__free(&q);
+}
+
+static void test_same_bytes_twice(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, publisher(1 * MS, 7));
+	vp_queues__request(&q, publisher(2 * MS, 7));
+	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 7));
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__flush(&q);
+	assert_int_equal(g.n, 4);
+	assert_int_equal(q.hops, 0);
+	for (size_t i = 0; i < g.n; i++) {
+		assert_int_not_equal(g.r[i]->root->link.basis, VP_BASIS_QUEUED);
+		if (g.r[i]->root->ncalls)
+			assert_int_equal(g.r[i]->root->calls[0]->ncalls, 0);
+		vp_request__free(g.r[i]);
+	}
+	vp_queues__free(&q);
+}
+
+static void test_pass_through(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, req(3, 10, 0, MS, NULL, 0, 0));
+	assert_int_equal(g.n, 1);
+	vp_queues__flush(&q);
+	assert_int_equal(g.n, 1);
+	vp_request__free(g.r[0]);
+	vp_queues__free(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hop),
+		cmocka_unit_test(test_first_wait_not_exact),
+		cmocka_unit_test(test_same_bytes_twice),
+		cmocka_unit_test(test_pass_through),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
