@@ -35,6 +35,15 @@
 #define H2_FRAME_MAX (1u << 20)
 /* A server's first SETTINGS frame carries a few settings (RFC 9113 6.5.2 defines 6). */
 #define H2_SETTINGS_FIRST_MAX (6 * 32)
+/*
+ * A header block that goes on past its operation (bpf/h2_frames.h) is
+ * finished in its direction's next operation only if that comes this soon
+ * after the frame: its record bears the frame's stamp, and the recorder
+ * writes records out once they are HOLD_NS old (user/recorder.c, twice
+ * this).  Later than that, the block is dropped: a reader takes its frame
+ * for one whose block was not captured.
+ */
+#define H2_CARRY_NS (10 * 1000000ull)
 
 enum h2_frame_type {
 	H2_DATA = 0,
@@ -180,7 +189,7 @@ struct h2_dir {
 	__u8 have;   /* bytes of that header already taken: it began in an earlier operation */
 	__u8 mode;   /* enum h2_mode */
 	__u8 blocks; /* enum h2_blocks: the header blocks captured (--capture) */
-	__u8 pad;
+	__u8 carry;  /* a block goes on in the next operation: read so far (bpf/h2_frames.h) */
 	/*
 	 * The header's bytes.  Room for 9 more past any have < 9, so that a
 	 * read at hdr + have of up to 9 bytes stays inside as the verifier
