@@ -42,7 +42,7 @@
  *   byte 0: bit 0 the socket was accepted (else connected: its send counters
  *           are one behind the first byte, stream_start.h), bit 1 sequence
  *           numbers start just below 2^32, bits 2-3 the capture: off, 256
- *           bytes, 64, or 9 + (byte 1 & 63), bit 4 operations 6 ms apart
+ *           bytes, 64, or 9 + (byte 1 & 63), bit 4 operations 150 ms apart
  *           (else 1 us: two apart, a carried block is too late); bytes 1,
  *           2: the low bits of the send and receive streams' first
  *           sequence numbers.
@@ -744,7 +744,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	C.blk = &blk.p;
 	C.blkbuf = &blkbuf;
 	C.ts = 1000000;
-	C.ts_step = flags & 16 ? 6000000 : 1000;
+	C.ts_step = flags & 16 ? 150000000 : 1000;
 	capture_len = captures[flags >> 2 & 3];
 	C.accepted = flags & 1;
 	C.base[VPR_DIR_SEND] = ((flags & 2) ? 0xffffff00u : 1000u) + (size > 1 ? data[1] : 0);

@@ -118,8 +118,8 @@ seeds = {
 for name in ["client-whole", "client-small-ops", "server-settings-first", "client-iovecs", "client-missed"]:
     seeds[name + "-capture"] = bytes([seeds[name][0] | 1 << 2]) + seeds[name][1:]
 # Header blocks cut from their frame's header and in two across operations
-# (Go's bufio writer): carried to the next; then 6 ms apart, with the other
-# direction between, so that some come too late and are dropped.
+# (Go's bufio writer): carried to the next; then with the other
+# direction between (150 ms apart), so that some come too late and are dropped.
 cut_client = cut_at(SEND, client, block_cuts(client, 24))
 cut_server = cut_at(RECV, server, block_cuts(server, 0))
 seeds["client-block-cuts-capture"] = setup(capture=1) + cut_client + cut_server
