@@ -89,7 +89,7 @@ struct h2_walk {
 	__u32 pid;
 	__u8 dir;
 	__u8 capture; /* header blocks are captured (--capture, on this socket) */
-	__u8 space; /* or'ed into the records' kind: 0, or VPR_H2_IN_TLS (bpf/tls.h) */
+	__u8 space;   /* or'ed into the records' kind: 0, or VPR_H2_IN_TLS (bpf/tls.h) */
 	/* A header block being read into h2_block_bufs, a buffer a step (h2_block_step()). */
 	__u8 blk_open;
 	__u8 blk_carry; /* it goes on past the operation: to be carried (h2_block_park()) */
