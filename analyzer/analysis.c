@@ -571,9 +571,50 @@ static int h2_block(struct vp_analysis *a, int h, struct vp_sock *s, const struc
 		    struct vp_xchg *x, bool first)
 {
 	struct vpr_payload p;
-	bool got = h2_block_take(a, h, f, &p);
+	unsigned d = f->dir & 1;
 
-	return vp_h2__block(s, f, got ? &p : NULL, x, first);
+	if (h2_block_take(a, h, f, &p))
+		return vp_h2__block(s, f, &p, x, first);
+	/* Its record may come with the direction's next operation (h2state.h pending). */
+	s->h2->pending[d] = true;
+	s->h2->pending_first[d] = first;
+	s->h2->pending_frame[d] = *f;
+	return 0;
+}
+
+/* The id x's HEADERS carried, read from its block now, as on_payload() gives an HTTP/1.x request's. */
+static void h2_id_read(struct host_state *hs, struct vp_xchg *x, bool had_id)
+{
+	if (x && !had_id && x->prop && x->side == VP_CLIENT)
+		vp_attr__propagated(&hs->attr, x);
+	if (x && !had_id && x->prop && x->side == VP_SERVER && vp_attr__request_id(&hs->attr, x))
+		abort(); /* out of memory: an id not counted could decide wrongly */
+}
+
+/*
+ * Before a frame of direction d: the block of its last header frame, if its
+ * record was not there at the frame, now or never (h2state.h pending); its
+ * fields go to its stream's exchange if that is still open.
+ */
+static void h2_block_late(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s,
+			  unsigned d)
+{
+	struct vp_h2 *h2 = s->h2;
+	const struct vpr_h2_frame *f;
+	struct vpr_payload p;
+	struct vp_xchg *x;
+	bool got, had_id;
+
+	if (!h2 || !h2->pending[d])
+		return;
+	h2->pending[d] = false;
+	f = &h2->pending_frame[d];
+	got = h2_block_take(a, h, f, &p);
+	x = vp_h2__open_x(s, f->stream_id);
+	had_id = x && x->prop;
+	if (vp_h2__block(s, f, got ? &p : NULL, x, h2->pending_first[d]))
+		abort(); /* out of memory: no sensible partial result */
+	h2_id_read(hs, x, had_id);
 }
 
 /* A frame that is not used: its block's bytes, if any, are not kept waiting. */
@@ -608,6 +649,7 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 		return;
 	}
 	carrier = tls ? &s->last_tls_op : &s->last_op;
+	h2_block_late(a, hs, h, s, f->dir & 1);
 	if (!s->h2) {
 		/*
 		 * What the held preface carried, the frames say.  What the bytes
@@ -660,11 +702,7 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	default:
 		break;
 	}
-	/* The id its HEADERS carried, as on_payload() gives an HTTP/1.x request's. */
-	if (x && !had_id && x->prop && x->side == VP_CLIENT)
-		vp_attr__propagated(&hs->attr, x);
-	if (x && !had_id && x->prop && x->side == VP_SERVER && vp_attr__request_id(&hs->attr, x))
-		abort(); /* out of memory: an id not counted could decide wrongly */
+	h2_id_read(hs, x, had_id);
 	if (res.finished)
 		finished(hs, res.finished);
 }

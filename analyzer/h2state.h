@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hashmap.h"
+#include "vpath/record.h"
 
 struct vp_hpack;
 struct vp_h2_fields;
@@ -28,6 +29,16 @@ struct vp_h2 {
 	struct vp_hpack *hpack[2];
 	struct vp_h2_fields *fields[2];
 	bool block_first[2]; /* that block began its stream's request */
+	/*
+	 * By direction: a HEADERS or CONTINUATION frame whose block's record
+	 * was not there at the frame.  The recorder writes a block that goes
+	 * on in a later operation when that comes, before that operation's
+	 * frames (bpf/h2_frames.h), so it is looked for again at the
+	 * direction's next frame (analysis.c h2_block_late()).
+	 */
+	bool pending[2];
+	bool pending_first[2];
+	struct vpr_h2_frame pending_frame[2];
 };
 
 /* NULL-safe. */

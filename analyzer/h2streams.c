@@ -165,6 +165,13 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 	return 0;
 }
 
+struct vp_xchg *vp_h2__open_x(struct vp_sock *s, uint32_t id)
+{
+	struct h2_stream *st = s->h2 ? u64map__get(&s->h2->open, id) : NULL;
+
+	return st ? st->x : NULL;
+}
+
 struct vp_xchg *vp_h2__take_open(struct vp_sock *s)
 {
 	size_t pos = 0;

@@ -54,6 +54,8 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
  * the recording, or by the frames being lost), or NULL when none is left.
  */
 struct vp_xchg *vp_h2__take_open(struct vp_sock *s);
+/* The exchange of s's stream id while it is open, or NULL. */
+struct vp_xchg *vp_h2__open_x(struct vp_sock *s, uint32_t id);
 /* Frame f as an operation of its own: its bytes at its position, with op's time and thread. */
 struct vpr_sock_op vp_h2__frame_op(const struct vpr_h2_frame *f, const struct vpr_sock_op *op);
 

@@ -35,6 +35,19 @@
 #define H2_FRAME_MAX (1u << 20)
 /* A server's first SETTINGS frame carries a few settings (RFC 9113 6.5.2 defines 6). */
 #define H2_SETTINGS_FIRST_MAX (6 * 32)
+/*
+ * A header block that goes on past its operation (bpf/h2_frames.h) is
+ * finished in its direction's next operation only if that comes this soon
+ * after the frame; later, it is dropped (a reader takes its frame for one
+ * whose block was not captured).  Its record bears the frame's stamp, and
+ * the recorder writes records out once they are HOLD_NS old
+ * (user/recorder.c, 20 ms): one that comes later than that is written out
+ * of time order, by at most this, before its operation's own records (a
+ * reader looks for it until the direction's next frame: analyzer/h2blocks.h).
+ * Go's http2 server writes the rest of a 4 KiB write when its queue runs
+ * dry: 12 to 65 ms later on tests/h2's go-h2 under load.
+ */
+#define H2_CARRY_NS (250 * 1000000ull)
 
 enum h2_frame_type {
 	H2_DATA = 0,
@@ -180,7 +193,7 @@ struct h2_dir {
 	__u8 have;   /* bytes of that header already taken: it began in an earlier operation */
 	__u8 mode;   /* enum h2_mode */
 	__u8 blocks; /* enum h2_blocks: the header blocks captured (--capture) */
-	__u8 pad;
+	__u8 carry;  /* a block goes on in the next operation: read so far (bpf/h2_frames.h) */
 	/*
 	 * The header's bytes.  Room for 9 more past any have < 9, so that a
 	 * read at hdr + have of up to 9 bytes stays inside as the verifier

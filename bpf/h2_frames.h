@@ -58,6 +58,18 @@ __u32 h2_active = 0;
 #define H2_MAX_STEPS 1024
 #define H2_MAX_IOVECS 1024 /* UIO_MAXIOV */
 
+/* A header block being read (--capture): what its record is to say. */
+struct h2_block {
+	__u64 ts; /* the frame record's stamp, thread and thread group (record.h) */
+	__u32 tid, pid;
+	__u32 seq;   /* the frame's stream position */
+	__u32 len;   /* the frame's payload length */
+	__u32 got;   /* bytes read: the frame header's 9, then the block's */
+	__u32 want;  /* bytes it is to hold */
+	__u32 flags; /* its record's VPR_PAYLOAD_H2_* */
+	__u32 pad;
+};
+
 /* One operation's walk, the bpf_loop() callback's context. */
 struct h2_walk {
 	struct h2_dir *d;
@@ -77,15 +89,12 @@ struct h2_walk {
 	__u32 pid;
 	__u8 dir;
 	__u8 capture; /* header blocks are captured (--capture, on this socket) */
-	/* A header block being read, a buffer a step (h2_block_step()). */
+	__u8 space;   /* or'ed into the records' kind: 0, or VPR_H2_IN_TLS (bpf/tls.h) */
+	/* A header block being read into h2_block_bufs, a buffer a step (h2_block_step()). */
 	__u8 blk_open;
-	__u8 blk_flags; /* its record's VPR_PAYLOAD_H2_* */
-	__u32 blk_at;	/* offset in the operation of the block's first byte */
-	__u32 blk_got;	/* bytes in h2_block_bufs: the frame header's 9, then the block's */
-	__u32 blk_want; /* bytes it is to hold */
-	__u32 blk_seq;	/* the frame's stream position */
-	__u32 blk_len;	/* the frame's payload length */
-	__u8 space;	/* or'ed into the records' kind: 0, or VPR_H2_IN_TLS (bpf/tls.h) */
+	__u8 blk_carry; /* it goes on past the operation: to be carried (h2_block_park()) */
+	__u32 blk_pos;	/* offset in the operation of its next byte */
+	struct h2_block blk;
 };
 
 static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr *fr, __u8 kind,
@@ -157,15 +166,39 @@ struct {
 } h2_block_bufs SEC(".maps");
 
 /*
+ * A header block that goes on past its operation, with what was read of
+ * it (h2_block_park()): Go's http2 writes through a bufio.Writer, whose
+ * write syscalls cut its 4 KiB buffer wherever it fills, a frame's header
+ * from its block or a block in two.  The direction's next operation reads
+ * the rest (h2_block_resume()).  Socket storage of its own, made at a
+ * socket's first carry: sockets that never carry pay nothing for it.
+ */
+struct h2_carry_dir {
+	struct h2_block blk;
+	__u8 b[VPR_PAYLOAD_MAX];
+};
+
+struct h2_carry {
+	struct h2_carry_dir d[2]; /* by enum vpr_dir */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct h2_carry);
+} h2_carries SEC(".maps");
+
+/*
  * With --capture, a HEADERS or CONTINUATION frame whose header was just
  * read, ending at offset `at` of the operation: its header and the first
  * bytes of its block fragment, as many as the capture length and the
- * operation hold, are to be written as a VPR_PAYLOAD_H2_FRAME payload.  The
+ * stream hold, are to be written as a VPR_PAYLOAD_H2_FRAME payload.  The
  * block is read a buffer a step of the walk (h2_block_step()): a writer's
- * iovecs may cut it anywhere (grpcio's slices do).  A reader decodes HPACK
- * only from whole blocks in order, so d->blocks remembers whether every
- * block so far was whole.  A block that goes on in a later operation is
- * cut there.
+ * iovecs may cut it anywhere (grpcio's slices do), and its writes too (the
+ * rest is carried to the direction's next operation: struct h2_carry).  A
+ * reader decodes HPACK only from whole blocks in order, so d->blocks
+ * remembers whether every block so far was whole.
  */
 static __always_inline void h2_block_begin(struct h2_walk *w, const struct h2_hdr *fr, __u32 at)
 {
@@ -175,37 +208,36 @@ static __always_inline void h2_block_begin(struct h2_walk *w, const struct h2_hd
 
 	if (capture_len < H2_FRAME_HDR_LEN)
 		return;
-	w->blk_flags = VPR_PAYLOAD_H2_FRAME;
+	w->blk.flags = VPR_PAYLOAD_H2_FRAME;
 	if (d->blocks == H2_BLOCKS_NONE)
-		w->blk_flags |= VPR_PAYLOAD_H2_FIRST;
+		w->blk.flags |= VPR_PAYLOAD_H2_FIRST;
 	else if (d->blocks == H2_BLOCKS_BROKEN)
-		w->blk_flags |= VPR_PAYLOAD_H2_BROKEN;
+		w->blk.flags |= VPR_PAYLOAD_H2_BROKEN;
 	d->blocks = H2_BLOCKS_BROKEN; /* until its record is written whole */
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
 	if (!sc)
 		return;
 	__builtin_memcpy(sc->b, d->hdr, H2_FRAME_HDR_LEN);
 	w->blk_open = 1;
-	w->blk_at = at;
-	w->blk_got = H2_FRAME_HDR_LEN;
-	w->blk_want = H2_FRAME_HDR_LEN + fr->len;
-	if (w->blk_want > capture_len)
-		w->blk_want = capture_len;
-	w->blk_seq = fr->seq;
-	w->blk_len = fr->len;
+	w->blk_pos = at;
+	w->blk.got = H2_FRAME_HDR_LEN;
+	w->blk.want = H2_FRAME_HDR_LEN + fr->len;
+	if (w->blk.want > capture_len)
+		w->blk.want = capture_len;
+	w->blk.seq = fr->seq;
+	w->blk.len = fr->len;
+	w->blk.tid = w->tid;
+	w->blk.pid = w->pid;
+	w->blk.ts = w->ts;
 }
 
-/* The block read so far, as its record. */
-static __always_inline void h2_block_end(struct h2_walk *w)
+/* Block b's record, its bytes read into sc; d->blocks says whether all so far were whole. */
+static __always_inline void h2_block_record(const struct h2_walk *w, const struct h2_block *b,
+					    const struct h2_block_buf *sc)
 {
-	struct h2_block_buf *sc;
 	struct vpr_payload *p;
-	__u32 zero = 0, len = w->blk_got;
+	__u32 len = b->got;
 
-	w->blk_open = 0;
-	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
-	if (!sc)
-		return;
 	p = bpf_ringbuf_reserve(&events, VPR_PAYLOAD_HDR_SIZE + CAPTURE_ROOM, 0);
 	if (!p) {
 		count_lost(1);
@@ -226,56 +258,158 @@ static __always_inline void h2_block_end(struct h2_walk *w)
 	}
 	p->h.type = VPR_PAYLOAD;
 	p->h.size = VPR_PAYLOAD_SIZE(len);
-	p->h.tid = w->tid;
-	p->h.ts_ns = w->ts;
+	p->h.tid = b->tid;
+	p->h.ts_ns = b->ts;
 	p->cookie = w->cookie;
-	p->pid = w->pid;
-	p->seq_end = w->blk_seq + H2_FRAME_HDR_LEN + w->blk_len;
-	p->bytes = H2_FRAME_HDR_LEN + w->blk_len;
+	p->pid = b->pid;
+	p->seq_end = b->seq + H2_FRAME_HDR_LEN + b->len;
+	p->bytes = H2_FRAME_HDR_LEN + b->len;
 	p->len = len;
 	p->dir = w->dir;
-	p->flags = w->blk_flags;
+	p->flags = b->flags;
 	ring_submit(p);
-	if (len == H2_FRAME_HDR_LEN + w->blk_len && !(w->blk_flags & VPR_PAYLOAD_H2_BROKEN))
+	if (len == H2_FRAME_HDR_LEN + b->len && !(b->flags & VPR_PAYLOAD_H2_BROKEN))
 		w->d->blocks = H2_BLOCKS_WHOLE;
 }
 
-/* One buffer's bytes of the open block, or its end. */
-static __always_inline void h2_block_step(struct h2_walk *w)
+/* The open block read so far, as its record. */
+static __always_inline void h2_block_end(struct h2_walk *w)
 {
 	struct h2_block_buf *sc;
-	__u32 zero = 0, n, off, op_len = w->end - w->start,
-	      pos = w->blk_at + w->blk_got - H2_FRAME_HDR_LEN;
+	__u32 zero = 0;
 
-	if (w->blk_got >= w->blk_want || pos >= op_len || (__u64)pos < w->buf_off) {
+	w->blk_open = 0;
+	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
+	if (sc)
+		h2_block_record(w, &w->blk, sc);
+}
+
+/*
+ * One buffer's bytes of the open block, or its end; 1 when the block goes
+ * on past the operation, which ends the walk: the next header lies past it.
+ */
+static __always_inline long h2_block_step(struct h2_walk *w)
+{
+	struct h2_block_buf *sc;
+	__u32 zero = 0, n, off, op_len = w->end - w->start, pos = w->blk_pos;
+
+	if (w->blk.got >= w->blk.want || (__u64)pos < w->buf_off) {
 		h2_block_end(w);
-		return;
+		return 0;
+	}
+	/* The rest is in the direction's next operation. */
+	if (pos >= op_len) {
+		w->blk_open = 0;
+		w->blk_carry = 1;
+		return 1;
 	}
 	if ((__u64)pos >= (__u64)w->buf_off + w->buf_len) {
 		if (w->kind != USER_DATA_IOVEC || !h2_next_buf(w))
 			h2_block_end(w);
-		return;
+		return 0;
 	}
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
 	if (!sc) {
 		h2_block_end(w);
-		return;
+		return 0;
 	}
 	n = w->buf_off + w->buf_len - pos;
 	if (n > op_len - pos)
 		n = op_len - pos;
-	if (n > w->blk_want - w->blk_got)
-		n = w->blk_want - w->blk_got;
+	if (n > w->blk.want - w->blk.got)
+		n = w->blk.want - w->blk.got;
 	/* Bounded where the verifier sees it: got < want <= VPR_PAYLOAD_MAX. */
-	off = w->blk_got & (VPR_PAYLOAD_MAX - 1);
+	off = w->blk.got & (VPR_PAYLOAD_MAX - 1);
 	n &= VPR_PAYLOAD_MAX - 1;
 	barrier_var(n);
 	if (n == 0 ||
 	    bpf_probe_read_user(sc->b + off, n, (const void *)(w->buf + (pos - w->buf_off)))) {
 		h2_block_end(w);
+		return 0;
+	}
+	w->blk.got += n;
+	w->blk_pos += n;
+	return 0;
+}
+
+/*
+ * The open block goes on in the direction's next operation: what was read
+ * of it waits in the socket's struct h2_carry.  d->carry says so, so that
+ * only an operation that resumes one looks it up.
+ */
+static __always_inline void h2_block_park(struct h2_walk *w, struct sock *sk)
+{
+	struct h2_block_buf *sc;
+	struct h2_carry *c;
+	__u32 zero = 0;
+
+	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
+	c = sk ? bpf_sk_storage_get(&h2_carries, sk, 0, BPF_SK_STORAGE_GET_F_CREATE) : NULL;
+	if (!sc)
+		return;
+	/* All of the block there may be: got <= want <= capture_len <= VPR_PAYLOAD_MAX. */
+	if (!c || bpf_probe_read_kernel(c->d[w->dir & 1].b, sizeof(c->d[0].b), sc->b)) {
+		/* Nowhere to keep it: cut here, as without a carry (the record says so). */
+		h2_block_record(w, &w->blk, sc);
 		return;
 	}
-	w->blk_got += n;
+	c->d[w->dir & 1].blk = w->blk;
+	w->d->carry = 1;
+}
+
+/*
+ * An operation of a direction with a block carried over (d->carry, w's
+ * data found): the block goes on at its first byte, in its first buffer
+ * (a writer that cuts blocks across writes writes plain buffers: Go's
+ * bufio.Writer).  Its record is written here, before any of the
+ * operation's frames, or the block is carried on when it goes on past this
+ * operation too.  Here, not in the walk, and with nothing of w changed, so
+ * that the walk's callback is verified from the states it was before.
+ * Dropped (no record: a reader takes it for a block not captured) when
+ * the operation comes too late for the record to be written in time
+ * (H2_CARRY_NS); cut when it does not go on where the block does (the
+ * recorder missed one), or its buffer is not to be had.
+ */
+static __always_inline void h2_block_resume(const struct h2_walk *w, struct sock *sk)
+{
+	__u32 zero = 0, got, off, n, op_len = w->end - w->start;
+	struct h2_block_buf *sc;
+	struct h2_carry_dir *cd;
+	struct h2_carry *c;
+	__u64 buf, room;
+
+	w->d->carry = 0;
+	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
+	c = sk ? bpf_sk_storage_get(&h2_carries, sk, 0, 0) : NULL;
+	if (!sc || !c)
+		return;
+	cd = &c->d[w->dir & 1];
+	if ((__s64)(w->ts - cd->blk.ts) > (__s64)H2_CARRY_NS ||
+	    bpf_probe_read_kernel(sc->b, sizeof(cd->b), cd->b))
+		return;
+	got = cd->blk.got;
+	if (cd->blk.seq + got == w->start && got < cd->blk.want &&
+	    user_data_first(w->kind, w->arg, &buf, &room)) {
+		n = cd->blk.want - got;
+		if (n > op_len)
+			n = op_len;
+		if (n > room)
+			n = room;
+		/* Bounded where the verifier sees it: got < want <= VPR_PAYLOAD_MAX. */
+		off = got & (VPR_PAYLOAD_MAX - 1);
+		n &= VPR_PAYLOAD_MAX - 1;
+		barrier_var(n);
+		if (n == 0 || bpf_probe_read_user(sc->b + off, n, (const void *)buf))
+			n = 0;
+		cd->blk.got += n;
+		/* It goes on past this operation too: carried on. */
+		if (n == op_len && cd->blk.got < cd->blk.want &&
+		    !bpf_probe_read_kernel(cd->b, sizeof(cd->b), sc->b)) {
+			w->d->carry = 1;
+			return;
+		}
+	}
+	h2_block_record(w, &cd->blk, sc);
 }
 
 /* One step of the walk; 1 ends it (done, or w->why says why not). */
@@ -288,10 +422,8 @@ static long h2_walk_step(__u64 index, void *ctx)
 	int r;
 
 	/* A header block is read before the next frame's header: it lies before it. */
-	if (w->blk_open) {
-		h2_block_step(w);
-		return 0;
-	}
+	if (w->blk_open)
+		return h2_block_step(w);
 	r = h2_step(d, w->start, w->end, &off, &n);
 	if (r == H2_STEP_DONE)
 		return 1;
@@ -346,6 +478,7 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 {
 	struct h2_walk w = {};
 	__u32 off, n;
+	int r;
 
 	w.d = &s->d[dir & 1];
 	if (w.d->mode != H2_TRACK)
@@ -360,22 +493,35 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 	w.end = end;
 	w.dir = dir;
 	/* Most operations of a busy connection lie inside one DATA payload. */
-	if (h2_step(w.d, start, end, &off, &n) == H2_STEP_READ) {
+	r = h2_step(w.d, start, end, &off, &n);
+	if (r == H2_STEP_READ || w.d->carry) {
 		if (kind == USER_DATA_NONE)
 			kind = current_call_data(sk, dir, &data);
 		kind = user_data_unwrap(kind, &data);
 		w.kind = kind;
 		w.arg = data;
-		if (kind == USER_DATA_NONE)
+		if (kind == USER_DATA_NONE && r == H2_STEP_READ)
 			w.why = VPR_H2_LOST_UNREADABLE;
 	}
-	if (!w.why) {
+	/* Before the operation's frames: its first bytes are the block's. */
+	if (w.d->carry)
+		h2_block_resume(&w, sk);
+	if (r == H2_STEP_GAP)
+		w.why = VPR_H2_LOST_GAP;
+	if (!w.why && r == H2_STEP_READ) {
 		bpf_loop(H2_MAX_STEPS, h2_walk_step, &w, 0);
 		/* Out of steps inside a block: what was read of it. */
 		if (w.blk_open)
 			h2_block_end(&w);
 		if (!w.why && h2_step(w.d, start, end, &off, &n) != H2_STEP_DONE)
 			w.why = VPR_H2_LOST_TOO_MANY;
+	}
+	/* A block that goes on past the operation: carried, or (the walk lost) cut. */
+	if (w.blk_carry) {
+		if (w.why)
+			h2_block_end(&w);
+		else
+			h2_block_park(&w, sk);
 	}
 	if (w.why) {
 		h2_emit(&w, NULL, VPR_H2_LOST, w.why);

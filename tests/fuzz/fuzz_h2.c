@@ -26,16 +26,26 @@
  *   - with capture on (--capture), every HEADERS and CONTINUATION header
  *     reported is followed by its block's record (VPR_PAYLOAD_H2_FRAME):
  *     the stream's own bytes from the frame's first, as many as the
- *     capture length, the frame and the operation hold, its size the
- *     frame's, flagged FIRST on the direction's first and BROKEN once an
- *     earlier one was not whole.
+ *     capture length, the frame and the operations hold (the one with the
+ *     header and, carried over, the first buffer of the direction's next
+ *     ones while each begins where the last ended, its buffer is found and
+ *     the last had no other), its size the
+ *     frame's, its thread and stamp the frame record's, flagged FIRST on
+ *     the direction's first and BROKEN once an earlier one was not whole.
+ *     It comes in the operation with the header, or (carried) before any
+ *     other record of the direction's next operation the recorder sees,
+ *     and not at all when that comes more than H2_CARRY_NS after the
+ *     header's or the socket stops being followed (the block is dropped,
+ *     and counts as not whole).
  *
  * Input: 3 bytes of set-up, then operations:
  *   byte 0: bit 0 the socket was accepted (else connected: its send counters
  *           are one behind the first byte, stream_start.h), bit 1 sequence
  *           numbers start just below 2^32, bits 2-3 the capture: off, 256
- *           bytes, 64, or 9 + (byte 1 & 63); bytes 1, 2: the low bits of the
- *           send and receive streams' first sequence numbers.
+ *           bytes, 64, or 9 + (byte 1 & 63), bit 4 operations 150 ms apart
+ *           (else 1 us: two apart, a carried block is too late); bytes 1,
+ *           2: the low bits of the send and receive streams' first
+ *           sequence numbers.
  *   an operation: a control byte: bit 7 the direction (1 receive), bits 5-6
  *           how (0 a buffer, 1 iovecs, 2 a msghdr's iovecs, 3 special),
  *           bits 0-4 the length - 1 (31: a byte follows, length 32 + 8 *
@@ -161,11 +171,20 @@ static struct {
 	struct user_msghdr *msg;
 	__u32 steps;
 	struct h2_sock *storage; /* the socket's, or NULL */
+	struct h2_carry *carry;	 /* its carried blocks' (h2_carries), or NULL */
+	__u64 ts, ts_step;	 /* the operation's stamp; and from one to the next */
+	__u32 tid;		 /* the operation's thread */
 	struct vpr_h2_frame *rec;
 	/* Header blocks (capture on). */
 	struct vpr_payload *blk;    /* the ring's room for one */
 	struct h2_block_buf *blkbuf; /* the walk's scratch */
 	bool block_due[2];	     /* a HEADERS or CONTINUATION header was reported, no block yet */
+	/* The due block's: its frame record's stamp and thread. */
+	__u64 blk_ts[2];
+	__u32 blk_tid[2];
+	/* Where its bytes the recorder could read end; frozen: no later operation adds to them. */
+	__u32 blk_reach[2];
+	bool blk_frozen[2];
 	__u32 blocks[2];	     /* blocks written */
 	bool cut[2];		     /* one of them was not whole */
 } C;
@@ -217,6 +236,18 @@ static long bpf_probe_read_user(void *dst, __u32 n, const void *src)
 
 static void *bpf_sk_storage_get(void *map, struct sock *sk, void *value, __u64 flags)
 {
+	if (map == &h2_carries) {
+		check(C.storage != NULL, "a carry without a followed socket", 0, 0, 0);
+		if (!C.carry && (flags & BPF_SK_STORAGE_GET_F_CREATE)) {
+			C.carry = malloc(sizeof(*C.carry));
+			if (!C.carry)
+				abort();
+			/* The kernel's is zeroed; this one is not, so that nothing relies on it. */
+			memset(C.carry, 0xa5, sizeof(*C.carry));
+		}
+		return C.carry;
+	}
+	check(map == &h2_socks, "storage of an unknown map", 0, 0, 0);
 	if (!C.storage && (flags & BPF_SK_STORAGE_GET_F_CREATE)) {
 		C.storage = calloc(1, sizeof(*C.storage));
 		if (!C.storage)
@@ -230,8 +261,17 @@ static void *bpf_sk_storage_get(void *map, struct sock *sk, void *value, __u64 f
 
 static long bpf_sk_storage_delete(void *map, struct sock *sk)
 {
+	check(map == &h2_socks, "storage of an unknown map deleted", 0, 0, 0);
 	free(C.storage);
 	C.storage = NULL;
+	/* No longer followed: a carried block is dropped. */
+	for (int d = 0; d < 2; d++) {
+		if (C.block_due[d]) {
+			C.block_due[d] = false;
+			C.cut[d] = true;
+			C.blocks[d]++;
+		}
+	}
 	return 0;
 }
 
@@ -247,10 +287,19 @@ static long bpf_loop(__u32 nr, long (*cb)(__u64 index, void *ctx), void *ctx, __
 	return i;
 }
 
+/* The block's scratch to its record or its carry, or its carry back to the scratch. */
 static long bpf_probe_read_kernel(void *dst, __u32 n, const void *src)
 {
-	check(in_block(src, n, C.blkbuf, sizeof(*C.blkbuf)) &&
-		      in_block(dst, n, C.blk->data, CAPTURE_ROOM),
+	bool scratch_src = in_block(src, n, C.blkbuf, sizeof(*C.blkbuf)),
+	     scratch_dst = in_block(dst, n, C.blkbuf, sizeof(*C.blkbuf)), carry_src = false,
+	     carry_dst = false;
+
+	for (int d = 0; d < 2 && C.carry; d++) {
+		carry_src |= in_block(src, n, C.carry->d[d].b, sizeof(C.carry->d[d].b));
+		carry_dst |= in_block(dst, n, C.carry->d[d].b, sizeof(C.carry->d[d].b));
+	}
+	check((scratch_src && (in_block(dst, n, C.blk->data, CAPTURE_ROOM) || carry_dst)) ||
+		      (carry_src && scratch_dst),
 	      "a block copied from or to outside its buffers", 0, n, 0);
 	memcpy(dst, src, n);
 	return 0;
@@ -360,15 +409,18 @@ static void block_submitted(const struct vpr_payload *p)
 	const struct op *o = C.cur;
 	unsigned d = p->dir;
 	const struct ref *ref;
-	__u32 at, want, end = o->at + o->len;
+	__u32 at, want, end;
 
 	check(d == o->dir && C.block_due[d], "a block record without its header", d, 0, 0);
 	C.block_due[d] = false;
+	end = C.blk_reach[d];
 	ref = &C.refs[d][C.reported[d] - 1];
 	at = p->seq_end - p->bytes - C.base[d];
 	check(at == ref->at && p->bytes == H2_FRAME_HDR_LEN + ref->h.len && p->cookie == 42 &&
-		      p->h.size == VPR_PAYLOAD_SIZE(p->len),
+		      p->h.size == VPR_PAYLOAD_SIZE(p->len) && p->pid == 7,
 	      "a block record's frame", d, at, ref->at);
+	check(p->h.ts_ns == C.blk_ts[d] && p->h.tid == C.blk_tid[d],
+	      "a block record not stamped like its frame's", d, p->h.ts_ns, C.blk_ts[d]);
 	want = p->bytes < capture_len ? p->bytes : capture_len;
 	if ((__u64)at + want > end)
 		want = end - at;
@@ -377,7 +429,9 @@ static void block_submitted(const struct vpr_payload *p)
 				 p->len < want && p->len >= 9),
 	      "a block record's length", d, p->len, want);
 	check(!memcmp(p->data, C.bytes[d] + at, p->len), "a block record's bytes", d, at, p->len);
-	check(!(p->flags & VPR_PAYLOAD_H2_FIRST) == (C.blocks[d] != 0) &&
+	check((p->flags & ~(VPR_PAYLOAD_H2_FRAME | VPR_PAYLOAD_H2_FIRST | VPR_PAYLOAD_H2_BROKEN)) ==
+			      0 &&
+		      !(p->flags & VPR_PAYLOAD_H2_FIRST) == (C.blocks[d] != 0) &&
 		      !(p->flags & VPR_PAYLOAD_H2_BROKEN) == !C.cut[d] &&
 		      (p->flags & VPR_PAYLOAD_H2_FRAME),
 	      "a block record's flags", d, p->flags, C.blocks[d]);
@@ -417,6 +471,10 @@ static void ring_submit(void *rec)
 		C.reported[d]++;
 		C.block_due[d] = capture_len >= H2_FRAME_HDR_LEN &&
 				 (ref->h.type == H2_HEADERS || ref->h.type == H2_CONTINUATION);
+		C.blk_ts[d] = r->h.ts_ns;
+		C.blk_tid[d] = r->h.tid;
+		C.blk_reach[d] = o->at + o->len;
+		C.blk_frozen[d] = false;
 		return;
 	}
 	check(r->kind == VPR_H2_LOST, "a record of an unknown kind", d, r->kind, 0);
@@ -526,6 +584,52 @@ static void parse(const uint8_t *data, size_t size)
 	}
 }
 
+/*
+ * A block carried over from an earlier operation of o's direction: dropped
+ * if o comes too late, its bytes growing by o's if o goes on where they end
+ * and its buffer is there to read.
+ */
+static void carried_block(const struct op *o)
+{
+	unsigned d = o->dir;
+	__u32 first;
+
+	if (!C.block_due[d])
+		return;
+	if (C.ts - C.blk_ts[d] > H2_CARRY_NS) {
+		C.block_due[d] = false;
+		C.cut[d] = true;
+		C.blocks[d]++;
+		return;
+	}
+	if (C.blk_frozen[d] || o->at != C.blk_reach[d] || o->how == HOW_NO_BUFFER) {
+		C.blk_frozen[d] = true;
+		return;
+	}
+	/* The rest is read from the operation's first buffer only. */
+	first = o->niov == 1 || o->iov_len[0] > o->len ? o->len : o->iov_len[0];
+	C.blk_reach[d] += first;
+	C.blk_frozen[d] = first < o->len;
+}
+
+/* After o: a block still due goes on past o's bytes, carried. */
+static void block_left(const struct op *o)
+{
+	unsigned d = o->dir;
+	const struct ref *ref;
+	__u32 want;
+
+	if (!C.block_due[d])
+		return;
+	ref = &C.refs[d][C.reported[d] - 1];
+	want = H2_FRAME_HDR_LEN + ref->h.len < capture_len ? H2_FRAME_HDR_LEN + ref->h.len
+							    : capture_len;
+	check(C.storage && C.storage->d[d].mode == H2_TRACK && C.storage->d[d].carry &&
+		      !C.blk_frozen[d] && C.blk_reach[d] == o->at + o->len &&
+		      C.blk_reach[d] - ref->at < want,
+	      "a header block not written", d, o->at, ref->at);
+}
+
 /* One operation, as record_op() in bpf/vpath.bpf.c hands it to h2_op(). */
 static void run_op(const struct op *o)
 {
@@ -538,8 +642,13 @@ static void run_op(const struct op *o)
 	bool at_start;
 
 	C.done[d] += o->len;
-	if (o->how == HOW_MISSED)
+	C.ts += C.ts_step;
+	C.tid++;
+	if (o->how == HOW_MISSED) {
+		C.blk_frozen[d] = true;
 		return;
+	}
+	carried_block(o);
 	memset(C.seen[d] + o->at, 1, o->len);
 	/* The kernel's counters: receives' base is the first byte, a connected socket's sends' one before. */
 	tp.bytes_received = C.done[VPR_DIR_RECV];
@@ -584,10 +693,10 @@ static void run_op(const struct op *o)
 			kind = current_call_data(&sk, d, &data);
 		early_bits = early_flags(at_start, o->len, kind, data);
 	}
-	h2_op(&sk, &tp, d, early_bits, at_start, 7, 42, 1000, start, end, kind, data,
-	      capture_len != 0);
+	h2_op(&sk, &tp, d, early_bits, at_start, 7ull << 32 | C.tid, 42, C.ts, start, end, kind,
+	      data, capture_len != 0);
 	check(C.steps <= H2_MAX_STEPS, "more steps than the bound", d, C.steps, 0);
-	check(!C.block_due[d], "a header block not written", d, o->at, 0);
+	block_left(o);
 	/* A walk that goes on has kept up: every header up to here, and its place past the operation. */
 	if (C.storage && C.storage->d[d].mode == H2_TRACK) {
 		__u32 off, n;
@@ -634,6 +743,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	C.rec = &rec;
 	C.blk = &blk.p;
 	C.blkbuf = &blkbuf;
+	C.ts = 1000000;
+	C.ts_step = flags & 16 ? 150000000 : 1000;
 	capture_len = captures[flags >> 2 & 3];
 	C.accepted = flags & 1;
 	C.base[VPR_DIR_SEND] = ((flags & 2) ? 0xffffff00u : 1000u) + (size > 1 ? data[1] : 0);
@@ -646,6 +757,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_op(&C.ops[i]);
 	free(C.storage);
 	C.storage = NULL;
+	free(C.carry);
+	C.carry = NULL;
 #ifdef FUZZ_H2_VERBOSE
 	for (int d = 0; d < 2; d++)
 		fprintf(stderr, "dir %d: %u ops bytes %u, refs %u, reported %u, lost %d\n", d, C.nops,

@@ -50,6 +50,30 @@ def ops(d, data, sizes):
     return out
 
 
+def cut_at(d, data, points):
+    """data as operations ending at points (offsets in data), each cut into legal lengths."""
+    out, i = b"", 0
+    for end in sorted(set(points)) + [len(data)]:
+        while i < min(end, len(data)):
+            n = end - i
+            if n >= 32:
+                n = 32 + min((n - 32) // 8, 255) * 8
+            out += op(d, data[i:i + n])
+            i += n
+    return out
+
+
+def block_cuts(data, first):
+    """Go's bufio cuts: after each HEADERS frame's header, and 5 bytes into its block."""
+    at, points = first, []
+    while at + 9 <= len(data):
+        length = int.from_bytes(data[at:at + 3], "big")
+        if data[at + 3] in (1, 9):
+            points += [at + 9, at + 14]
+        at += 9 + length
+    return points
+
+
 def iovecs(d, data, cuts, spare=0):
     assert len(cuts) <= 3
     k = len(cuts) | spare << 2
@@ -93,6 +117,14 @@ seeds = {
 # Header blocks captured: whole, cut by a small capture, across iovecs and operations.
 for name in ["client-whole", "client-small-ops", "server-settings-first", "client-iovecs", "client-missed"]:
     seeds[name + "-capture"] = bytes([seeds[name][0] | 1 << 2]) + seeds[name][1:]
+# Header blocks cut from their frame's header and in two across operations
+# (Go's bufio writer): carried to the next; then with the other
+# direction between (150 ms apart), so that some come too late and are dropped.
+cut_client = cut_at(SEND, client, block_cuts(client, 24))
+cut_server = cut_at(RECV, server, block_cuts(server, 0))
+seeds["client-block-cuts-capture"] = setup(capture=1) + cut_client + cut_server
+seeds["client-block-cuts-slow-capture"] = bytes([1 << 2 | 1 << 4, 0, 0]) + op(SEND, client[:24]) \
+    + b"".join(op(SEND, client[24 + i:24 + i + 9]) + op(RECV, server[i:i + 9]) for i in range(0, 90, 9))
 seeds["client-iovecs-capture-short"] = bytes([seeds["client-iovecs"][0] | 3 << 2, 12]) + seeds["client-iovecs"][2:]
 
 out = sys.argv[1]
