@@ -112,8 +112,9 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	wl_score_opts=(--gate-roots)
 	case $variant in
 	# Go's per-stream writer goroutines name their requests (docs/analyzer.md);
-	# grpc-go's reader hands each stream's reply to its caller (h2batch.h)
-	go-h2 | go-grpc) min_accuracy=99 ;;
+	# grpc-go's reader hands each stream's reply to its caller (h2batch.h; python-grpc:
+	# the same Go front)
+	go-h2 | go-grpc | python-grpc) min_accuracy=99 ;;
 	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md)
 	node-h2) min_accuracy=95 ;;
 	*) min_accuracy= ;;
