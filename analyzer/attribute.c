@@ -625,10 +625,10 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 	 * forward one is the goroutine's creation for a request (a stream's own
 	 * writer: its reader may first release a lock another request waits for).
 	 */
-	struct vp_xchg *s = c->born_for			 ? c->woke_for
-			    : c->h2_back			 ? c->woke_back
+	struct vp_xchg *s = c->born_for				? c->woke_for
+			    : c->h2_back			? c->woke_back
 			    : c->back_confirms || !c->woke_back ? c->woke_for
-							       : c->woke_back;
+								: c->woke_back;
 	bool held = false, exact;
 	uint16_t n;
 
@@ -811,8 +811,8 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 	if (w->chain && waker && !woken && w->waker != w->woken && go_request(a, waker))
 		woken = chain_unit(a, (uint32_t)w->woken, w->pid, waker);
 	if (waker && waker->h2b && w->chain && w->waker != w->woken && !(woken && woken->call_io))
-		vp_h2batch__woken(waker->h2b, a->paths, w->woken, woken ? go_request(a, woken) : NULL,
-				  h2_back, a);
+		vp_h2batch__woken(waker->h2b, a->paths, w->woken,
+				  woken ? go_request(a, woken) : NULL, h2_back, a);
 	if (!waker || !woken || waker == woken)
 		return;
 	/* Go's goroutine ids are never reused: a creation is the unit's first event. */

@@ -62,7 +62,7 @@ struct vp_thread {
 	uint8_t woke_n;		     /* how many different requests (255: many) */
 	struct vp_xchg *awaits_back; /* its pending call whose reply it read last (a reference) */
 	struct vp_h2batch *h2b; /* a Go HTTP/2 reader's last read (h2batch.h), NULL: none yet */
-	bool chain_only; /* made by a wake-up between Go units, no socket operation since */
+	bool chain_only;	/* made by a wake-up between Go units, no socket operation since */
 	/*
 	 * Go units: the request of the goroutine that created it, if that one
 	 * served one request alone or had such a request itself (a reference,

@@ -39,13 +39,14 @@
 #define VP_H2BATCH_MAX 64
 
 struct vp_h2batch {
-	uint64_t ts;	      /* the read's time (its frames' records share it) */
+	uint64_t ts; /* the read's time (its frames' records share it) */
 	uint8_t nstreams, nwoken;
-	bool overflow;	      /* more than VP_H2BATCH_MAX of either */
-	bool decided;	      /* the counts met once: later readies are something else */
+	bool overflow; /* more than VP_H2BATCH_MAX of either */
+	bool decided;  /* the counts met once: later readies are something else */
 	struct vp_xchg *streams[VP_H2BATCH_MAX]; /* pending calls, first frame first (references) */
 	uint64_t woken[VP_H2BATCH_MAX];		 /* unit ids, each once */
-	struct vp_xchg *req[VP_H2BATCH_MAX]; /* the request each works for, NULL: none (references) */
+	struct vp_xchg
+		*req[VP_H2BATCH_MAX]; /* the request each works for, NULL: none (references) */
 	/*
 	 * Streams the reader's previous read carried too (their reply goes on
 	 * across reads): their callers, readied then, usually take the rest
