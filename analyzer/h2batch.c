@@ -48,7 +48,10 @@ void vp_h2batch__frame(struct vp_h2batch *b, struct vp_hpaths *paths, uint64_t t
 	ref(&b->streams[b->nstreams++], c);
 }
 
-/* The k-th readied unit took the k-th stream's reply, the streams left over from the previous read skipped or not. */
+/*
+ * The k-th readied unit took the k-th stream's reply; skip_cont: counting
+ * only the streams not left over from the previous read.
+ */
 static void give_all(struct vp_h2batch *b, bool skip_cont, vp_h2batch_give give, void *ctx)
 {
 	unsigned k = 0;
