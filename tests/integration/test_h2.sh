@@ -111,10 +111,12 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	fi
 	wl_score_opts=(--gate-roots)
 	case $variant in
-	# Go's per-stream writer goroutines name their requests (docs/analyzer.md);
-	# grpc-go's reader hands each stream's reply to its caller (h2batch.h; python-grpc:
-	# the same Go front)
-	go-h2 | go-grpc | python-grpc) min_accuracy=99 ;;
+	# Go's per-stream writer goroutines name their requests (docs/analyzer.md).
+	# Not go-grpc nor python-grpc yet: 100% when grpc-go's preface is
+	# released by the read of the server's SETTINGS, 4.4% when by its own
+	# SETTINGS write (the front is blinded), as timing falls
+	# (tests/h2/README.md)
+	go-h2) min_accuracy=99 ;;
 	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md)
 	node-h2) min_accuracy=95 ;;
 	*) min_accuracy= ;;
