@@ -483,14 +483,19 @@ static void byte_op(struct vp_analysis *a, struct host_state *hs, int h, struct 
 	steps(a, hs, h, s);
 }
 
-/* An operation held for the frames that would follow it, when none did: the bytes decide. */
-static void release_preface(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s)
+/*
+ * An operation held for the frames that would follow it, when none did: the
+ * bytes decide.  next: the operation that releases it, NULL at a close.
+ */
+static void release_preface(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s,
+			    const struct vpr_sock_op *next)
 {
 	struct vpr_sock_op held = s->last_op;
 
 	if (!s->h2_preface_held)
 		return;
 	s->h2_preface_held = false;
+	s->h2_preface_alone = next && next->dir != held.dir;
 	byte_op(a, hs, h, s, &held);
 }
 
@@ -521,7 +526,7 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	if (s->closed_ts && op->dir == VPR_DIR_SEND && op->bytes && s->role == VPR_ROLE_CONNECTED &&
 	    !(s->tls && op->bytes <= VP_TLS_ALERT_MAX))
 		vp_attr__send_failed(&hs->attr, op->h.tid, op->h.ts_ns);
-	release_preface(a, hs, h, s);
+	release_preface(a, hs, h, s, op);
 	/* The frame records that follow say what its bytes were (h2streams.h). */
 	s->last_op = *op;
 	s->last_op_valid = true;
@@ -663,10 +668,11 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 			/*
 			 * Inside TLS it is the handshake's end (the client's
 			 * Finished), on h2c the preface read or written alone
-			 * (nginx reads its 24 bytes first): no exchange of the
-			 * connection's count either way, so that streams are
-			 * numbered from the first, as a handshake begun with the
-			 * stream leaves them (exchanges.c).
+			 * (nginx reads its 24 bytes first; grpc-go sends them
+			 * alone): no exchange of the connection's count either
+			 * way, so that streams are numbered from the first, as a
+			 * handshake begun with the stream leaves them
+			 * (exchanges.c) and a preface held for its frames does.
 			 */
 			if (x->conn_index + 1 == s->nexch)
 				s->nexch--;
@@ -749,7 +755,7 @@ static void on_conn(struct vp_analysis *a, struct host_state *hs, int h, const s
 		return;
 	if (c->oldstate == 2 /* SYN_SENT: refused, unreachable or timed out */)
 		vp_attr__connect_failed(&hs->attr, s);
-	release_preface(a, hs, h, s);
+	release_preface(a, hs, h, s, NULL);
 	end_streams(hs, s);
 	x = vp_exchanges__close(s);
 	if (x)
@@ -1041,7 +1047,7 @@ static void end_host(struct vp_analysis *a, struct host_state *hs, int h)
 	while (u64map__next(&hs->socks.by_cookie, &pos, NULL, &v)) {
 		struct vp_xchg *x;
 
-		release_preface(a, hs, h, v);
+		release_preface(a, hs, h, v, NULL);
 		end_streams(hs, v);
 		x = vp_exchanges__finish(v);
 

@@ -210,6 +210,10 @@ static void thread_forget(struct vp_attr *a, struct vp_thread *t)
 	ref_set(a, &t->awaits_back, NULL);
 	ref_set(a, &t->lineage, NULL);
 	ref_set(a, &t->answered, NULL);
+	if (t->h2b)
+		vp_h2batch__clear(t->h2b, a->paths);
+	free(t->h2b);
+	t->h2b = NULL;
 	while (t->ninflight)
 		inflight_drop(a, t, 0);
 	vp_lineq__free(&t->lines);
@@ -684,8 +688,10 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 	 * forward one is the goroutine's creation for a request (a stream's own
 	 * writer: its reader may first release a lock another request waits for).
 	 */
-	struct vp_xchg *s =
-		c->back_confirms || c->born_for || !c->woke_back ? c->woke_for : c->woke_back;
+	struct vp_xchg *s = c->born_for				? c->woke_for
+			    : c->h2_back			? c->woke_back
+			    : c->back_confirms || !c->woke_back ? c->woke_for
+								: c->woke_back;
 	bool held = false, exact;
 	uint16_t n;
 
@@ -835,6 +841,29 @@ static struct vp_thread *chain_unit(struct vp_attr *a, uint32_t id, uint32_t pid
 	return t;
 }
 
+/*
+ * A Go HTTP/2 reader's batch decided that call c's reply went to a unit
+ * working for request s (h2batch.h): the back wake-up, before the old rule's.
+ */
+static void h2_back(void *ctx, struct vp_xchg *c, struct vp_xchg *s)
+{
+	if (!c->list_next || c->up_state != VP_UP_UNDECIDED)
+		return;
+	ref_set(ctx, &c->woke_back, s);
+	c->h2_back = true;
+}
+
+/* Go unit t read a reply frame of call c on HTTP/2: its read's batch (h2batch.h). */
+static void h2_frame(struct vp_attr *a, struct vp_thread *t, const struct vpr_sock_op *op,
+		     struct vp_xchg *c)
+{
+	if (!c->h2_stream || t->tid < VP_GOR_UNIT_BASE || t->reads_requests)
+		return;
+	if (!t->h2b && !(t->h2b = calloc(1, sizeof(*t->h2b))))
+		abort(); /* out of memory: no sensible partial result */
+	vp_h2batch__frame(t->h2b, a->paths, op->h.ts_ns, c);
+}
+
 void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 {
 	struct vp_thread *waker = u64map__get(&a->threads, w->waker);
@@ -844,6 +873,9 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 	/* A goroutine may be woken or created for a request before it did a socket operation. */
 	if (w->chain && waker && !woken && w->waker != w->woken && go_request(a, waker))
 		woken = chain_unit(a, (uint32_t)w->woken, w->pid, waker);
+	if (waker && waker->h2b && w->chain && w->waker != w->woken && !(woken && woken->call_io))
+		vp_h2batch__woken(waker->h2b, a->paths, w->woken,
+				  woken ? go_request(a, woken) : NULL, h2_back, a);
 	if (!waker || !woken || waker == woken)
 		return;
 	/* Go's goroutine ids are never reused: a creation is the unit's first event. */
@@ -894,7 +926,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	 * too (a writer goroutine, grpc's, carries them all): the process's
 	 * threads decide nothing any more.
 	 */
-	if (c->muxed)
+	if (c->muxed && !(c->sock && c->sock->h2_preface_alone && c->conn_index == 0))
 		vp_attr__blind(a, p->pid);
 	t->call_io = true;
 	ref_set(a, &t->lineage, NULL);
@@ -902,6 +934,8 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	if (t->reads_requests)
 		p->life.reader_calls++;
 	wake_back_missed(a, t);
+	if (t->h2b)
+		vp_h2batch__clear(t->h2b, a->paths);
 	if (opened_for) {
 		bool open = !opened_for->done;
 
@@ -1000,6 +1034,7 @@ void vp_attr__client_reply(struct vp_attr *a, struct vp_xchg *c, const struct vp
 	ref_set(a, &t->answered, NULL);
 	woke_clear(a, t);
 	wake_back_missed(a, t);
+	h2_frame(a, t, op, c);
 	/* A pending call's reply: the thread it wakes next may be the one waiting for it. */
 	if (c->list_next && c->up_state == VP_UP_UNDECIDED && !t->reads_requests)
 		ref_set(a, &t->awaits_back, c);

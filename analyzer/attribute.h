@@ -25,6 +25,7 @@
 #ifndef VPATH_ATTRIBUTE_H
 #define VPATH_ATTRIBUTE_H
 
+#include "h2batch.h"
 #include "hashmap.h"
 #include "idseen.h"
 #include "judge.h"
@@ -70,7 +71,8 @@ struct vp_thread {
 	struct vp_xchg *woke_for;    /* the request of the last of them (a reference) */
 	uint8_t woke_n;		     /* how many different requests (255: many) */
 	struct vp_xchg *awaits_back; /* its pending call whose reply it read last (a reference) */
-	bool chain_only; /* made by a wake-up between Go units, no socket operation since */
+	struct vp_h2batch *h2b; /* a Go HTTP/2 reader's last read (h2batch.h), NULL: none yet */
+	bool chain_only;	/* made by a wake-up between Go units, no socket operation since */
 	/*
 	 * Go units: the request of the goroutine that created it, if that one
 	 * served one request alone or had such a request itself (a reference,

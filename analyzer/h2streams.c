@@ -80,6 +80,7 @@ static struct vp_xchg *stream_new(struct vp_sock *s, const struct vpr_sock_op *o
 		return NULL;
 	/* Its frames are its own: nothing of other streams is in it (exchanges.h's marks). */
 	x->muxed = false;
+	x->h2_stream = true;
 	x->plaintext = s->h2->tls;
 	x->other_known = false;
 	s->h2->streams++;

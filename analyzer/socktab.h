@@ -75,6 +75,14 @@ struct vp_sock {
 	bool last_op_valid;
 	bool h2_preface_held;
 	/*
+	 * The held preface was released by an operation the other way (grpc-go
+	 * writes it alone and reads the server's SETTINGS next): its exchange
+	 * holds the preface alone, connection setup whatever follows, so it
+	 * blinds no thread rule (a call after it on a connection cut by bytes
+	 * does).
+	 */
+	bool h2_preface_alone;
+	/*
 	 * It sent or read HTTP/2's preface: its frame records count from then
 	 * on (a server's SETTINGS is recorded on trust before, docs/format.md).
 	 */

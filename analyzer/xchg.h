@@ -112,7 +112,9 @@ struct vp_xchg {
 	struct vp_xchg *
 		woke_back; /* pending client: the request its thread woke after the reply (a reference) */
 	bool back_confirms; /* pending Go call: its reader met woke_for's request too, after the reply */
-	bool born_for; /* pending Go call: woke_for is the request its goroutine was created for */
+	bool born_for;	/* pending Go call: woke_for is the request its goroutine was created for */
+	bool h2_stream; /* an HTTP/2 stream cut by its frames (h2streams.h) */
+	bool h2_back;	/* pending Go call: woke_back is its reader's batch's (h2batch.h) */
 	struct vp_xchg *up; /* see above */
 	/*
 	 * up when linked, as other hosts see it while hosts run in parallel:

@@ -62,6 +62,19 @@ echo "# seed $seed (set VPATH_SEED to change it), $requests requests per variant
 # The same run analyzed again as if the recorder had not read its HTTP/2
 # preface: the byte-stream rules alone must keep every exact mark right
 # (issue 23: "with the frame reader switched off").
+# run.sh scores with its own gates (wl_score_opts is run.sh's, not this
+# file's): the accuracy a variant must reach is checked on the kept run.
+h2_min_accuracy() { # label dir pct
+	local line
+	line=$(python3 tests/evloop/score.py compare --dir "$2" --meta h2.json --min-accuracy "$3" |
+		grep -E '^(not )?ok - .*overall accuracy .* >= ')
+	if [ -n "$line" ]; then
+		echo "$line"
+	else
+		not_ok "$1: the scorer printed no accuracy gate"
+	fi
+}
+
 h2_without_frames() { # label dir
 	local label="$1 --no-frames" dir=$2
 	if ! "$VPATH_ANALYZE" paths --json --no-frames "$dir"/*.vpr >"$dir/found-noframes.json" \
@@ -109,16 +122,24 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 		continue
 	fi
 	wl_score_opts=(--gate-roots)
-	# Go's per-stream writer goroutines name their requests (docs/analyzer.md)
-	[ "$variant" != go-h2 ] || wl_score_opts+=(--min-accuracy 99)
+	case $variant in
+	# Go's per-stream writer goroutines name their requests (docs/analyzer.md).
+	# Not go-grpc nor python-grpc yet: 100% when grpc-go's preface is
+	# released by the read of the server's SETTINGS, 4.4% when by its own
+	# SETTINGS write (the front is blinded), as timing falls
+	# (tests/h2/README.md)
+	go-h2) min_accuracy=99 ;;
 	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md)
-	[ "$variant" != node-h2 ] || wl_score_opts+=(--min-accuracy 95)
+	node-h2) min_accuracy=95 ;;
+	*) min_accuracy= ;;
+	esac
 	# libssl's plaintext cuts the TLS variant's streams (docs/recorder.md, "TLS")
 	case $variant in
 	node-h2-tls | nginx-*) wl_score_opts+=(--gate-calls) ;;
 	esac
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
+	[ -z "$min_accuracy" ] || h2_min_accuracy "h2 $variant" "$wl_kept" "$min_accuracy"
 	h2_without_frames "h2 $variant" "$wl_kept"
 	# Calls labelled from their HPACK-coded HEADERS (the recorders capture
 	# them).  go-h2 at 95%: Go's bufio writer cuts header blocks across

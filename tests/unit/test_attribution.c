@@ -1666,6 +1666,76 @@ static void test_h2_tls_streams_are_calls_of_their_requests(void **state)
 	h2_streams_are_calls_of_their_requests(*state, true);
 }
 
+/*
+ * grpc-go's client: conn goroutines 1 and 2 serve 901 and 902, each with a
+ * goroutine per call (7, 8); 8 readies the transport's loopy writer (50),
+ * which writes both streams in one write; its reader (51) reads both
+ * replies in one read, stream 3's first, and readies each stream's caller
+ * as it meets the stream's first frame: 8, loopy (a window update), 7.
+ * Each stream is its caller's request's, by the reader's batch (wakeup,
+ * inferred); the last ready after the read, or the writer's, would give
+ * both to 902.
+ */
+static void test_go_h2_reader_hands_each_stream_back(void **state)
+{
+	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6},
+				     ack = {H2_SETTINGS, 1, 0, 0};
+	static const struct synth_h2 srv[] = {{H2_SETTINGS, 0, 0, 6}, {H2_SETTINGS, 1, 0, 0}};
+	static const struct synth_h2 calls[] = {
+		{H2_HEADERS, H2_END_HEADERS, 1, 40},
+		{H2_DATA, H2_END_STREAM, 1, 100},
+		{H2_HEADERS, H2_END_HEADERS, 3, 41},
+		{H2_DATA, H2_END_STREAM, 3, 100},
+	};
+	static const struct synth_h2 rep[] = {
+		{H2_HEADERS, H2_END_HEADERS, 3, 30},
+		{H2_DATA, 0, 3, 50},
+		{H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 3, 2},
+		{H2_HEADERS, H2_END_HEADERS, 1, 31},
+		{H2_DATA, 0, 1, 60},
+		{H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 1, 2},
+	};
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	go_answer_early(w, &k, US(10));
+	synth_go(w->web, US(199), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_h2_xfer(k.d1, SYNTH_C2S, true, &settings, 1, 302, US(200), 401, US(205));
+	synth_go(w->web, US(209), 300, 301, VPR_GO_RUN, 51, 0);
+	synth_h2_xfer(k.d1, SYNTH_S2C, false, srv, 2, 401, US(206), 301, US(210));
+	synth_h2_xfer(k.d1, SYNTH_C2S, false, &ack, 1, 302, US(211), 401, US(215));
+	synth_go(w->web, US(299), 300, 301, VPR_GO_RUN, 1, 0);
+	synth_req(k.l1, 100, 901, US(300), 301);
+	synth_go(w->web, US(300), 300, 302, VPR_GO_RUN, 2, 0);
+	synth_req(k.l2, 100, 902, US(301), 302);
+	synth_go(w->web, US(310), 300, 301, VPR_GO_NEW, 1, 7);
+	synth_go(w->web, US(311), 300, 302, VPR_GO_NEW, 2, 8);
+	synth_go(w->web, US(312), 300, 302, VPR_GO_READY, 8, 50);
+	synth_go(w->web, US(313), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_h2_xfer(k.d1, SYNTH_C2S, false, calls, 4, 302, US(314), 401, US(320));
+	synth_go(w->web, US(334), 300, 301, VPR_GO_RUN, 51, 0);
+	synth_h2_xfer(k.d1, SYNTH_S2C, false, rep, 6, 401, US(330), 301, US(335));
+	synth_go(w->web, US(341), 300, 301, VPR_GO_READY, 51, 8);
+	synth_go(w->web, US(342), 300, 301, VPR_GO_READY, 51, 50);
+	synth_go(w->web, US(343), 300, 301, VPR_GO_READY, 51, 7);
+	synth_go(w->web, US(349), 300, 301, VPR_GO_RUN, 1, 0);
+	synth_rep(k.l1, 500, 301, US(350), 901);
+	synth_go(w->web, US(350), 300, 302, VPR_GO_RUN, 2, 0);
+	synth_rep(k.l2, 500, 302, US(351), 902);
+	close_links(&k, US(400));
+
+	analyze(w);
+	assert_int_equal(w->c.n, EARLY + 2);
+	for (int i = 0; i < 2; i++) {
+		const struct vp_request *r = w->c.reqs[EARLY + i];
+
+		assert_int_equal(r->root->ncalls, 1);
+		assert_int_equal(r->root->calls[0]->conn_index, (unsigned)i); /* stream 1, 3 */
+		assert_int_equal(r->root->calls[0]->link.basis, VP_BASIS_WAKEUP);
+		assert_false(r->root->calls[0]->link.exact);
+	}
+}
+
 static void test_h2_lost_frames_decide_nothing(void **state)
 {
 	struct world *w = *state;
@@ -1760,6 +1830,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_tls_streams_are_calls_of_their_requests,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_reader_hands_each_stream_back, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup,
 						teardown),
 	};
