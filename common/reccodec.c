@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "localrecs.h"
+#include "reccodec.h"
 
 /* An item's first byte: its kind in the low bits, then (operations) what differs. */
 #define TAG_OP 0
