@@ -519,7 +519,8 @@ uint64_t vpr_reader__blocks(const struct vpr_reader *r)
 
 uint64_t vpr_reader__offset(const struct vpr_reader *r)
 {
-	return r->off;
+	/* Inside a block, as far as its records were read: a packed block holds some 40,000. */
+	return r->off + (r->len ? sizeof(struct vpr_block_header) + r->pos : 0);
 }
 
 void vpr_reader__close(struct vpr_reader *r)
