@@ -438,8 +438,8 @@ static int load_block(struct vpr_reader *r)
 /* A record as a version 1 block holds it, or as a version 2 block unpacks to. */
 static bool sound(const struct vpr_hdr *h, size_t room)
 {
-	return room >= sizeof(*h) && h->size >= sizeof(*h) && h->size % 8 == 0 &&
-	       h->size <= room && h->size >= vpr_record_min_size(h->type);
+	return room >= sizeof(*h) && h->size >= sizeof(*h) && h->size % 8 == 0 && h->size <= room &&
+	       h->size >= vpr_record_min_size(h->type);
 }
 
 /*

@@ -28,7 +28,7 @@
  * unless told 1 (vpr_file_header.version).
  */
 #define VPR_VERSION 2
-#define VPR_VERSION_MIN 1 /* the oldest version this build reads */
+#define VPR_VERSION_MIN 1	    /* the oldest version this build reads */
 #define VPR_BLOCK_MAGIC 0x4b4c4256u /* "VBLK" little-endian */
 
 enum vpr_type {

@@ -21,7 +21,7 @@
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-						  {NULL, 0, NULL, 0}};
+						 {NULL, 0, NULL, 0}};
 	struct vpr_file_header hdr;
 	const struct vpr_hdr *rec;
 	struct vpr_reader *r;

@@ -200,7 +200,10 @@ static void test_edge_values(void **state)
  */
 static void test_many_sockets_many_blocks(void **state)
 {
-	enum { SOCKS = 5000, ROUNDS = 60 };
+	enum {
+		SOCKS = 5000,
+		ROUNDS = 60
+	};
 	static uint32_t seq[SOCKS][2];
 	struct recs rs = {0};
 	uint64_t ts = 1000000000;
@@ -296,8 +299,8 @@ static void test_damaged_packed_blocks(void **state)
 {
 	static const struct {
 		void (*fix)(unsigned char *body, struct vpr_block_header *bh);
-		int ops;	 /* in the block: 8 bytes, then 4 each */
-		size_t len;	 /* the block's length, padded */
+		int ops;    /* in the block: 8 bytes, then 4 each */
+		size_t len; /* the block's length, padded */
 		const char *what;
 	} cases[] = {
 		{pad_byte, 4, 24, "bad block padding"},
