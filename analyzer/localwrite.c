@@ -53,7 +53,7 @@ static struct vpr_reader *open_recording(const struct vp_host *h, int f, char *e
 	return r;
 }
 
-/* The host's records, as the read stage will take them, file by file (localrecs.h). */
+/* The host's records, as the read stage will take them, file by file (common/reccodec.h). */
 static int copy_records(struct writing *wr, const struct vp_host *h, char *err, size_t errlen)
 {
 	struct vp_recenc e = {0};

@@ -7,7 +7,7 @@
  *   HOST   the host: its recordings' file headers and paths, its addresses
  *          (analyzer/local/localhost.h)
  *   RECS   the records its recordings held, in their order, re-encoded
- *          without loss (analyzer/local/localrecs.h): the analysis reads
+ *          without loss (common/reccodec.h): the analysis reads
  *          these instead of the recording and so takes every decision as it
  *          would have
  *   CALLS  every exchange its own stages found, with its connection key,

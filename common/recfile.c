@@ -9,10 +9,13 @@
 #include <unistd.h>
 
 #include "blockio.h"
+#include "reccodec.h"
 #include "recfile.h"
 
 /*
- * Records are stored exactly as they sit in memory.  That is the file's
+ * Version 1 stores records exactly as they sit in memory; version 2 packs
+ * them (reccodec.h), its varints little-endian by definition.  The structs
+ * are the file's little-endian layout only on little-endian hosts.  That is the file's
  * little-endian layout only on little-endian hosts; a big-endian port would
  * byte-swap here, in one place.
  */
@@ -20,20 +23,27 @@
 #error "recording files are little-endian; byte swapping is not implemented"
 #endif
 
+/*
+ * The pending block of a version 2 file is packed in enc.buf behind room
+ * for its block header; a version 1 file's records are copied to buf.
+ */
 struct vpr_writer {
 	int fd;
 	int err; /* first write error, sticky */
+	uint32_t version;
 	uint64_t bytes;
 	uint64_t records;
 	uint32_t count; /* records in the pending block */
-	uint32_t len;	/* bytes in the pending block */
+	uint32_t len;	/* bytes in the pending block (version 2: packed, unpadded) */
+	struct vp_recenc enc;
 	unsigned char buf[sizeof(struct vpr_block_header) + VPR_WRITER_BLOCK_BYTES];
 };
 
 void vpr_file_header__seal(struct vpr_file_header *hdr)
 {
 	memcpy(hdr->magic, VPR_MAGIC, sizeof(hdr->magic));
-	hdr->version = VPR_VERSION;
+	if (!hdr->version)
+		hdr->version = VPR_VERSION;
 	hdr->header_size = sizeof(*hdr);
 	vp_header_seal(hdr, sizeof(*hdr), &hdr->header_crc);
 }
@@ -44,6 +54,11 @@ struct vpr_writer *vpr_writer__from_fd(int fd, const struct vpr_file_header *hdr
 	struct vpr_writer *w;
 	int err;
 
+	if (h.version && (h.version < VPR_VERSION_MIN || h.version > VPR_VERSION)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		close(fd);
@@ -52,6 +67,7 @@ struct vpr_writer *vpr_writer__from_fd(int fd, const struct vpr_file_header *hdr
 	}
 	w->fd = fd;
 	vpr_file_header__seal(&h);
+	w->version = h.version;
 	err = vp_write_all(fd, &h, sizeof(h));
 	if (err) {
 		close(fd);
@@ -72,9 +88,25 @@ struct vpr_writer *vpr_writer__create(const char *path, const struct vpr_file_he
 	return vpr_writer__from_fd(fd, hdr);
 }
 
+/* Version 2: the packed block, padded to a multiple of 8, and its length with the padding. */
+static unsigned char *packed_block(struct vpr_writer *w, uint32_t *len)
+{
+	static const uint8_t zero[8];
+	struct vp_wbuf *b = &w->enc.buf;
+
+	vp_wbuf__bytes(b, zero, (8 - w->len % 8) % 8);
+	if (b->oom)
+		return NULL;
+	*len = (uint32_t)(b->len - sizeof(struct vpr_block_header));
+	b->len = sizeof(struct vpr_block_header) + w->len; /* the padding goes again if kept */
+	return b->p;
+}
+
 int vpr_writer__flush(struct vpr_writer *w)
 {
-	struct vpr_block_header *bh = (struct vpr_block_header *)w->buf;
+	unsigned char *blk = w->buf;
+	struct vpr_block_header *bh;
+	uint32_t len = w->len;
 	size_t total;
 	bool cut;
 	int err;
@@ -83,12 +115,15 @@ int vpr_writer__flush(struct vpr_writer *w)
 		return w->err;
 	if (!w->count)
 		return 0;
+	if (w->version >= 2 && !(blk = packed_block(w, &len)))
+		return -ENOMEM;
+	bh = (struct vpr_block_header *)blk;
 	bh->magic = VPR_BLOCK_MAGIC;
-	bh->len = w->len;
+	bh->len = len;
 	bh->count = w->count;
-	bh->crc = vp_crc32(w->buf + sizeof(*bh), w->len);
-	total = sizeof(*bh) + w->len;
-	err = vp_block_append(w->fd, w->bytes, w->buf, total, &cut);
+	bh->crc = vp_crc32(blk + sizeof(*bh), len);
+	total = sizeof(*bh) + len;
+	err = vp_block_append(w->fd, w->bytes, blk, total, &cut);
 	if (err) {
 		/* The file was cut back to its whole blocks (vp_block_append); this one stays pending. */
 		if (cut && err != -ENOSPC)
@@ -99,6 +134,30 @@ int vpr_writer__flush(struct vpr_writer *w)
 	w->bytes += total;
 	w->count = 0;
 	w->len = 0;
+	if (w->version >= 2)
+		vp_recenc__reset(&w->enc);
+	return 0;
+}
+
+/*
+ * Version 2: pack rec behind the room left for the block header.  The room
+ * for its bytes is made first, so that running out of memory leaves the
+ * block as it was (the codec adds to its tables only what it wrote).
+ */
+static int pack(struct vpr_writer *w, const struct vpr_hdr *h)
+{
+	static const struct vpr_block_header room;
+	struct vp_wbuf *b = &w->enc.buf;
+
+	b->oom = false;
+	if (!b->len)
+		vp_wbuf__bytes(b, &room, sizeof(room));
+	if (b->oom || !vp_wbuf__room(b, h->size + 8u))
+		return -ENOMEM;
+	vp_recenc__record(&w->enc, h);
+	if (b->oom)
+		return -ENOMEM;
+	w->len = (uint32_t)(b->len - sizeof(room));
 	return 0;
 }
 
@@ -109,13 +168,20 @@ int vpr_writer__append(struct vpr_writer *w, const void *rec)
 
 	if (h->size < sizeof(*h) || h->size % 8)
 		return -EINVAL;
-	if (w->len + h->size > VPR_WRITER_BLOCK_BYTES) {
+	/* Packed, a record is at most 8 bytes longer than its struct (reccodec.h). */
+	if (w->len + h->size + (w->version >= 2 ? 8 : 0) > VPR_WRITER_BLOCK_BYTES) {
 		err = vpr_writer__flush(w);
 		if (err)
 			return err;
 	}
-	memcpy(w->buf + sizeof(struct vpr_block_header) + w->len, rec, h->size);
-	w->len += h->size;
+	if (w->version >= 2) {
+		err = pack(w, h);
+		if (err)
+			return err;
+	} else {
+		memcpy(w->buf + sizeof(struct vpr_block_header) + w->len, rec, h->size);
+		w->len += h->size;
+	}
 	w->count++;
 	w->records++;
 	return 0;
@@ -134,7 +200,7 @@ int vpr_writer__sync(struct vpr_writer *w)
 
 uint64_t vpr_writer__bytes(const struct vpr_writer *w)
 {
-	return w->bytes + (w->count ? sizeof(struct vpr_block_header) + w->len : 0);
+	return w->bytes + (w->count ? sizeof(struct vpr_block_header) + (w->len + 7) / 8 * 8 : 0);
 }
 
 uint64_t vpr_writer__records(const struct vpr_writer *w)
@@ -151,6 +217,7 @@ int vpr_writer__close(struct vpr_writer *w)
 	err = vpr_writer__sync(w);
 	if (close(w->fd) && !err)
 		err = -errno;
+	vp_recenc__free(&w->enc);
 	free(w);
 	return err;
 }
@@ -168,6 +235,7 @@ struct vpr_reader {
 	bool whole;		  /* buf holds the whole file: read once, not per block */
 	uint32_t len, pos, count, seen;
 	char err[256];
+	struct vp_recdec dec; /* version 2: unpacks the current block's records */
 };
 
 size_t vpr_record_min_size(uint16_t type)
@@ -282,10 +350,11 @@ struct vpr_reader *vpr_reader__open(const char *path, char *err, size_t errlen)
 		fail(err, errlen, "%s", "truncated header (file shorter than 256 bytes)");
 		goto fail_free;
 	}
-	if (r->hdr.version != VPR_VERSION) {
+	if (r->hdr.version < VPR_VERSION_MIN || r->hdr.version > VPR_VERSION) {
 		if (err && errlen)
-			snprintf(err, errlen, "unsupported format version %u (this build reads %u)",
-				 r->hdr.version, VPR_VERSION);
+			snprintf(err, errlen,
+				 "unsupported format version %u (this build reads %u to %u)",
+				 r->hdr.version, VPR_VERSION_MIN, VPR_VERSION);
 		goto fail_free;
 	}
 	if (r->hdr.header_size != sizeof(r->hdr) ||
@@ -341,7 +410,7 @@ static int load_block(struct vpr_reader *r)
 	}
 	/* The writer never writes an empty block: one would also stall the reader on it. */
 	if (!bh.len || bh.len > VPR_BLOCK_MAX || bh.len % 8 || !bh.count ||
-	    bh.count > bh.len / sizeof(struct vpr_hdr))
+	    bh.count > bh.len / (r->hdr.version >= 2 ? 1 : sizeof(struct vpr_hdr)))
 		return stop(r, VPR_READ_CORRUPT, "impossible block length");
 	if (left - sizeof(bh) < bh.len)
 		return stop(r, VPR_READ_TORN_TAIL, "incomplete block");
@@ -361,6 +430,41 @@ static int load_block(struct vpr_reader *r)
 	r->count = bh.count;
 	r->pos = 0;
 	r->seen = 0;
+	if (r->hdr.version >= 2)
+		vp_recdec__block(&r->dec, r->blk, r->len, r->count);
+	return 1;
+}
+
+/* A record as a version 1 block holds it, or as a version 2 block unpacks to. */
+static bool sound(const struct vpr_hdr *h, size_t room)
+{
+	return room >= sizeof(*h) && h->size >= sizeof(*h) && h->size % 8 == 0 && h->size <= room &&
+	       h->size >= vpr_record_min_size(h->type);
+}
+
+/*
+ * Version 2: the next packed record of the block, its last one followed by
+ * fewer than 8 bytes of zero padding; r->pos is how far unpacking came.
+ */
+static int next_packed(struct vpr_reader *r, const struct vpr_hdr **rec)
+{
+	const struct vpr_hdr *h = (const struct vpr_hdr *)r->dec.rec;
+	const uint8_t *p;
+
+	if (vp_recdec__next(&r->dec) != VP_ITEM_RECORD)
+		return stop(r, VPR_READ_CORRUPT, "bad packed record");
+	if (!sound(h, sizeof(r->dec.rec)))
+		return stop(r, VPR_READ_CORRUPT, "bad record size");
+	r->pos = (uint32_t)(r->dec.b.p - r->blk);
+	if (++r->seen == r->count) {
+		if (r->len - r->pos >= 8)
+			return stop(r, VPR_READ_CORRUPT, "record count mismatch");
+		for (p = r->dec.b.p; p < r->dec.b.end; p++)
+			if (*p)
+				return stop(r, VPR_READ_CORRUPT, "bad block padding");
+		r->pos = r->len;
+	}
+	*rec = h;
 	return 1;
 }
 
@@ -387,9 +491,10 @@ int vpr_reader__next(struct vpr_reader *r, const struct vpr_hdr **rec)
 		if (load_block(r) <= 0)
 			return 0;
 	}
+	if (r->hdr.version >= 2)
+		return next_packed(r, rec);
 	h = (const struct vpr_hdr *)(r->blk + r->pos);
-	if (r->len - r->pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
-	    h->size > r->len - r->pos || h->size < vpr_record_min_size(h->type))
+	if (!sound(h, r->len - r->pos))
 		return stop(r, VPR_READ_CORRUPT, "bad record size");
 	r->pos += h->size;
 	r->seen++;
@@ -414,7 +519,8 @@ uint64_t vpr_reader__blocks(const struct vpr_reader *r)
 
 uint64_t vpr_reader__offset(const struct vpr_reader *r)
 {
-	return r->off;
+	/* Inside a block, as far as its records were read: a packed block holds some 40,000. */
+	return r->off + (r->len ? sizeof(struct vpr_block_header) + r->pos : 0);
 }
 
 void vpr_reader__close(struct vpr_reader *r)
@@ -423,5 +529,6 @@ void vpr_reader__close(struct vpr_reader *r)
 		return;
 	close(r->fd);
 	free(r->buf);
+	vp_recdec__free(&r->dec);
 	free(r);
 }

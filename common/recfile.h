@@ -64,7 +64,7 @@ int vpr_reader__next(struct vpr_reader *r, const struct vpr_hdr **rec);
 enum vpr_read_status vpr_reader__status(const struct vpr_reader *r);
 const char *vpr_reader__error(const struct vpr_reader *r);
 uint64_t vpr_reader__blocks(const struct vpr_reader *r);
-/* File offset of the next block: how far reading has come (progress). */
+/* How far reading has come (progress): the file offset of the next record. */
 uint64_t vpr_reader__offset(const struct vpr_reader *r);
 void vpr_reader__close(struct vpr_reader *r);
 

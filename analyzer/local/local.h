@@ -21,7 +21,7 @@
 #include "localcalls.h"
 #include "localfile.h"
 #include "localhost.h"
-#include "localrecs.h"
+#include "reccodec.h"
 
 struct vp_local_reader;
 

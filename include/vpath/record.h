@@ -2,9 +2,11 @@
 /*
  * The records vpath writes: defined once, here.
  *
- * The same structs cross the BPF ring buffer and are stored unchanged in a
- * recording's blocks, so the recorder copies records without translating
- * them.  Every field is fixed-width, naturally aligned, explicitly padded,
+ * The same structs cross the BPF ring buffer.  A version 1 recording
+ * stores them unchanged in its blocks; version 2 packs them (socket
+ * operations as differences within their block, every other record's
+ * header in varints: common/reccodec.h), and its reader hands out these
+ * same structs again.  Every field is fixed-width, naturally aligned, explicitly padded,
  * and stored little-endian; every record is a multiple of 8 bytes and starts
  * with struct vpr_hdr.  docs/format.md is the prose version of this file:
  * change both together and bump VPR_VERSION on any incompatible change.
@@ -20,7 +22,13 @@
 #endif
 
 #define VPR_MAGIC "VPATHREC" /* 8 bytes, no NUL stored */
-#define VPR_VERSION 1
+/*
+ * 2: blocks hold packed records (common/reccodec.h), about 7 bytes for a
+ * socket operation instead of 40.  Readers read 1 and 2; writers write 2
+ * unless told 1 (vpr_file_header.version).
+ */
+#define VPR_VERSION 2
+#define VPR_VERSION_MIN 1	    /* the oldest version this build reads */
 #define VPR_BLOCK_MAGIC 0x4b4c4256u /* "VBLK" little-endian */
 
 enum vpr_type {
@@ -427,8 +435,9 @@ _Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn),
 
 /*
  * File layout (docs/format.md): one struct vpr_file_header, then blocks.
- * Each block is struct vpr_block_header followed by `len` bytes of records;
- * crc is zlib crc32 of those bytes.  A reader stops at the first block that
+ * Each block is struct vpr_block_header followed by `len` bytes of records
+ * (version 1: the structs; version 2: count packed records, then zero
+ * padding to a multiple of 8); crc is zlib crc32 of those bytes.  A reader stops at the first block that
  * is short or whose CRC fails; everything before it is intact.
  */
 #define VPR_HOSTNAME_LEN 64
@@ -442,7 +451,7 @@ _Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn),
 
 struct vpr_file_header {
 	char magic[8];	     /* VPR_MAGIC */
-	__u32 version;	     /* VPR_VERSION */
+	__u32 version;	     /* VPR_VERSION, or 1 (VPR_VERSION_MIN) */
 	__u32 header_size;   /* sizeof(struct vpr_file_header) */
 	__u64 start_mono_ns; /* CLOCK_MONOTONIC when the file was started */
 	__u64 start_real_ns; /* CLOCK_REALTIME at the same moment */

@@ -104,7 +104,7 @@ static void on_request(void *ctx, struct vp_request *r)
 static void frame_records(struct image *im, int host, bool one_machine, size_t per,
 			  const uint8_t *p, size_t n)
 {
-	struct vpr_file_header h = {0};
+	struct vpr_file_header h = {.version = 1}; /* the records as they are: unpacked */
 	size_t off = 0;
 
 	snprintf(h.hostname, sizeof(h.hostname), "h%d", host);

@@ -10,28 +10,22 @@ at most 4 files, each cut to --max-bytes of records (whole records).
 but the dump: 63; 127 adds the dump); --raw: the files go to the reader as
 they are (header and blocks included, cut to --max-bytes)."""
 import argparse
+import os
 import struct
 import sys
 
-HEADER, BLOCK_HEADER, BLOCK_MAGIC = 256, 16, 0x4B4C4256
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from vprfile import records  # noqa: E402
+
 
 
 def records_of(path, max_bytes):
-    data = open(path, "rb").read()
-    off, out = HEADER, bytearray()
-    while off + BLOCK_HEADER <= len(data):
-        magic, length, _crc, _count = struct.unpack_from("<IIII", data, off)
-        if magic != BLOCK_MAGIC:
+    """The file's records, unpacked (version 1's layout: what the target frames)."""
+    out = bytearray()
+    for _rtype, raw in records(path):
+        if len(out) + len(raw) > max_bytes:
             break
-        body = data[off + BLOCK_HEADER:off + BLOCK_HEADER + length]
-        pos = 0
-        while pos + 8 <= len(body):
-            size = struct.unpack_from("<H", body, pos + 2)[0]
-            if size < 8 or len(out) + size > max_bytes:
-                return bytes(out)
-            out += body[pos:pos + size]
-            pos += size
-        off += BLOCK_HEADER + length
+        out += raw
     return bytes(out)
 
 

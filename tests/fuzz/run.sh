@@ -20,7 +20,7 @@ shift
 # Options per target: the CLI target's inputs are short command lines.
 max_len_of() {
 	case $1 in
-	fuzz_analyze) echo 4096 ;;
+	fuzz_analyze | fuzz_recfile) echo 4096 ;;
 	*) echo 512 ;;
 	esac
 }

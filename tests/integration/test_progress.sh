@@ -30,7 +30,7 @@ sed 's/^/# /' "$d/lines" | head -3
 [ $rc -eq 0 ] && [ -s "$d/out.json" ]
 check "on a terminal the analysis still succeeds" test $? -eq 0
 check "on a terminal, progress lines: records read, share of the recordings' size, time left" \
-	grep -qE "^[0-9.]+[kM]? records, [0-9]+% of $(awk -v s="$size" 'BEGIN { printf "%.1fMB", s / 1e6 }'), [0-9]+s left$" "$d/lines"
+	grep -qE "^[0-9.]+[kM]? records, [0-9]+% of $(awk -v s="$size" 'BEGIN { if (s < 1e7) printf "%.1fkB", s / 1e3; else printf "%.1fMB", s / 1e6 }'), [0-9]+s left$" "$d/lines"
 check "progress goes forward" awk -F'[ %]+' '/records, /{ if ($3 + 0 < last) bad = 1; last = $3 + 0; n++ } END { exit bad || n < 2 }' "$d/lines"
 check "the last progress line is erased at the end" bash -c "tail -c 4 '$d/tty' | od -An -c | tr -d ' \n' | grep -q '\\\\r033\\[K$'"
 

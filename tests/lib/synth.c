@@ -37,6 +37,8 @@ struct synth_host {
 	uint64_t nbuffered; /* sequence numbers keep equal timestamps in written order */
 };
 
+uint32_t synth_version;
+
 static struct synth_host *host_new(const char *path, const char *hostname, const char *boot_id,
 				   uint32_t netns, uint32_t flags, uint32_t segment,
 				   int64_t wall_ahead)
@@ -58,6 +60,7 @@ static struct synth_host *host_new(const char *path, const char *hostname, const
 	hdr.flags = flags;
 	hdr.segment = segment;
 	hdr.start_real_ns = 1700000000000000000ull + (uint64_t)wall_ahead;
+	hdr.version = synth_version;
 	h->w = vpr_writer__create(path, &hdr);
 	if (!h->w) {
 		free(h);

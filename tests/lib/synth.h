@@ -28,6 +28,13 @@
 
 struct synth_host;
 
+/*
+ * The format version that hosts created from now on are written in: 0 (the
+ * default) for the current one, 1 for the records unpacked (a test whose
+ * story needs several blocks of few records).
+ */
+extern uint32_t synth_version;
+
 /* Creates path; boot_id may be NULL (derived from hostname). NULL on error. */
 struct synth_host *synth_host__new(const char *path, const char *hostname, const char *boot_id,
 				   uint32_t netns);

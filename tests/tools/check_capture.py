@@ -3,7 +3,7 @@
 
 usage: check_capture.py FILE N PORT_A PORT_B PID NAME
 
-Reads FILE (docs/format.md) itself.  N is --capture N; PID, when not 0, the
+Reads FILE (docs/format.md) itself, through vprfile.py.  N is --capture N; PID, when not 0, the
 only process whose operations may have payloads.  Prints TAP lines prefixed
 with NAME: payloads only on PORT_A (and PID), both directions at both ends,
 each plain payload the first min(N, bytes) bytes of a message or reply, each
@@ -16,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from capture_exchange import MESSAGES_A, MESSAGES_B, REPLY, SECRETS  # noqa: E402
+from vprfile import header_flags, records  # noqa: E402
 
 path, n, port_a, port_b, pid, name = sys.argv[1:7]
 n, port_a, port_b, pid = int(n), int(port_a), int(port_b), int(pid)
@@ -29,31 +30,19 @@ def report(ok, what):
 
 
 raw = open(path, "rb").read()
-flags = struct.unpack_from("<I", raw, 32)[0]
+flags = header_flags(raw)
 conns, payloads = {}, []
-off = 256
-while off + 16 <= len(raw):
-    magic, blen, _crc, _count = struct.unpack_from("<IIII", raw, off)
-    if magic != 0x4B4C4256:
-        break
-    pos, end = off + 16, off + 16 + blen
-    while pos + 16 <= end:
-        rtype, size, tid, ts = struct.unpack_from("<HHIQ", raw, pos)
-        if size < 16:
-            break
-        if rtype == 2:
-            cookie = struct.unpack_from("<Q", raw, pos + 16)[0]
-            sport, dport = struct.unpack_from("<HH", raw, pos + 40)
-            # The latest record with ports: a socket's first may come before it has them.
-            if sport and dport:
-                conns[cookie] = (sport, dport)
-        elif rtype == 7:
-            cookie, ppid, seq_end, nbytes, plen, pdir, pflags = struct.unpack_from(
-                "<QIIIHBB", raw, pos + 16)
-            payloads.append(dict(cookie=cookie, pid=ppid, bytes=nbytes, len=plen, dir=pdir,
-                                 flags=pflags, data=raw[pos + 40:pos + 40 + plen]))
-        pos += size
-    off = end
+for rtype, rec in records(path):
+    if rtype == 2:
+        cookie = struct.unpack_from("<Q", rec, 16)[0]
+        sport, dport = struct.unpack_from("<HH", rec, 40)
+        # The latest record with ports: a socket's first may come before it has them.
+        if sport and dport:
+            conns[cookie] = (sport, dport)
+    elif rtype == 7:
+        cookie, ppid, seq_end, nbytes, plen, pdir, pflags = struct.unpack_from("<QIIIHBB", rec, 16)
+        payloads.append(dict(cookie=cookie, pid=ppid, bytes=nbytes, len=plen, dir=pdir,
+                             flags=pflags, data=rec[40:40 + plen]))
 
 report(flags & 0x4, f"the file is flagged VPR_FILE_PAYLOAD (flags 0x{flags:x})")
 report(len(payloads) > 0, f"{len(payloads)} payload records")

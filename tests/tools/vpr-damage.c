@@ -365,6 +365,7 @@ static void build(struct records *rs, size_t rpb, struct image *im, size_t **bof
 {
 	struct vpr_file_header hdr = rs->hdr;
 
+	hdr.version = 1; /* the records as they are (unpacked), to damage them one by one */
 	vpr_file_header__seal(&hdr);
 	put(im, &hdr, sizeof(hdr));
 	*nb = 0;

@@ -20,7 +20,7 @@
 
 #include "local/localcalls.h"
 #include "localfile.h"
-#include "local/localrecs.h"
+#include "reccodec.h"
 
 /* A small deterministic generator: the same cases every run. */
 static uint64_t rnd_state = 88172645463325252ull;

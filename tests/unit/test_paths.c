@@ -27,6 +27,15 @@ static int setup(void **state)
 	return *state ? 0 : -1;
 }
 
+/* The hosts written unpacked (format 1), for a story of several blocks of few records. */
+static int setup_unpacked(void **state)
+{
+	synth_version = 1;
+	*state = two_hosts__new("web", "10.0.0.1", "db", "10.0.0.2");
+	synth_version = 0;
+	return *state ? 0 : -1;
+}
+
 static int teardown(void **state)
 {
 	two_hosts__free(*state);
@@ -302,7 +311,7 @@ static void test_truncated_recording(void **state)
 	struct two_hosts *t = *state;
 	struct stat st;
 
-	traffic(t, 5000, 0); /* 2 blocks of records on db (80 bytes per request) */
+	traffic(t, 5000, 0); /* 2 blocks of records on db (format 1: 80 bytes per request) */
 	close_hosts(t);
 	assert_int_equal(stat(t->pb, &st), 0);
 	assert_int_equal(truncate(t->pb, st.st_size - 64), 0);
@@ -555,7 +564,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clock_wall_an_hour_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_same_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_events, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_truncated_recording, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_recording, setup_unpacked, teardown),
 		cmocka_unit_test_setup_teardown(test_json_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patterns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patterns_by_service, setup, teardown),

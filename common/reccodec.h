@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The RECS blocks of a local file (localfile.h): a host's records exactly
- * as its recordings held them, in the same order, with the end of each
- * recording and what its reader said about it.  Socket operations, most of
- * every recording, are written as differences from the last one of their
- * socket (the same thread, pid, a stream position that follows on); any
- * other record as its bytes.  Each block starts afresh, so it decodes alone.
+ * Records packed: the blocks of a version 2 recording (recfile.h) and the
+ * RECS blocks of a local file (localfile.h) hold them this way, in the
+ * order they were given.  Socket operations, most of every recording, are
+ * written as differences from the last one of their socket (the same
+ * thread, pid, a stream position that follows on) and from the item
+ * before (the time, signed: it may go back); any other record as its
+ * header in varints and its bytes.  Each block starts afresh, so it
+ * decodes alone.  A record packs into at most 8 bytes more than its
+ * struct (an operation whose every field is new: 42), usually far fewer
+ * (an operation that follows on: 4 to 8).  Only local files hold
+ * FILE_END items: the end of each recording and what its reader said.
  */
-#ifndef VPATH_LOCALRECS_H
-#define VPATH_LOCALRECS_H
+#ifndef VPATH_RECCODEC_H
+#define VPATH_RECCODEC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,4 +72,4 @@ void vp_recdec__block(struct vp_recdec *d, const uint8_t *p, size_t len, uint32_
 int vp_recdec__next(struct vp_recdec *d);
 void vp_recdec__free(struct vp_recdec *d);
 
-#endif
+#endif /* VPATH_RECCODEC_H */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "localrecs.h"
+#include "reccodec.h"
 
 /* An item's first byte: its kind in the low bits, then (operations) what differs. */
 #define TAG_OP 0
@@ -45,6 +45,8 @@ static void encode_op(struct vp_recenc *e, const struct vpr_sock_op *op)
 		tag |= OP_NEW_SOCK;
 		s = sock_add(&e->socks, &e->nsocks, &e->cap, op->cookie);
 		if (!s || u64map__put(&e->by_cookie, op->cookie, (void *)(uintptr_t)e->nsocks)) {
+			/* Nothing written: the table must not hold what the decoder's will not. */
+			e->nsocks -= s ? 1 : 0;
 			e->buf.oom = true;
 			return;
 		}
@@ -80,6 +82,8 @@ void vp_recenc__record(struct vp_recenc *e, const struct vpr_hdr *rec)
 {
 	if (plain_op(rec)) {
 		encode_op(e, (const struct vpr_sock_op *)rec);
+		if (e->buf.oom)
+			return; /* nothing written: the next item's time is from the last one's */
 	} else {
 		vp_wbuf__u8(&e->buf, TAG_REC);
 		vp_wbuf__var(&e->buf, rec->type);
