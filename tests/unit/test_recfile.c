@@ -18,26 +18,7 @@
 #include <cmocka.h>
 
 #include "recfile.h"
-
-static char path[64];
-
-static int make_path(void **state)
-{
-	int fd;
-
-	strcpy(path, "/tmp/vpath-recfile.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int remove_path(void **state)
-{
-	unlink(path);
-	return 0;
-}
+#include "../lib/tmpfile.h"
 
 /* Fill with 0xff first so that a field the writer or reader drops shows. */
 #define INIT(var, t)                       \
@@ -115,7 +96,7 @@ static struct vpr_file_header header(void)
 static void write_file(int n, int per_block)
 {
 	struct vpr_file_header h = header();
-	struct vpr_writer *w = vpr_writer__create(path, &h);
+	struct vpr_writer *w = vpr_writer__create(tmpfile_path, &h);
 
 	assert_non_null(w);
 	for (int i = 0; i < n; i++) {
@@ -138,7 +119,7 @@ static int read_file(enum vpr_read_status *st)
 	char err[256];
 	int n = 0;
 
-	r = vpr_reader__open(path, err, sizeof(err));
+	r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	assert_non_null(r);
 	while (vpr_reader__next(r, &rec) == 1) {
 		const struct vpr_hdr *want = recs[n % 6];
@@ -164,7 +145,7 @@ static void test_round_trip_every_record_type(void **state)
 	assert_int_equal(read_file(&st), 6000);
 	assert_int_equal(st, VPR_READ_OK);
 
-	r = vpr_reader__open(path, err, sizeof(err));
+	r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	assert_non_null(r);
 	got = *vpr_reader__header(r);
 	vpr_reader__close(r);
@@ -184,7 +165,7 @@ static void test_round_trip_every_record_type(void **state)
 static void expect_short_is_damage(struct vpr_hdr *rec, uint16_t size)
 {
 	struct vpr_file_header h = header();
-	struct vpr_writer *w = vpr_writer__create(path, &h);
+	struct vpr_writer *w = vpr_writer__create(tmpfile_path, &h);
 	const struct vpr_hdr *got;
 	struct vpr_reader *r;
 
@@ -192,7 +173,7 @@ static void expect_short_is_damage(struct vpr_hdr *rec, uint16_t size)
 	rec->size = size;
 	assert_int_equal(vpr_writer__append(w, rec), 0);
 	assert_int_equal(vpr_writer__close(w), 0);
-	r = vpr_reader__open(path, (char[64]){0}, 64);
+	r = vpr_reader__open(tmpfile_path, (char[64]){0}, 64);
 	assert_non_null(r);
 	assert_int_equal(vpr_reader__next(r, &got), 0);
 	assert_int_equal(vpr_reader__status(r), VPR_READ_CORRUPT);
@@ -212,7 +193,7 @@ static void test_round_trip_h2_frame(void **state)
 		unsigned char body[40];
 	} future;
 	struct vpr_file_header h = header();
-	struct vpr_writer *w = vpr_writer__create(path, &h);
+	struct vpr_writer *w = vpr_writer__create(tmpfile_path, &h);
 	const struct vpr_hdr *rec;
 	struct vpr_reader *r;
 
@@ -240,7 +221,7 @@ static void test_round_trip_h2_frame(void **state)
 	assert_int_equal(vpr_writer__append(w, &op), 0);
 	assert_int_equal(vpr_writer__close(w), 0);
 
-	r = vpr_reader__open(path, (char[64]){0}, 64);
+	r = vpr_reader__open(tmpfile_path, (char[64]){0}, 64);
 	assert_non_null(r);
 	assert_int_equal(vpr_reader__next(r, &rec), 1);
 	assert_int_equal(rec->type, 0x7777);
@@ -286,7 +267,7 @@ static void test_round_trip_writer(void **state)
 {
 	struct vpr_writer_info wi;
 	struct vpr_file_header h = header();
-	struct vpr_writer *w = vpr_writer__create(path, &h);
+	struct vpr_writer *w = vpr_writer__create(tmpfile_path, &h);
 	const struct vpr_hdr *rec;
 	struct vpr_reader *r;
 	char name[VPR_WRITER_PROGRAM_LEN] = "vpath-record";
@@ -306,7 +287,7 @@ static void test_round_trip_writer(void **state)
 	assert_int_equal(vpr_writer__append(w, &clk), 0);
 	assert_int_equal(vpr_writer__close(w), 0);
 
-	r = vpr_reader__open(path, (char[64]){0}, 64);
+	r = vpr_reader__open(tmpfile_path, (char[64]){0}, 64);
 	assert_non_null(r);
 	assert_int_equal(vpr_reader__next(r, &rec), 1);
 	{
@@ -341,7 +322,7 @@ static void test_large_volume_spans_many_blocks(void **state)
 	write_file(20000, 0); /* 5.6 MB: the writer must split blocks itself */
 	assert_int_equal(read_file(&st), 120000);
 	assert_int_equal(st, VPR_READ_OK);
-	r = vpr_reader__open(path, err, sizeof(err));
+	r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	assert_non_null(r);
 	while (vpr_reader__next(r, &(const struct vpr_hdr *){NULL}) == 1)
 		;
@@ -353,7 +334,7 @@ static off_t file_size(void)
 {
 	struct stat st;
 
-	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(stat(tmpfile_path, &st), 0);
 	return st.st_size;
 }
 
@@ -367,7 +348,7 @@ static void test_torn_tail_keeps_complete_blocks(void **state)
 	size = file_size();
 	for (off_t cut = 1; cut < 40; cut += 7) {
 		write_file(10, 1);
-		assert_int_equal(truncate(path, size - cut), 0);
+		assert_int_equal(truncate(tmpfile_path, size - cut), 0);
 		assert_int_equal(read_file(&st), 54);
 		assert_int_equal(st, VPR_READ_TORN_TAIL);
 	}
@@ -381,7 +362,7 @@ static void test_bit_flip_in_middle_is_corruption(void **state)
 
 	fill_records();
 	write_file(10, 1);
-	fd = open(path, O_RDWR);
+	fd = open(tmpfile_path, O_RDWR);
 	assert_true(fd >= 0);
 	/* a byte inside the third block's records */
 	off_t at = sizeof(struct vpr_file_header) + 2 * (16 + 256) + 16 + 50;
@@ -401,33 +382,33 @@ static void test_rejects_bad_headers(void **state)
 
 	fill_records();
 	write_file(1, 1);
-	fd = open(path, O_RDWR);
+	fd = open(tmpfile_path, O_RDWR);
 	assert_int_equal(pwrite(fd, "X", 1, 0), 1);
 	close(fd);
-	r = vpr_reader__open(path, err, sizeof(err));
+	r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	assert_null(r);
 	assert_non_null(strstr(err, "not a vpath recording"));
 
 	write_file(1, 1);
-	fd = open(path, O_RDWR);
+	fd = open(tmpfile_path, O_RDWR);
 	uint32_t v = 99;
 	assert_int_equal(pwrite(fd, &v, 4, 8), 4);
 	close(fd);
-	r = vpr_reader__open(path, err, sizeof(err));
+	r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	assert_null(r);
 	assert_non_null(strstr(err, "version 99"));
 
 	write_file(1, 1);
-	fd = open(path, O_RDWR);
+	fd = open(tmpfile_path, O_RDWR);
 	assert_int_equal(pwrite(fd, "Z", 1, 60), 1); /* inside the hostname */
 	close(fd);
-	r = vpr_reader__open(path, err, sizeof(err));
+	r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	assert_null(r);
 	assert_non_null(strstr(err, "checksum"));
 
 	write_file(1, 1);
-	assert_int_equal(truncate(path, 100), 0);
-	r = vpr_reader__open(path, err, sizeof(err));
+	assert_int_equal(truncate(tmpfile_path, 100), 0);
+	r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	assert_null(r);
 	assert_non_null(strstr(err, "truncated header"));
 
@@ -441,7 +422,7 @@ static void test_rejects_malformed_records(void **state)
 	struct vpr_hdr bad = {.type = VPR_SOCK_OP, .size = 12};
 
 	struct vpr_file_header h = header();
-	struct vpr_writer *w = vpr_writer__create(path, &h);
+	struct vpr_writer *w = vpr_writer__create(tmpfile_path, &h);
 
 	assert_non_null(w);
 	assert_int_equal(vpr_writer__append(w, &bad), -EINVAL);
@@ -449,7 +430,7 @@ static void test_rejects_malformed_records(void **state)
 	assert_int_equal(vpr_writer__append(w, &bad), 0);
 	assert_int_equal(vpr_writer__close(w), 0);
 
-	struct vpr_reader *r = vpr_reader__open(path, (char[64]){0}, 64);
+	struct vpr_reader *r = vpr_reader__open(tmpfile_path, (char[64]){0}, 64);
 	const struct vpr_hdr *rec;
 
 	assert_non_null(r);
@@ -474,19 +455,19 @@ static void test_disk_full_keeps_whole_blocks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_round_trip_every_record_type, make_path,
-						remove_path),
-		cmocka_unit_test_setup_teardown(test_round_trip_h2_frame, make_path, remove_path),
-		cmocka_unit_test_setup_teardown(test_round_trip_writer, make_path, remove_path),
-		cmocka_unit_test_setup_teardown(test_large_volume_spans_many_blocks, make_path,
-						remove_path),
-		cmocka_unit_test_setup_teardown(test_torn_tail_keeps_complete_blocks, make_path,
-						remove_path),
-		cmocka_unit_test_setup_teardown(test_bit_flip_in_middle_is_corruption, make_path,
-						remove_path),
-		cmocka_unit_test_setup_teardown(test_rejects_bad_headers, make_path, remove_path),
-		cmocka_unit_test_setup_teardown(test_rejects_malformed_records, make_path,
-						remove_path),
+		cmocka_unit_test_setup_teardown(test_round_trip_every_record_type, tmpfile_make,
+						tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_round_trip_h2_frame, tmpfile_make, tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_round_trip_writer, tmpfile_make, tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_large_volume_spans_many_blocks, tmpfile_make,
+						tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_torn_tail_keeps_complete_blocks, tmpfile_make,
+						tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_bit_flip_in_middle_is_corruption, tmpfile_make,
+						tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_rejects_bad_headers, tmpfile_make, tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_rejects_malformed_records, tmpfile_make,
+						tmpfile_remove),
 		cmocka_unit_test(test_disk_full_keeps_whole_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,26 +23,7 @@
 #include <cmocka.h>
 
 #include "recfile.h"
-
-static char path[64];
-
-static int make_path(void **state)
-{
-	int fd;
-
-	strcpy(path, "/tmp/vpath-recpacked.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int remove_path(void **state)
-{
-	unlink(path);
-	return 0;
-}
+#include "../lib/tmpfile.h"
 
 /* The records written, back to back, to compare with what is read. */
 struct recs {
@@ -86,13 +67,13 @@ static off_t write_recs(const struct recs *rs, uint32_t version)
 	struct stat st;
 
 	strcpy(h.hostname, "packed");
-	w = vpr_writer__create(path, &h);
+	w = vpr_writer__create(tmpfile_path, &h);
 	assert_non_null(w);
 	for (size_t off = 0; off < rs->len; off += ((const struct vpr_hdr *)(rs->p + off))->size)
 		assert_int_equal(vpr_writer__append(w, rs->p + off), 0);
 	assert_int_equal(vpr_writer__records(w), rs->n);
 	assert_int_equal(vpr_writer__close(w), 0);
-	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(stat(tmpfile_path, &st), 0);
 	return st.st_size;
 }
 
@@ -100,7 +81,7 @@ static off_t write_recs(const struct recs *rs, uint32_t version)
 static void read_back(const struct recs *rs, uint32_t version)
 {
 	char err[256];
-	struct vpr_reader *r = vpr_reader__open(path, err, sizeof(err));
+	struct vpr_reader *r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	const struct vpr_hdr *rec;
 	size_t off = 0, n = 0;
 
@@ -238,7 +219,7 @@ static void test_many_sockets_many_blocks(void **state)
 /* The first packed block of the file, rewritten by fix() and sealed again. */
 static void damage_first_block(void (*fix)(unsigned char *body, struct vpr_block_header *bh))
 {
-	FILE *f = fopen(path, "r+");
+	FILE *f = fopen(tmpfile_path, "r+");
 	struct vpr_block_header bh;
 	unsigned char body[4096];
 
@@ -258,7 +239,7 @@ static void damage_first_block(void (*fix)(unsigned char *body, struct vpr_block
 static void expect_corrupt(const char *what)
 {
 	char err[256];
-	struct vpr_reader *r = vpr_reader__open(path, err, sizeof(err));
+	struct vpr_reader *r = vpr_reader__open(tmpfile_path, err, sizeof(err));
 	const struct vpr_hdr *rec;
 
 	assert_non_null(r);
@@ -330,10 +311,10 @@ static void test_damaged_packed_blocks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_edge_values, make_path, remove_path),
-		cmocka_unit_test_setup_teardown(test_many_sockets_many_blocks, make_path,
-						remove_path),
-		cmocka_unit_test_setup_teardown(test_damaged_packed_blocks, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_edge_values, tmpfile_make, tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_many_sockets_many_blocks, tmpfile_make,
+						tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_damaged_packed_blocks, tmpfile_make, tmpfile_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
