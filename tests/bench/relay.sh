@@ -4,7 +4,7 @@
 # small queries (a SELECT of one row by a random id, simple protocol) as
 # fast as they go through a relay (RELAY: PgBouncer in transaction pooling,
 # 2 server connections, or haproxy in TCP mode) to PostgreSQL, all three on
-# one network-namespace host (tests/relay/servers.sh), in interleaved runs
+# one network-namespace host (tests/pgbouncer/servers.sh), in interleaved runs
 # with the recorder (--netns: that host) off and on, two ways: plain (every
 # operation) and capture (also each message's first 256 bytes,
 # --capture 256 on both of the relay's ports: what linking by forwarded
@@ -18,7 +18,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 . tests/e2e/harness.sh
-. tests/relay/servers.sh
+. tests/pgbouncer/servers.sh
 . tests/bench/lib/recorder.sh
 
 PAIRS=${PAIRS:-5}

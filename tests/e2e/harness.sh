@@ -300,7 +300,7 @@ e2e_compare() { # vpcompare options (--tap, --label X)...
 		--failures "$E2E_DIR/failures.jsonl" "$@"
 }
 
-# One run of a workload's run.sh (tests/relay, tests/queue) from a test:
+# One run of a workload's run.sh (tests/pgbouncer; tests/queue has its own) from a test:
 # with --keep KEEP/NAME, its figures as TAP comments, its errors too when
 # the run itself failed; when a server is missing the test skips WHAT and
 # ends.  Returns run.sh's status.

@@ -3,7 +3,7 @@
 # A threaded service with a pool of 8 connections -> haproxy in TCP mode (2
 # threads, each client connection spliced to a server connection of its
 # own) -> PostgreSQL, 1-4 queries per request, each carrying its request's
-# id, 8 keep-alive sessions (tests/relay/README.md).  Recorded with
+# id, 8 keep-alive sessions (tests/pgbouncer/README.md).  Recorded with
 # --capture 256 on haproxy's two ports, the calls haproxy makes are linked
 # by the bytes they forward: every request found, every path and link
 # marked exact right, at least 99% of the paths right.  A second run has
@@ -14,7 +14,7 @@
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
-source tests/relay/lib.sh
+source tests/pgbouncer/lib.sh
 
 relay_test_start "haproxy in TCP mode" "${HAPROXY_REQUESTS:-2000}"
 relay_run haproxy run --relay haproxy --min-accuracy 99

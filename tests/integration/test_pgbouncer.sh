@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # A threaded service with a pool of 8 connections -> PgBouncer ->
 # PostgreSQL, 1-4 queries per request, each carrying its request's id, 8
-# keep-alive sessions (tests/relay/README.md).  Recorded with --capture 256
+# keep-alive sessions (tests/pgbouncer/README.md).  Recorded with --capture 256
 # on PgBouncer's two ports, the calls PgBouncer makes are linked by the
 # bytes they forward: in transaction pooling (8 client connections on 2
 # server connections) and in session pooling (a server connection for each
@@ -18,7 +18,7 @@
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
-source tests/relay/lib.sh
+source tests/pgbouncer/lib.sh
 
 relay_test_start "PgBouncer" "${PGBOUNCER_REQUESTS:-2000}"
 relay_run pgbouncer run --min-accuracy 99

@@ -11,7 +11,7 @@
 # client connection).  Exit status: 0 when the gates pass, 1 when not, 2
 # when the run itself failed.  Needs root.
 #
-#   tests/relay/run.sh [--relay pgbouncer|haproxy] [--pool-mode transaction|session]
+#   tests/pgbouncer/run.sh [--relay pgbouncer|haproxy] [--pool-mode transaction|session]
 #                      [--requests N] [--sessions S] [--seed X]
 #                      [--min-accuracy P] [--shared P] [--keep DIR]
 # --pool-mode: PgBouncer's (transaction by default).
@@ -23,9 +23,9 @@ set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
-source tests/relay/servers.sh
+source tests/pgbouncer/servers.sh
 
-R_SRC=tests/relay
+R_SRC=tests/pgbouncer
 R_NET=10.209.0
 R_CLIENT_IP=$R_NET.10
 R_APP=$R_NET.1:8000

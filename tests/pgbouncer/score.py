@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Scores vpath-analyze's paths (found.json) against the client's truth
-(truth.jsonl) for tests/relay (README.md).
+(truth.jsonl) for tests/pgbouncer (README.md).
 
 A request is found when a path enters the app on its (client ip:port,
 ordinal). Its calls are the app's calls to the relay (PgBouncer, haproxy),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""The threaded service of tests/relay (README.md): an HTTP/1.1 server, a
+"""The threaded service of tests/pgbouncer (README.md): an HTTP/1.1 server, a
 thread per connection (http.server), with a pool of psycopg2 connections to
 the relay (PgBouncer, haproxy) in autocommit, so each query is a transaction
 of its own that PgBouncer in transaction pooling may run on any of its

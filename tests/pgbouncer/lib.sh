@@ -16,7 +16,7 @@ relay_test_start() { # what requests
 
 # One run; its name, then run.sh's options.  Skips the test WHAT when a server is missing.
 relay_run() { # what name options...
-	e2e_workload_run "$1" "$keep" "$2" tests/relay/run.sh --requests "$requests" \
+	e2e_workload_run "$1" "$keep" "$2" tests/pgbouncer/run.sh --requests "$requests" \
 		--seed "$seed" "${@:3}"
 }
 
@@ -25,7 +25,7 @@ relay_scorer_can_fail() { # what name
 	local what rc
 	for what in move lose; do
 		rc=2
-		[ -f "$keep/$2/found.json" ] && python3 tests/relay/score.py \
+		[ -f "$keep/$2/found.json" ] && python3 tests/pgbouncer/score.py \
 			--truth "$keep/$2/truth.jsonl" --found "$keep/$2/found.json" --app $RELAY_APP \
 			--relay $RELAY_ADDR --db $RELAY_DB --break $what >/dev/null
 		rc=$?

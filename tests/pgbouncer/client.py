@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""The client of tests/relay (README.md): S keep-alive sessions, each a
+"""The client of tests/pgbouncer (README.md): S keep-alive sessions, each a
 thread with one HTTP/1.1 connection, sharing N requests.  Request i asks
 for 1-4 queries (drawn from (seed, i)); its truth line (--out, JSON lines)
 is its id, its connection's address and ordinal there (what vpath-analyze
