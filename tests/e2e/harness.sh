@@ -10,6 +10,7 @@
 #   e2e_servers_unavailable FN  why real servers cannot run (FN lists what is missing)
 #   e2e_recorders_start       one recorder per host; returns once all attached
 #   e2e_servers_start         every server; returns once all listen
+#   e2e_spawn NAME HOST ADDR CMD...  a server of another kind; returns once it listens
 #   e2e_client_run ARGS...    the client; truth in $E2E_DIR/truth.jsonl
 #   e2e_servers_stop; e2e_recorders_stop
 #   e2e_analyze               $E2E_DIR/found.json from all recordings
@@ -190,6 +191,29 @@ e2e_recorders_stop() {
 	return $rc
 }
 
+# Starts NAME on HOST in its own process group (a server of another kind
+# than vApp, its output in $E2E_DIR/NAME.log); returns once it listens on
+# ADDR, or once it printed a line when ADDR is empty (a worker).
+e2e_spawn() { # name host addr command...
+	local name=$1 host=$2 addr=$3 i
+	shift 3
+	setsid ip netns exec "$(e2e_ns "$host")" "$@" >"$E2E_DIR/$name.log" 2>&1 </dev/null &
+	E2E_SERVER_PIDS+=($!)
+	for ((i = 0; i < 300; i++)); do
+		if [ -n "$addr" ]; then
+			ip netns exec "$(e2e_ns "$host")" ss -Hltn "src $addr" 2>/dev/null | grep -q . &&
+				return 0
+		else
+			[ -s "$E2E_DIR/$name.log" ] && return 0
+		fi
+		kill -0 "${E2E_SERVER_PIDS[-1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	e2e_log "$name did not start:"
+	tail -20 "$E2E_DIR/$name.log" | sed 's/^/#   /' >&2
+	return 1
+}
+
 # E2E_LOG_VISITS=1: each server logs a line per visit (vapp server --log-visits).
 e2e_servers_start() {
 	local name opts=()
@@ -274,6 +298,24 @@ e2e_compare() { # vpcompare options (--tap, --label X)...
 	python3 "$E2E_SRC/vpcompare.py" compare --truth "$E2E_DIR/truth.jsonl" \
 		--found "$E2E_DIR/found.json" --topology "$E2E_DIR/topology.json" \
 		--failures "$E2E_DIR/failures.jsonl" "$@"
+}
+
+# One run of a workload's run.sh (tests/pgbouncer; tests/queue has its own) from a test:
+# with --keep KEEP/NAME, its figures as TAP comments, its errors too when
+# the run itself failed; when a server is missing the test skips WHAT and
+# ends.  Returns run.sh's status.
+e2e_workload_run() { # what keep name run.sh options...
+	local what=$1 keep=$2 name=$3 script=$4 rc
+	shift 4
+	"$script" --keep "$keep/$name" "$@" >"$keep/$name.out" 2>"$keep/$name.err"
+	rc=$?
+	sed 's/^/# /' "$keep/$name.out"
+	if [ $rc -eq 2 ] && grep -q "missing:" "$keep/$name.err"; then
+		skip "$what" "$(grep -o 'missing:.*' "$keep/$name.err")"
+		exit 0
+	fi
+	[ $rc -ne 2 ] || sed 's/^/# /' "$keep/$name.err"
+	return $rc
 }
 
 # e2e_require NAME: when the harness cannot run here, says the test NAME was

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""The threaded service of tests/pgbouncer (README.md): an HTTP/1.1 server,
-a thread per connection (http.server), with a pool of psycopg2 connections
-to PgBouncer in autocommit, so each query is a transaction of its own that
-PgBouncer in transaction pooling may run on any of its server connections.
+"""The threaded service of tests/pgbouncer (README.md): an HTTP/1.1 server, a
+thread per connection (http.server), with a pool of psycopg2 connections to
+the relay (PgBouncer, haproxy) in autocommit, so each query is a transaction
+of its own that PgBouncer in transaction pooling may run on any of its
+server connections.
 
 GET /r?id=N&k=K runs K queries, each carrying the request's id in a comment
 as real applications do (sqlcommenter, Rails' marginalia), and answers with
@@ -80,7 +81,7 @@ def main():
     host, port = args.listen.rsplit(":", 1)
     srv = ThreadingHTTPServer((host, int(port)), Handler)
     srv.daemon_threads = True
-    print("app: listening on %s, %d connections to PgBouncer" % (args.listen, args.pool),
+    print("app: listening on %s, %d connections to the relay" % (args.listen, args.pool),
           flush=True)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     threading.Event().wait()

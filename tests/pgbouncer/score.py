@@ -4,26 +4,26 @@
 (truth.jsonl) for tests/pgbouncer (README.md).
 
 A request is found when a path enters the app on its (client ip:port,
-ordinal).  Its calls are the app's calls to PgBouncer, each with the calls
-PgBouncer made under it to PostgreSQL; statements are read from the
-calls' witnesses (the captured bytes: the text the app sent, which names
-its request).  A request is right when the statements of its calls to
-PgBouncer are exactly those the app says it ran, and under each of them
-PgBouncer's calls carrying a request's comment are exactly one, of the
-same statement.  A statement the app ran for several requests (app.py
+ordinal). Its calls are the app's calls to the relay (PgBouncer, haproxy),
+each with the calls the relay made under it to PostgreSQL; statements are
+read from the calls' witnesses (the captured bytes: the text the app sent,
+which names its request). A request is right when the statements of its
+calls to the relay are exactly those the app says it ran, and under each of
+them the relay's calls carrying a request's comment are exactly one, of the
+same statement. A statement the app ran for several requests (app.py
 --shared) is right under any call of the same text (the bytes cannot tell
-which), and such calls may be linked by their bytes (`forwarded`) at
-most once per statement: its first run, before any other request carried
-the same bytes (the analyzer cannot know later runs; from the second on,
-bytes seen before decide nothing): that is a gate.  PgBouncer's own statements (no comment) are counted apart.  A
-link PgBouncer -> PostgreSQL is right when its statement is that of the
-call it hangs under.
+which), and such calls may be linked by their bytes (`forwarded`) at most
+once per statement: its first run, before any other request carried the same
+bytes (the analyzer cannot know later runs; from the second on, bytes seen
+before decide nothing): that is a gate. The relay's own statements (no
+comment) are counted apart. A link relay -> PostgreSQL is right when its
+statement is that of the call it hangs under.
 
 Gates (exit 1): every request found, every request and every link marked
 exact right, at least --min-accuracy percent of the requests right.
 Prints the figures and the links' bases; wrong requests go to --failures.
 --break move|lose scores a broken copy instead, to show the gates can fail:
-one PgBouncer -> PostgreSQL call, exact, moved under another request's
+one relay -> PostgreSQL call, exact, moved under another request's
 call (its flags kept), or one request left out."""
 import argparse
 import collections
@@ -45,7 +45,7 @@ def broken(found, args):
     if args.brk == "lose":
         found["requests"].remove(reqs[0])
         return
-    pgb = [c for r in reqs for c in r["root"]["calls"] if c["server"]["addr"] == args.pgbouncer
+    pgb = [c for r in reqs for c in r["root"]["calls"] if c["server"]["addr"] == args.relay
            and c["calls"]]
     call = pgb[0]["calls"].pop(0)
     call["link"]["exact"] = True
@@ -57,7 +57,7 @@ def main():
     ap.add_argument("--truth", required=True)
     ap.add_argument("--found", required=True)
     ap.add_argument("--app", required=True)
-    ap.add_argument("--pgbouncer", required=True)
+    ap.add_argument("--relay", required=True)
     ap.add_argument("--db", required=True)
     ap.add_argument("--min-accuracy", type=float, default=0)
     ap.add_argument("--failures")
@@ -85,7 +85,7 @@ def main():
             failures.append({"id": t["id"], "why": "not found"})
             continue
         n_found += 1
-        pgb = [c for c in r["root"]["calls"] if c["server"]["addr"] == args.pgbouncer]
+        pgb = [c for c in r["root"]["calls"] if c["server"]["addr"] == args.relay]
         ok = sorted(statement(c) for c in pgb) == sorted(t["statements"])
         for c in pgb:
             tagged = []
@@ -118,7 +118,7 @@ def main():
     print("requests %d, found %d (%.1f%%), right %d (%.2f%%), marked exact %d (%.1f%%), "
           "exact wrong %d" % (n, n_found, 100.0 * n_found / max(n, 1), right, acc, exact,
                               100.0 * exact / max(n, 1), exact_wrong))
-    print("links PgBouncer -> PostgreSQL: %d, exact wrong %d; PgBouncer's own statements %d"
+    print("links relay -> PostgreSQL: %d, exact wrong %d; the relay's own statements %d"
           % (sum(links.values()), exact_links_wrong, untagged))
     bases = collections.defaultdict(lambda: [0, 0, 0])
     for (b, e, g), v in links.items():
