@@ -74,6 +74,22 @@ n = sum(c["link"].get("exact", False) for r in json.load(open(sys.argv[1]))["req
 sys.exit(0 if n > 0 else 1)
 PY
 check "queue (stream): hops marked exact (the entry's id XADD returned, seen in the delivery)" [ $? -eq 0 ]
+# SQLite (docs/sqlite.md): queue_ns on exactly the hops paths --json shows, with their times.
+d=$keep/stream
+"$VPATH_ANALYZE" sqlite -o "$d/paths.db" "$d"/*.vpr 2>/dev/null &&
+	python3 - "$d/found.json" "$d/paths.db" <<'PY'
+import json, sqlite3, sys
+def walk(c):
+    yield c
+    for k in c["calls"]:
+        yield from walk(k)
+want = sorted(c["link"]["queue_ns"] for r in json.load(open(sys.argv[1]))["requests"]
+              for c in walk(r["root"]) if c["link"].get("basis") == "queued")
+got = sorted(r[0] for r in sqlite3.connect(sys.argv[2]).execute(
+    "select queue_ns from calls where queue_ns is not null and link_basis = 'queued'"))
+sys.exit(0 if want and got == want else 1)
+PY
+check "queue (stream): SQLite's queue_ns on the hops paths --json shows, the same times" [ $? -eq 0 ]
 d=$keep/run
 for what in move lose; do
 	rc=2
