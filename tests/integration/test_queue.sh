@@ -90,6 +90,24 @@ got = sorted(r[0] for r in sqlite3.connect(sys.argv[2]).execute(
 sys.exit(0 if want and got == want else 1)
 PY
 check "queue (stream): SQLite's queue_ns on the hops paths --json shows, the same times" [ $? -eq 0 ]
+# The report's waterfalls draw the hops (report.js: a dashed queue wait, the
+# consumer's bars marked); headless Chromium runs the page's script.
+CHROMIUM=$(command -v chromium || command -v chromium-browser)
+if [ -n "$CHROMIUM" ] && "$VPATH_ANALYZE" report -o "$d/report.html" "$d"/*.vpr 2>/dev/null; then
+	profile=$(mktemp -d "$d/profile.XXXXXX")
+	timeout -k 5 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --user-data-dir="$profile" \
+		--dump-dom "file://$d/report.html" >"$d/dom.html" 2>/dev/null
+	rm -rf "$profile"
+	sc=$(grep -o '<div id="selfcheck" data-status="ok">[^<]*' "$d/dom.html")
+	echo "# report: ${sc##*>}"
+	hops=$(echo "$sc" | grep -o 'hops=[0-9]*' | cut -d= -f2)
+	waits=$(grep -o 'class="qwait"' "$d/dom.html" | wc -l)
+	check "queue (stream): the report's waterfalls draw the hops ($hops) and the deliveries' queue waits ($waits)" \
+		[ "${hops:-0}" -gt 0 -a "$waits" -gt 0 ]
+else
+	skip "the report's hops" "no chromium, or the report failed"
+fi
 d=$keep/run
 for what in move lose; do
 	rc=2
