@@ -31,8 +31,9 @@ struct vp_qdel {
 	uint64_t msg, qid;
 	int64_t open_ns, close_ns; /* its reply .. the thread's next wait (INT64_MAX: none yet) */
 	/*
-	 * The thread's first wait seen: calls it made before that wait came
-	 * here went out as roots, so its work may lack some (not exact).
+	 * Not exact: the thread's first wait seen (calls it made before that
+	 * wait came here went out as roots, so its work may lack some), or a
+	 * stream's entry matched by its bytes, not its id (pick_push).
 	 */
 	bool partial;
 	struct vp_request **reqs; /* the delivery, then its work */
