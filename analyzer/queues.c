@@ -20,8 +20,8 @@ struct vp_qpush {
 	uint64_t msg;
 	struct vp_call *call; /* NULL: its request went out without this message's work */
 	struct vp_qpub *pub;
-	int64_t at; /* its end; when it went out, for those gone */
-	bool taken; /* a delivery took it */
+	int64_t at;   /* its end; when it went out, for those gone */
+	bool taken;   /* a delivery took it */
 	uint64_t qid; /* the message's id, when the broker gave one (a stream entry's) */
 };
 
@@ -176,7 +176,8 @@ static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call
 {
 	if (c->wit.proto == VP_PROTO_REDIS && c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
 		q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
-		q->push[q->npush++] = (struct vp_qpush){c->wit.qmsg, c, pub, c->end_ns, false, c->wit.qid};
+		q->push[q->npush++] =
+			(struct vp_qpush){c->wit.qmsg, c, pub, c->end_ns, false, c->wit.qid};
 		pub->pending++;
 		if (c->end_ns > pub->last)
 			pub->last = c->end_ns;

@@ -88,7 +88,8 @@ static long command_at(const struct vp_bytes *b, size_t at, const uint8_t **name
 			return -1;
 		if (l < 0)
 			return b->len - p < 24 ? 0 : -1;
-		if (!vp_resp_number(b->p + p + 1, l - 1, &blen) || blen < 0 || blen > 512LL * 1024 * 1024)
+		if (!vp_resp_number(b->p + p + 1, l - 1, &blen) || blen < 0 ||
+		    blen > 512LL * 1024 * 1024)
 			return -1;
 		p += (size_t)l + 2;
 		if (k == 0 && p + (size_t)blen <= b->len) {

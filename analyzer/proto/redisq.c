@@ -156,7 +156,8 @@ void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w)
 	if (w->count != 1 || (w->flags & VP_WIT_MORE) || !args_of(b, &a))
 		return;
 	if ((!strcmp(w->verb, "LPUSH") || !strcmp(w->verb, "RPUSH")) && a.n == 3) {
-		w->qmsg = nonzero(fnv_part(fnv_part(FNV_BASIS, a.p[1], a.len[1]), a.p[2], a.len[2]));
+		w->qmsg =
+			nonzero(fnv_part(fnv_part(FNV_BASIS, a.p[1], a.len[1]), a.p[2], a.len[2]));
 		w->qkind = VP_WIT_Q_PUSH;
 	} else if (verb_in(w, list_moves) && a.n >= 3) {
 		w->qmsg = fnv_part(FNV_BASIS, a.p[1], a.len[1]); /* the reply says the rest */
@@ -190,8 +191,8 @@ static void stream_delivery(const struct vp_bytes *b, struct vp_witness *w)
 	uint64_t h;
 
 	if (!at) { /* RESP2: an array of [key, entries] pairs */
-		if (!(at = header_at(b, 0, '*', &n)) || n != 1 || !(at = header_at(b, at, '*', &k)) ||
-		    k != 2)
+		if (!(at = header_at(b, 0, '*', &n)) || n != 1 ||
+		    !(at = header_at(b, at, '*', &k)) || k != 2)
 			return;
 	}
 	if (n != 1 || !(at = bulk_at(b, at, &s, &n)))

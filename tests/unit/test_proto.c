@@ -283,13 +283,15 @@ static void test_redis_queue_stream(void **state)
 	uint64_t pushed, id;
 
 	(void)state;
-	assert_true(wit(B("*7\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$6\r\nMAXLEN\r\n$1\r\n~\r\n$4\r\n1000\r\n"
-			  "$1\r\n*\r\n$3\r\njob\r\n"),
-			B("$15\r\n1700000000000-0\r\n"), &w));
+	assert_true(
+		wit(B("*7\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$6\r\nMAXLEN\r\n$1\r\n~\r\n$4\r\n1000\r\n"
+		      "$1\r\n*\r\n$3\r\njob\r\n"),
+		    B("$15\r\n1700000000000-0\r\n"), &w));
 	assert_int_equal(w.qkind, VP_WIT_Q_NONE); /* a field without its value */
-	assert_true(wit(B("*8\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$6\r\nMAXLEN\r\n$1\r\n~\r\n$4\r\n1000\r\n"
-			  "$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
-			B("$15\r\n1700000000000-0\r\n"), &w));
+	assert_true(
+		wit(B("*8\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$6\r\nMAXLEN\r\n$1\r\n~\r\n$4\r\n1000\r\n"
+		      "$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
+		    B("$15\r\n1700000000000-0\r\n"), &w));
 	assert_int_equal(w.qkind, VP_WIT_Q_PUSH);
 	pushed = w.qmsg;
 	id = w.qid;
@@ -297,14 +299,16 @@ static void test_redis_queue_stream(void **state)
 	assert_true(wit(B("*4\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n"),
 			B("$15\r\n1700000000000-0\r\n"), &w));
 	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
-	assert_true(wit(B("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
-			B("$15\r\n1700000000000-1\r\n"), &w));
+	assert_true(
+		wit(B("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
+		    B("$15\r\n1700000000000-1\r\n"), &w));
 	assert_true(w.qkind == VP_WIT_Q_PUSH && w.qmsg == pushed && w.qid != id);
-	assert_true(wit(B("*8\r\n$10\r\nXREADGROUP\r\n$5\r\nGROUP\r\n$1\r\ng\r\n$1\r\nc\r\n$5\r\nBLOCK\r\n"
-			  "$1\r\n0\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n"),
-			B("*1\r\n*2\r\n$4\r\njobs\r\n*1\r\n*2\r\n$15\r\n1700000000000-0\r\n*2\r\n"
-			  "$3\r\njob\r\n$5\r\nhello\r\n"),
-			&w));
+	assert_true(wit(
+		B("*8\r\n$10\r\nXREADGROUP\r\n$5\r\nGROUP\r\n$1\r\ng\r\n$1\r\nc\r\n$5\r\nBLOCK\r\n"
+		  "$1\r\n0\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n"),
+		B("*1\r\n*2\r\n$4\r\njobs\r\n*1\r\n*2\r\n$15\r\n1700000000000-0\r\n*2\r\n"
+		  "$3\r\njob\r\n$5\r\nhello\r\n"),
+		&w));
 	assert_true(w.qkind == VP_WIT_Q_POP && w.qmsg == pushed && w.qid == id);
 	assert_true(vp_witness_waits(&w));
 	assert_true(wit(B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
@@ -317,10 +321,11 @@ static void test_redis_queue_stream(void **state)
 			B("*2\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), &w));
 	assert_true(w.qmsg != pushed);
 	/* Two entries in one reply, none (a timeout), a deleted entry: no message. */
-	assert_true(wit(B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
-			B("*1\r\n*2\r\n$4\r\njobs\r\n*2\r\n*2\r\n$3\r\n1-0\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n"
-			  "*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n"),
-			&w));
+	assert_true(wit(
+		B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+		B("*1\r\n*2\r\n$4\r\njobs\r\n*2\r\n*2\r\n$3\r\n1-0\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n"
+		  "*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n"),
+		&w));
 	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0 && w.qid == 0);
 	assert_true(wit(B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
 			B("*-1\r\n"), &w));
@@ -333,8 +338,9 @@ static void test_redis_queue_stream(void **state)
 			  "$3\r\njob\r\n$5\r\nhello\r\n"),
 			B("$-1\r\n"), &w));
 	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0);
-	assert_true(wit(B("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
-			B("-ERR The ID specified in XADD is equal or smaller\r\n"), &w));
+	assert_true(
+		wit(B("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
+		    B("-ERR The ID specified in XADD is equal or smaller\r\n"), &w));
 	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0 && w.qid == 0);
 }
 
@@ -386,10 +392,14 @@ static void test_labels_bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_http),	       cmocka_unit_test(test_http_pipeline),
-		cmocka_unit_test(test_pgsql),	       cmocka_unit_test(test_redis),
-		cmocka_unit_test(test_redis_queue),    cmocka_unit_test(test_redis_queue_move),
-		cmocka_unit_test(test_redis_queue_stream), cmocka_unit_test(test_mysql),
+		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_http_pipeline),
+		cmocka_unit_test(test_pgsql),
+		cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_redis_queue),
+		cmocka_unit_test(test_redis_queue_move),
+		cmocka_unit_test(test_redis_queue_stream),
+		cmocka_unit_test(test_mysql),
 		cmocka_unit_test(test_labels_bounded),
 	};
 

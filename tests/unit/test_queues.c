@@ -259,7 +259,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hop),
 		cmocka_unit_test(test_first_wait_not_exact),
-		cmocka_unit_test(test_same_bytes_twice), cmocka_unit_test(test_stream_id),
+		cmocka_unit_test(test_same_bytes_twice),
+		cmocka_unit_test(test_stream_id),
 		cmocka_unit_test(test_pass_through),
 	};
 
