@@ -337,6 +337,14 @@ static bool shown(const struct vp_xchg *c)
 /* Both ends saw the same bytes; the server's capture is the one usually asked for. */
 static const struct vp_witness *witness_of(const struct vp_xchg *c, const struct vp_xchg *s)
 {
+	/*
+	 * A queue's message read whole on the client's side only: a reply the
+	 * broker wrote with writev (Redis's XREADGROUP reply, its lengths in
+	 * nodes of their own), whose capture holds the first iovec alone, is
+	 * whole in the receiver's buffer.  The same stream's bytes, read further.
+	 */
+	if (s && s->wit && c && c->wit && !s->wit->qkind && c->wit->qkind)
+		return c->wit;
 	if (s && s->wit)
 		return s->wit;
 	return c && c->wit ? c->wit : NULL;

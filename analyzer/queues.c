@@ -20,18 +20,20 @@ struct vp_qpush {
 	uint64_t msg;
 	struct vp_call *call; /* NULL: its request went out without this message's work */
 	struct vp_qpub *pub;
-	int64_t at; /* its end; when it went out, for those gone */
-	bool taken; /* a delivery took it */
+	int64_t at;   /* its end; when it went out, for those gone */
+	bool taken;   /* a delivery took it */
+	uint64_t qid; /* the message's id, when the broker gave one (a stream entry's) */
 };
 
 struct vp_qdel {
 	int host;
 	uint32_t pid, tid;
-	uint64_t msg;
+	uint64_t msg, qid;
 	int64_t open_ns, close_ns; /* its reply .. the thread's next wait (INT64_MAX: none yet) */
 	/*
-	 * The thread's first wait seen: calls it made before that wait came
-	 * here went out as roots, so its work may lack some (not exact).
+	 * Not exact: the thread's first wait seen (calls it made before that
+	 * wait came here went out as roots, so its work may lack some), or a
+	 * stream's entry matched by its bytes, not its id (pick_push).
 	 */
 	bool partial;
 	struct vp_request **reqs; /* the delivery, then its work */
@@ -62,8 +64,7 @@ void vp_queues__init(struct vp_queues *q, vp_request_fn out, void *ctx)
 
 static bool is_wait(const struct vp_call *c)
 {
-	return c->client.recorded && c->wit.proto == VP_PROTO_REDIS &&
-	       (!strcmp(c->wit.verb, "BRPOP") || !strcmp(c->wit.verb, "BLPOP"));
+	return c->client.recorded && vp_witness_waits(&c->wit);
 }
 
 static bool same_thread(const struct vp_qdel *d, const struct vp_call_end *e)
@@ -162,6 +163,7 @@ static void on_wait(struct vp_queues *q, struct vp_request *r)
 	d->pid = c->client.pid;
 	d->tid = c->client.tid;
 	d->msg = c->wit.qmsg;
+	d->qid = c->wit.qid;
 	d->open_ns = c->end_ns;
 	d->close_ns = INT64_MAX;
 	d->partial = first;
@@ -174,7 +176,8 @@ static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call
 {
 	if (c->wit.proto == VP_PROTO_REDIS && c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
 		q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
-		q->push[q->npush++] = (struct vp_qpush){c->wit.qmsg, c, pub, c->end_ns, false};
+		q->push[q->npush++] =
+			(struct vp_qpush){c->wit.qmsg, c, pub, c->end_ns, false, c->wit.qid};
 		pub->pending++;
 		if (c->end_ns > pub->last)
 			pub->last = c->end_ns;
@@ -301,22 +304,45 @@ static void del_free(struct vp_qdel *d)
 	free(d);
 }
 
+/*
+ * The push delivery d took (NULL: none decides it).  With an id on both
+ * sides (a stream entry's), the push with d's id; else the one push not
+ * yet taken with d's bytes.  A delivery with an id decided by bytes alone
+ * is not exact: a stream's entry can be read again (XREAD by another
+ * reader, XREADGROUP of pending entries), so "not yet taken" proves less
+ * than for a list.
+ */
+static struct vp_qpush *pick_push(struct vp_queues *q, struct vp_qdel *d)
+{
+	struct vp_qpush *s = NULL;
+	size_t cands = 0;
+
+	for (size_t k = 0; k < q->npush; k++) {
+		struct vp_qpush *p = &q->push[k];
+
+		if (p->msg != d->msg || (d->qid && p->qid && p->qid != d->qid))
+			continue;
+		if (d->qid && p->qid == d->qid)
+			return p->taken ? NULL : p;
+		if (!p->taken) {
+			cands++;
+			s = p;
+		}
+	}
+	d->partial |= d->qid != 0; /* not decided by its id */
+	return cands == 1 ? s : NULL;
+}
+
 /* Delivery i is settled: hung under its one push, or passed on as it was. */
 static void settle(struct vp_queues *q, size_t i)
 {
 	struct vp_qdel *d = q->del[i];
-	struct vp_qpush *s = NULL;
-	size_t cands = 0;
+	struct vp_qpush *s = pick_push(q, d);
 
-	for (size_t k = 0; k < q->npush; k++)
-		if (q->push[k].msg == d->msg && !q->push[k].taken) {
-			cands++;
-			s = &q->push[k];
-		}
 	q->del[i] = q->del[--q->ndel];
-	if (cands == 1)
+	if (s)
 		s->taken = true;
-	if (cands == 1 && s->call) {
+	if (s && s->call) {
 		graft(q, d, s);
 		if (!--s->pub->pending)
 			for (size_t k = 0; k < q->npub; k++)

@@ -4,10 +4,11 @@
  * puts on a queue and a consumer takes off it later links the consumer's
  * work to that call, as an asynchronous hop, by the message's bytes.
  *
- * Redis lists: a call whose witness says it pushed one message (LPUSH or
- * RPUSH, its list and bytes whole in the capture: vp_witness.qmsg) is a
- * push; a consumer thread's BRPOP/BLPOP call whose reply delivered one is
- * a delivery.  The consumer's work on it is every request rooted in a call
+ * Redis lists and streams: a call whose witness says it pushed one message
+ * (LPUSH or RPUSH, XADD, its queue and bytes whole in the capture:
+ * vp_witness.qmsg) is a push; a consumer thread's wait (vp_witness_waits:
+ * BRPOP/BLPOP, BLMOVE/BRPOPLPUSH/LMOVE/RPOPLPUSH, XREADGROUP/XREAD) whose
+ * reply delivered one is a delivery.  The consumer's work on it is every request rooted in a call
  * that thread made from the delivery's reply to its next BRPOP/BLPOP:
  * each is hung under the push, with the delivery first, with basis
  * `queued` and the message's time in the queue (vp_call.queue_ns: the
@@ -15,7 +16,10 @@
  * clock when it was recorded).  The link is exact when exactly one push
  * seen carried the same list and bytes (the forwarded-bytes standard,
  * forward.h) and the work's call was a root of its own (nothing else
- * could have caused it); with several such pushes nothing is linked.
+ * could have caused it); with several such pushes nothing is linked.  A
+ * stream's entry (vp_witness.qid, its id) is decided by its id when both
+ * sides gave it, exact; by bytes alone it is linked inferred (an entry can
+ * be read again: XREAD readers, pending entries).
  *
  * Requests hang under other requests, so what takes part waits here: a
  * request with a push until each of its messages was delivered and the
@@ -32,8 +36,9 @@
  * Limits: a publisher whose request ends more than VP_QUEUE_SETTLE_NS
  * after its message was delivered is not seen in time (the delivery's
  * work stays where the other rules put it); pushes made by a consumer's
- * work (a job queuing a job) are not followed; BLMOVE, streams, pub/sub
- * and other brokers are not read yet.
+ * work (a job queuing a job) are not followed; an entry several XREAD
+ * readers read is linked to the first only; pub/sub and other brokers are
+ * not read yet.
  */
 #ifndef VPATH_QUEUES_H
 #define VPATH_QUEUES_H

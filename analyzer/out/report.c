@@ -159,6 +159,8 @@ static void flatten(const struct vp_analysis *a, const struct vp_call *c, int pa
 	cJSON_AddStringToObject(o, "basis", vp_basis_name(c->link.basis));
 	cJSON_AddBoolToObject(o, "exact", c->link.exact);
 	add_num(o, "cand", c->link.candidates);
+	if (c->link.basis == VP_BASIS_QUEUED) /* an asynchronous hop: its time in the queue */
+		add_num(o, "q", (double)c->queue_ns);
 	cJSON_AddStringToObject(o, "outcome", vp_outcome_name(vp_call__outcome(c)));
 	if (c->setup_ns)
 		add_num(o, "setup", (double)c->setup_ns);

@@ -54,9 +54,12 @@ struct vp_witness {
 	/*
 	 * That message: a hash of its queue's name and of all its bytes, read
 	 * whole from the capture (a Redis list's LPUSH/RPUSH request, a
-	 * BRPOP/BLPOP reply); the analyzer's queue hops (queues.h) match it.
+	 * BRPOP/BLPOP/BLMOVE reply; a stream's XADD, an XREADGROUP reply:
+	 * redisq.c); the analyzer's queue hops (queues.h) match it.
 	 */
 	uint64_t qmsg;
+	/* The message's own id where the broker gives one (a stream entry's), hashed; 0: none. */
+	uint64_t qid;
 	char verb[VP_WIT_VERB_MAX];
 	char text[VP_WIT_TEXT_MAX];
 	char err[VP_WIT_ERR_MAX];
@@ -109,6 +112,12 @@ bool vp_proto_witness(const struct vp_bytes *req, const struct vp_bytes *rep, st
 /* Only one protocol's readers (the fuzz targets use this). */
 bool vp_proto_witness_as(uint8_t proto, const struct vp_bytes *req, const struct vp_bytes *rep,
 			 struct vp_witness *w);
+
+/*
+ * A call that waits on a queue for a message (BRPOP, BLMOVE, XREADGROUP,
+ * ...), whether or not its reply delivered one: a consumer's wait.
+ */
+bool vp_witness_waits(const struct vp_witness *w);
 
 /* "GET /cart 200", "SELECT * FROM t WHERE id = 5", "GET (3 commands)": cut to len. */
 char *vp_witness_label(const struct vp_witness *w, size_t max_text, char *buf, size_t len);

@@ -10,13 +10,12 @@
  */
 #include <string.h>
 
-#include "proto.h"
+#include "resp.h"
 
 #define NEST_MAX 8
 #define COUNT_MAX (1 << 20)
 
-/* The line at [at, len) up to CRLF: its length without the CRLF, or -1 when it does not end. */
-static long line_at(const struct vp_bytes *b, size_t at)
+long vp_resp_line(const struct vp_bytes *b, size_t at)
 {
 	const uint8_t *nl;
 
@@ -28,8 +27,7 @@ static long line_at(const struct vp_bytes *b, size_t at)
 	return (long)(nl - (b->p + at)) - 1;
 }
 
-/* A decimal (optionally negative) filling the n bytes at p; false when not one. */
-static bool number(const uint8_t *p, long n, long long *v)
+bool vp_resp_number(const uint8_t *p, long n, long long *v)
 {
 	bool neg = n > 0 && p[0] == '-';
 	long i = neg;
@@ -69,7 +67,7 @@ static bool name_ok(const uint8_t *p, size_t n)
  */
 static long command_at(const struct vp_bytes *b, size_t at, const uint8_t **name, size_t *name_len)
 {
-	long n = line_at(b, at), k;
+	long n = vp_resp_line(b, at), k;
 	long long count, blen;
 	size_t p;
 
@@ -78,11 +76,11 @@ static long command_at(const struct vp_bytes *b, size_t at, const uint8_t **name
 		return -1;
 	if (n < 0)
 		return b->len < b->total && b->len - at < 24 ? 0 : -1;
-	if (!number(b->p + at + 1, n - 1, &count) || count < 1 || count > COUNT_MAX)
+	if (!vp_resp_number(b->p + at + 1, n - 1, &count) || count < 1 || count > COUNT_MAX)
 		return -1;
 	p = at + (size_t)n + 2;
 	for (k = 0; k < count; k++) {
-		long l = line_at(b, p);
+		long l = vp_resp_line(b, p);
 
 		if (p >= b->len)
 			return 0;
@@ -90,7 +88,8 @@ static long command_at(const struct vp_bytes *b, size_t at, const uint8_t **name
 			return -1;
 		if (l < 0)
 			return b->len - p < 24 ? 0 : -1;
-		if (!number(b->p + p + 1, l - 1, &blen) || blen < 0 || blen > 512LL * 1024 * 1024)
+		if (!vp_resp_number(b->p + p + 1, l - 1, &blen) || blen < 0 ||
+		    blen > 512LL * 1024 * 1024)
 			return -1;
 		p += (size_t)l + 2;
 		if (k == 0 && p + (size_t)blen <= b->len) {
@@ -116,7 +115,7 @@ static void set_verb(struct vp_witness *w, const uint8_t *p, size_t n)
 /* An inline command: a line of printable words, the first a command name. */
 static int inline_request(const struct vp_bytes *b, struct vp_witness *w)
 {
-	long n = line_at(b, 0), i;
+	long n = vp_resp_line(b, 0), i;
 
 	if (n <= 0)
 		return 0;
@@ -132,76 +131,6 @@ static int inline_request(const struct vp_bytes *b, struct vp_witness *w)
 	return 1;
 }
 
-/* A bulk string at `at`, whole in the captured bytes: where it ends, and its bytes; 0: not one. */
-static size_t bulk_at(const struct vp_bytes *b, size_t at, const uint8_t **s, long long *n)
-{
-	long l = line_at(b, at);
-
-	if (l < 2 || b->p[at] != '$' || !number(b->p + at + 1, l - 1, n) || *n < 0 ||
-	    *n > (long long)b->len)
-		return 0;
-	at += (size_t)l + 2;
-	if (at + (size_t)*n + 2 > b->len || b->p[at + *n] != '\r' || b->p[at + *n + 1] != '\n')
-		return 0;
-	*s = b->p + at;
-	return at + (size_t)*n + 2;
-}
-
-/* FNV-1a over a list's name and a message, each after its length. */
-static uint64_t msg_hash(const uint8_t *key, long long klen, const uint8_t *val, long long vlen)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	const uint8_t *part[2] = {key, val};
-	long long len[2] = {klen, vlen};
-
-	for (int k = 0; k < 2; k++) {
-		for (int i = 0; i < 8; i++)
-			h = (h ^ (uint8_t)(len[k] >> (8 * i))) * 0x100000001b3ull;
-		for (long long i = 0; i < len[k]; i++)
-			h = (h ^ part[k][i]) * 0x100000001b3ull;
-	}
-	return h;
-}
-
-/*
- * At `at`, after an array header of `count` elements, the last two (a
- * list's name, one message): the message's hash, 0 when not both whole.
- */
-static uint64_t key_and_msg(const struct vp_bytes *b, size_t at)
-{
-	const uint8_t *key, *val;
-	long long klen, vlen;
-
-	if (!(at = bulk_at(b, at, &key, &klen)) || !bulk_at(b, at, &val, &vlen))
-		return 0;
-	return msg_hash(key, klen, val, vlen);
-}
-
-/* LPUSH/RPUSH of one message: `*3`, the name, the list, the message. */
-static void push_msg(const struct vp_bytes *b, struct vp_witness *w)
-{
-	const uint8_t *s;
-	long long n;
-	size_t at;
-
-	if ((strcmp(w->verb, "LPUSH") && strcmp(w->verb, "RPUSH")) || w->count != 1 ||
-	    (w->flags & VP_WIT_MORE) || b->len < 4 || memcmp(b->p, "*3\r\n", 4) ||
-	    !(at = bulk_at(b, 4, &s, &n)))
-		return;
-	if ((w->qmsg = key_and_msg(b, at)))
-		w->qkind = VP_WIT_Q_PUSH;
-}
-
-/* A BRPOP/BLPOP reply that delivers: `*2`, the list, the message (RESP2 and RESP3). */
-static void pop_msg(const struct vp_bytes *b, struct vp_witness *w)
-{
-	if ((strcmp(w->verb, "BRPOP") && strcmp(w->verb, "BLPOP")) || b->len < 4 ||
-	    memcmp(b->p, "*2\r\n", 4))
-		return;
-	if ((w->qmsg = key_and_msg(b, 4)))
-		w->qkind = VP_WIT_Q_POP;
-}
-
 /*
  * The array's header and its first bulk string, the name, decide; the rest
  * only counts the commands of a pipeline, as far as they are commands.
@@ -210,16 +139,16 @@ static int redis_request(const struct vp_bytes *b, struct vp_witness *w)
 {
 	const uint8_t *name = NULL;
 	size_t name_len = 0, at, p;
-	long n = line_at(b, 0), l;
+	long n = vp_resp_line(b, 0), l;
 	long long v;
 
 	if (b->len && b->p[0] != '*')
 		return inline_request(b, w);
-	if (n < 0 || !number(b->p + 1, n - 1, &v) || v < 1 || v > COUNT_MAX)
+	if (n < 0 || !vp_resp_number(b->p + 1, n - 1, &v) || v < 1 || v > COUNT_MAX)
 		return 0;
 	p = (size_t)n + 2;
-	l = line_at(b, p);
-	if (l < 0 || b->p[p] != '$' || !number(b->p + p + 1, l - 1, &v) || v < 1 ||
+	l = vp_resp_line(b, p);
+	if (l < 0 || b->p[p] != '$' || !vp_resp_number(b->p + p + 1, l - 1, &v) || v < 1 ||
 	    v >= VP_WIT_VERB_MAX || p + (size_t)l + 2 + (size_t)v > b->len)
 		return 0;
 	name = b->p + p + (size_t)l + 2;
@@ -234,14 +163,14 @@ static int redis_request(const struct vp_bytes *b, struct vp_witness *w)
 			w->count++;
 	if (at < b->total) /* a command cut by the capture, or bytes beyond it */
 		w->flags |= VP_WIT_MORE;
-	push_msg(b, w);
+	vp_redisq_request(b, w);
 	return 1;
 }
 
 /* The length of the RESP value at `at` when whole in the captured bytes, else 0; -1: not RESP. */
 static long value_at(const struct vp_bytes *b, size_t at, int depth)
 {
-	long n = line_at(b, at);
+	long n = vp_resp_line(b, at);
 	long long v;
 	size_t p;
 
@@ -266,11 +195,11 @@ static long value_at(const struct vp_bytes *b, size_t at, int depth)
 	case '#':
 		return n == 2 && (b->p[at + 1] == 't' || b->p[at + 1] == 'f') ? (long)(p - at) : -1;
 	case ':':
-		return number(b->p + at + 1, n - 1, &v) ? (long)(p - at) : -1;
+		return vp_resp_number(b->p + at + 1, n - 1, &v) ? (long)(p - at) : -1;
 	case '$':
 	case '!':
 	case '=':
-		if (!number(b->p + at + 1, n - 1, &v) || v < -1 || v > 512LL * 1024 * 1024)
+		if (!vp_resp_number(b->p + at + 1, n - 1, &v) || v < -1 || v > 512LL * 1024 * 1024)
 			return -1;
 		if (v == -1)
 			return (long)(p - at);
@@ -280,7 +209,7 @@ static long value_at(const struct vp_bytes *b, size_t at, int depth)
 			return -1;
 		return (long)(p + (size_t)v + 2 - at);
 	default: /* aggregates: '*', '%' (pairs), '~', '>', '|' (pairs) */
-		if (!number(b->p + at + 1, n - 1, &v) || v < -1 || v > COUNT_MAX)
+		if (!vp_resp_number(b->p + at + 1, n - 1, &v) || v < -1 || v > COUNT_MAX)
 			return -1;
 		if (v > 0 && (b->p[at] == '%' || b->p[at] == '|'))
 			v *= 2;
@@ -300,7 +229,7 @@ static long value_at(const struct vp_bytes *b, size_t at, int depth)
 /* The first line decides (a value's type and its length or text). */
 static int redis_reply(const struct vp_bytes *b, struct vp_witness *w)
 {
-	long len = line_at(b, 0);
+	long len = vp_resp_line(b, 0);
 	struct vp_bytes first;
 	size_t i;
 
@@ -311,7 +240,7 @@ static int redis_reply(const struct vp_bytes *b, struct vp_witness *w)
 	if (strchr("$!=*%~>|", b->p[0])) {
 		long long v;
 
-		if (!number(b->p + 1, len - 1, &v) || v < -1)
+		if (!vp_resp_number(b->p + 1, len - 1, &v) || v < -1)
 			return 0;
 	} else if (value_at(&first, 0, 0) <= 0) {
 		return 0;
@@ -324,10 +253,8 @@ static int redis_reply(const struct vp_bytes *b, struct vp_witness *w)
 			vp_proto_text(w->err, sizeof(w->err), b->p + 1, i - 1);
 		if (!w->err[0])
 			memcpy(w->err, "ERR", 4);
-		w->qkind = VP_WIT_Q_NONE; /* nothing was pushed */
-		w->qmsg = 0;
 	}
-	pop_msg(b, w);
+	vp_redisq_reply(b, w);
 	return 1;
 }
 

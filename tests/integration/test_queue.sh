@@ -9,7 +9,9 @@
 # every hop marked exact right, at least 99% of the jobs' work under the
 # request that published them.  Recorded without capture, nothing new is
 # stored (no payload records) and nothing is linked by a queue.  Then the
-# scorer must fail a copy with a hop moved or a request lost.
+# scorer must fail a copy with a hop moved or a request lost.  Then the
+# same gates with BLMOVE (a reliable queue) and with a stream's consumer
+# group (XADD, XREADGROUP).
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -50,6 +52,62 @@ check "queue with --capture: payload stored ($(payloads "$keep/run") records)" \
 check "queue without --capture: no payload stored ($(payloads "$d") records)" \
 	[ "$(payloads "$d")" = 0 ]
 check "queue without --capture: nothing linked as a queue hop" no_hops "$d"
+# The reliable-queue habit (BLMOVE onto a processing list, LREM after the
+# work) and a stream's consumer group (XADD, XREADGROUP, XACK): the same
+# gates, with fewer requests (the first job of each worker has no delivery
+# seen, a fixed loss of a few requests).
+for mode in blmove stream; do
+	QUEUE_MODE_REQUESTS=${QUEUE_MODE_REQUESTS:-600}
+	requests=$QUEUE_MODE_REQUESTS q_run "$mode" --mode "$mode" --min-accuracy 99
+	check "queue ($mode), --capture 256 on Redis: the gates pass (99% of the jobs' work under their request, every exact hop right)" \
+		[ $? -eq 0 ]
+done
+grep -q '"queued"' "$keep/stream/found.json" 2>/dev/null &&
+	python3 - "$keep/stream/found.json" <<'PY'
+import json, sys
+def walk(c):
+    yield c
+    for k in c["calls"]:
+        yield from walk(k)
+n = sum(c["link"].get("exact", False) for r in json.load(open(sys.argv[1]))["requests"]
+        for c in walk(r["root"]) if c["link"].get("basis") == "queued")
+sys.exit(0 if n > 0 else 1)
+PY
+check "queue (stream): hops marked exact (the entry's id XADD returned, seen in the delivery)" [ $? -eq 0 ]
+# SQLite (docs/sqlite.md): queue_ns on exactly the hops paths --json shows, with their times.
+d=$keep/stream
+"$VPATH_ANALYZE" sqlite -o "$d/paths.db" "$d"/*.vpr 2>/dev/null &&
+	python3 - "$d/found.json" "$d/paths.db" <<'PY'
+import json, sqlite3, sys
+def walk(c):
+    yield c
+    for k in c["calls"]:
+        yield from walk(k)
+want = sorted(c["link"]["queue_ns"] for r in json.load(open(sys.argv[1]))["requests"]
+              for c in walk(r["root"]) if c["link"].get("basis") == "queued")
+got = sorted(r[0] for r in sqlite3.connect(sys.argv[2]).execute(
+    "select queue_ns from calls where queue_ns is not null and link_basis = 'queued'"))
+sys.exit(0 if want and got == want else 1)
+PY
+check "queue (stream): SQLite's queue_ns on the hops paths --json shows, the same times" [ $? -eq 0 ]
+# The report's waterfalls draw the hops (report.js: a dashed queue wait, the
+# consumer's bars marked); headless Chromium runs the page's script.
+CHROMIUM=$(command -v chromium || command -v chromium-browser)
+if [ -n "$CHROMIUM" ] && "$VPATH_ANALYZE" report -o "$d/report.html" "$d"/*.vpr 2>/dev/null; then
+	profile=$(mktemp -d "$d/profile.XXXXXX")
+	timeout -k 5 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --user-data-dir="$profile" \
+		--dump-dom "file://$d/report.html" >"$d/dom.html" 2>/dev/null
+	rm -rf "$profile"
+	sc=$(grep -o '<div id="selfcheck" data-status="ok">[^<]*' "$d/dom.html")
+	echo "# report: ${sc##*>}"
+	hops=$(echo "$sc" | grep -o 'hops=[0-9]*' | cut -d= -f2)
+	waits=$(grep -o 'class="qwait"' "$d/dom.html" | wc -l)
+	check "queue (stream): the report's waterfalls draw the hops ($hops) and the deliveries' queue waits ($waits)" \
+		[ "${hops:-0}" -gt 0 -a "$waits" -gt 0 ]
+else
+	skip "the report's hops" "no chromium, or the report failed"
+fi
 d=$keep/run
 for what in move lose; do
 	rc=2

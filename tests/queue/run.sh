@@ -11,6 +11,10 @@
 #
 #   tests/queue/run.sh [--requests N] [--sessions S] [--workers W] [--seed X]
 #                      [--min-accuracy P] [--no-capture] [--keep DIR]
+#                      [--mode list|blmove|stream]
+# --mode: how jobs are queued and taken (README.md): LPUSH/BRPOP (list,
+# the default), LPUSH/BLMOVE onto a processing list (blmove), XADD and
+# XREADGROUP of a consumer group (stream).
 # --keep DIR: the recordings, truth files, found.json, failures.jsonl and
 # every log are copied to DIR.
 set -u
@@ -27,6 +31,7 @@ Q_WORKERS_IP=$Q_NET.3
 Q_BACK=$Q_NET.4:8100
 Q_PY=/usr/bin/python3 # Debian's, where python3-redis lives
 requests=2000 sessions=8 workers=2 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 capture=1
+mode=list
 while [ $# -gt 0 ]; do
 	case $1 in
 	--requests) requests=$2; shift ;;
@@ -36,11 +41,16 @@ while [ $# -gt 0 ]; do
 	--keep) keep=$2; shift ;;
 	--min-accuracy) min_accuracy=$2; shift ;;
 	--no-capture) capture=0 ;;
-	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--mode) mode=$2; shift ;;
+	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
 done
+case $mode in
+list | blmove | stream) ;;
+*) echo "run.sh: unknown mode $mode (list, blmove, stream)" >&2; exit 2 ;;
+esac
 
 q_missing() {
 	[ -x /usr/bin/redis-server ] || echo redis-server
@@ -74,11 +84,12 @@ q_servers_start() {
 	q_spawn redis redis "$Q_REDIS" /usr/bin/redis-server --bind "${Q_REDIS%:*}" \
 		--port "${Q_REDIS#*:}" --protected-mode no --save '' --appendonly no --dir "$E2E_DIR" || return 1
 	q_spawn back back "$Q_BACK" "$Q_PY" "$Q_SRC/back.py" --listen "$Q_BACK" || return 1
-	q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" ||
+	q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" \
+		--mode "$mode" ||
 		return 1
 	for ((i = 1; i <= workers; i++)); do
 		q_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_REDIS" \
-			--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" || return 1
+			--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" --mode "$mode" || return 1
 	done
 }
 
@@ -102,7 +113,7 @@ fi
 e2e_hosts_setup client:$Q_CLIENT_IP web:${Q_WEB%:*} redis:${Q_REDIS%:*} workers:$Q_WORKERS_IP \
 	back:${Q_BACK%:*} || exit 2
 on_exit 'e2e_keep_results "$keep"'
-e2e_log "queue: seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
+e2e_log "queue ($mode): seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
 rec=()
 [ $capture -eq 0 ] || rec=(--capture 256 --capture-port "${Q_REDIS#*:}")
 # The servers and workers first (their connections open), then the

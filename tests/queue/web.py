@@ -4,9 +4,10 @@
 per connection, that queues a job per request on a Redis list and answers
 at once, as RQ, Celery and Sidekiq applications do.
 
-GET /r?id=N&k=K pushes the job {"id": N, "k": K, ...} (LPUSH on the list
-`jobs`, through redis-py's connection pool) and answers with the job's
-bytes (the client's truth)."""
+GET /r?id=N&k=K pushes the job {"id": N, "k": K, ...} (through redis-py's
+connection pool: LPUSH on the list `jobs`, or with --mode stream XADD of
+one field `job` on the stream `jobs`) and answers with the job's bytes
+(the client's truth)."""
 import argparse
 import json
 
@@ -20,6 +21,7 @@ def main():
     ap.add_argument("--listen", required=True)
     ap.add_argument("--redis", required=True)
     ap.add_argument("--queue", default="jobs")
+    ap.add_argument("--mode", default="list", choices=["list", "blmove", "stream"])
     args = ap.parse_args()
     rhost, rport = args.redis.rsplit(":", 1)
     r = redis.Redis(host=rhost, port=int(rport))
@@ -27,7 +29,10 @@ def main():
     def answer(path, q):
         rid, k = int(q["id"][0]), int(q["k"][0])
         job = json.dumps({"id": rid, "k": k, "kind": "resize-image"})
-        r.lpush(args.queue, job)
+        if args.mode == "stream":
+            r.xadd(args.queue, {"job": job})
+        else:
+            r.lpush(args.queue, job)
         return dumps({"id": rid, "job": job})
 
     serve(args.listen, answer, "web: listening on %s, queue %s" % (args.listen, args.queue))

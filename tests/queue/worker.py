@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """A consumer of tests/queue (README.md): one process, one thread, that
-waits on the Redis list with BRPOP and runs each job it is given: K calls
+waits for a job and runs each job it is given.  --mode list: BRPOP on the
+list; blmove: the reliable-queue habit, BLMOVE onto a processing list of
+its own, the job's work, then LREM of the job there; stream: XREADGROUP
+(group `workers`, one entry at a time), the job's work, then XACK.  A job
+is K calls
 to the back end (GET /w?id=N&step=J on one keep-alive connection).  Its
 truth (--out, JSON lines, one per job, written as the job ends) is the
 job's request id, this worker's pid, and each back-end call's connection
@@ -23,6 +27,7 @@ def main():
     ap.add_argument("--back", required=True)
     ap.add_argument("--queue", default="jobs")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--mode", default="list", choices=["list", "blmove", "stream"])
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
     rhost, rport = args.redis.rsplit(":", 1)
@@ -32,10 +37,23 @@ def main():
     ordinal = 0
     addr = None
     out = open(args.out, "a", buffering=1)
+    mine = "%s:processing:%d" % (args.queue, os.getpid())
+    if args.mode == "stream":
+        try:
+            r.xgroup_create(args.queue, "workers", id="0", mkstream=True)
+        except redis.ResponseError:  # BUSYGROUP: the other worker made it
+            pass
     r.ping()  # connected before it says it waits
-    print("worker %d: waiting on %s" % (os.getpid(), args.queue), flush=True)
+    print("worker %d: waiting on %s (%s)" % (os.getpid(), args.queue, args.mode), flush=True)
     while True:
-        _, job = r.brpop(args.queue)
+        if args.mode == "list":
+            _, job = r.brpop(args.queue)
+        elif args.mode == "blmove":
+            job = r.blmove(args.queue, mine, 0, "RIGHT", "LEFT")
+        else:
+            [[_, [(eid, fields)]]] = r.xreadgroup("workers", "w%d" % os.getpid(),
+                                                  {args.queue: ">"}, count=1, block=0)
+            job = fields[b"job"]
         j = json.loads(job)
         calls = []
         for step in range(j["k"]):
@@ -45,6 +63,10 @@ def main():
             back.getresponse().read()
             calls.append([addr, ordinal])
             ordinal += 1
+        if args.mode == "blmove":
+            r.lrem(mine, 1, job)
+        elif args.mode == "stream":
+            r.xack(args.queue, "workers", eid)
         out.write(json.dumps({"id": j["id"], "worker": os.getpid(), "job": job.decode(),
                               "calls": calls}) + "\n")
 

@@ -237,6 +237,113 @@ static void test_redis_queue(void **state)
 	}
 }
 
+/* A reliable queue's move: the list in the request, the message in the reply. */
+static void test_redis_queue_move(void **state)
+{
+	struct vp_witness w;
+	uint64_t pushed;
+
+	(void)state;
+	assert_true(wit(B("*3\r\n$5\r\nLPUSH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), B(":1\r\n"), &w));
+	pushed = w.qmsg;
+	assert_true(wit(B("*6\r\n$6\r\nBLMOVE\r\n$4\r\njobs\r\n$4\r\nwork\r\n$5\r\nRIGHT\r\n"
+			  "$4\r\nLEFT\r\n$1\r\n0\r\n"),
+			B("$5\r\nhello\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_POP);
+	assert_true(w.qmsg == pushed);
+	assert_true(vp_witness_waits(&w));
+	assert_true(wit(B("*4\r\n$10\r\nBRPOPLPUSH\r\n$4\r\njobs\r\n$4\r\nwork\r\n$1\r\n0\r\n"),
+			B("$5\r\nhello\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_POP && w.qmsg == pushed);
+	assert_true(wit(B("*3\r\n$9\r\nRPOPLPUSH\r\n$4\r\njobs\r\n$4\r\nwork\r\n"),
+			B("$5\r\nhello\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_POP && w.qmsg == pushed);
+	/* Another source list; a timeout (nil, RESP2 and RESP3); an error. */
+	assert_true(wit(B("*4\r\n$10\r\nBRPOPLPUSH\r\n$4\r\nwork\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+			B("$5\r\nhello\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_POP && w.qmsg != pushed);
+	assert_true(wit(B("*4\r\n$10\r\nBRPOPLPUSH\r\n$4\r\njobs\r\n$4\r\nwork\r\n$1\r\n1\r\n"),
+			B("$-1\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0 && vp_witness_waits(&w));
+	assert_true(wit(B("*4\r\n$10\r\nBRPOPLPUSH\r\n$4\r\njobs\r\n$4\r\nwork\r\n$1\r\n1\r\n"),
+			B("_\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0);
+	assert_true(wit(B("*3\r\n$5\r\nLMOVE\r\n$4\r\njobs\r\n$4\r\nwork\r\n"),
+			B("-WRONGTYPE Operation\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0);
+	/* Not a wait: GET's reply is a bulk string too. */
+	assert_true(wit(B("*2\r\n$3\r\nGET\r\n$4\r\njobs\r\n"), B("$5\r\nhello\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0 && !vp_witness_waits(&w));
+}
+
+/* A stream's entry: XADD's fields and id, the same in XREADGROUP's reply (RESP2 and RESP3). */
+static void test_redis_queue_stream(void **state)
+{
+	struct vp_witness w;
+	uint64_t pushed, id;
+
+	(void)state;
+	assert_true(
+		wit(B("*7\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$6\r\nMAXLEN\r\n$1\r\n~\r\n$4\r\n1000\r\n"
+		      "$1\r\n*\r\n$3\r\njob\r\n"),
+		    B("$15\r\n1700000000000-0\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_NONE); /* a field without its value */
+	assert_true(
+		wit(B("*8\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$6\r\nMAXLEN\r\n$1\r\n~\r\n$4\r\n1000\r\n"
+		      "$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
+		    B("$15\r\n1700000000000-0\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_PUSH);
+	pushed = w.qmsg;
+	id = w.qid;
+	assert_true(pushed && id);
+	assert_true(wit(B("*4\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n"),
+			B("$15\r\n1700000000000-0\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	assert_true(
+		wit(B("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
+		    B("$15\r\n1700000000000-1\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_PUSH && w.qmsg == pushed && w.qid != id);
+	assert_true(wit(
+		B("*8\r\n$10\r\nXREADGROUP\r\n$5\r\nGROUP\r\n$1\r\ng\r\n$1\r\nc\r\n$5\r\nBLOCK\r\n"
+		  "$1\r\n0\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n"),
+		B("*1\r\n*2\r\n$4\r\njobs\r\n*1\r\n*2\r\n$15\r\n1700000000000-0\r\n*2\r\n"
+		  "$3\r\njob\r\n$5\r\nhello\r\n"),
+		&w));
+	assert_true(w.qkind == VP_WIT_Q_POP && w.qmsg == pushed && w.qid == id);
+	assert_true(vp_witness_waits(&w));
+	assert_true(wit(B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+			B("%1\r\n$4\r\njobs\r\n*1\r\n*2\r\n$15\r\n1700000000000-0\r\n*2\r\n"
+			  "$3\r\njob\r\n$5\r\nhello\r\n"),
+			&w));
+	assert_true(w.qkind == VP_WIT_Q_POP && w.qmsg == pushed && w.qid == id);
+	/* A list's message with the same bytes is another message. */
+	assert_true(wit(B("*3\r\n$5\r\nBRPOP\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+			B("*2\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), &w));
+	assert_true(w.qmsg != pushed);
+	/* Two entries in one reply, none (a timeout), a deleted entry: no message. */
+	assert_true(wit(
+		B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+		B("*1\r\n*2\r\n$4\r\njobs\r\n*2\r\n*2\r\n$3\r\n1-0\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n"
+		  "*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n"),
+		&w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0 && w.qid == 0);
+	assert_true(wit(B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+			B("*-1\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0);
+	assert_true(wit(B("*4\r\n$5\r\nXREAD\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n0\r\n"),
+			B("*1\r\n*2\r\n$4\r\njobs\r\n*1\r\n*2\r\n$3\r\n1-0\r\n*-1\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qid == 0);
+	/* XADD refused, or no stream (NOMKSTREAM): nothing added. */
+	assert_true(wit(B("*6\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$10\r\nNOMKSTREAM\r\n$1\r\n*\r\n"
+			  "$3\r\njob\r\n$5\r\nhello\r\n"),
+			B("$-1\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0);
+	assert_true(
+		wit(B("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$5\r\nhello\r\n"),
+		    B("-ERR The ID specified in XADD is equal or smaller\r\n"), &w));
+	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0 && w.qid == 0);
+}
+
 static void test_mysql(void **state)
 {
 	struct vp_witness w;
@@ -285,9 +392,14 @@ static void test_labels_bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_http),	       cmocka_unit_test(test_http_pipeline),
-		cmocka_unit_test(test_pgsql),	       cmocka_unit_test(test_redis),
-		cmocka_unit_test(test_redis_queue),    cmocka_unit_test(test_mysql),
+		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_http_pipeline),
+		cmocka_unit_test(test_pgsql),
+		cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_redis_queue),
+		cmocka_unit_test(test_redis_queue_move),
+		cmocka_unit_test(test_redis_queue_stream),
+		cmocka_unit_test(test_mysql),
 		cmocka_unit_test(test_labels_bounded),
 	};
 

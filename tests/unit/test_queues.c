@@ -151,6 +151,71 @@ static void test_first_wait_not_exact(void **state)
 	vp_queues__free(&q);
 }
 
+/* A stream's XADD of msg whose reply gave entry id `id` (0: not captured). */
+static struct vp_request *xadd(int64_t at, uint64_t msg, uint64_t id)
+{
+	struct vp_request *r = publisher(at, msg);
+
+	strcpy(r->root->calls[0]->wit.verb, "XADD");
+	r->root->calls[0]->wit.qid = id;
+	return r;
+}
+
+/* An XREADGROUP that delivered entry (msg, id), then the thread's work and its next wait. */
+static void consume_entry(struct vp_queues *q, uint64_t msg, uint64_t id)
+{
+	struct vp_request *d = req(3, 10, 0, 10 * MS, "XREADGROUP", VP_WIT_Q_POP, msg);
+
+	d->root->wit.qid = id;
+	vp_queues__request(q, req(3, 10, -20 * MS, -MS, "XREADGROUP", 0, 0));
+	vp_queues__request(q, d);
+	vp_queues__request(q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(q, req(3, 10, 14 * MS, 20 * MS, "XREADGROUP", 0, 0));
+	vp_queues__flush(q);
+}
+
+/*
+ * Stream entries: two XADDs of the same bytes, told apart by the id the
+ * delivery shows (exact); by bytes alone (no id on the push side) the
+ * one candidate is linked, inferred.
+ */
+static void test_stream_id(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_call *k;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, xadd(1 * MS, 7, 100));
+	vp_queues__request(&q, xadd(2 * MS, 7, 101));
+	consume_entry(&q, 7, 101);
+	assert_int_equal(g.n, 4); /* the empty waits and the two publishers */
+	assert_int_equal(q.hops, 2);
+	assert_int_equal(q.hops_exact, 2);
+	for (size_t i = 0; i < g.n; i++) {
+		struct vp_call *c = g.r[i]->root;
+
+		if (c->ncalls && c->start_ns == 2 * MS) {
+			k = c->calls[0]->calls[1];
+			assert_true(k->link.basis == VP_BASIS_QUEUED && k->link.exact);
+		} else if (c->ncalls) {
+			assert_int_equal(c->calls[0]->ncalls, 0);
+		}
+		vp_request__free(g.r[i]);
+	}
+	vp_queues__free(&q);
+	memset(&g, 0, sizeof(g));
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, xadd(1 * MS, 7, 0));
+	consume_entry(&q, 7, 101);
+	assert_int_equal(q.hops, 2);
+	assert_int_equal(q.hops_exact, 0);
+	for (size_t i = 0; i < g.n; i++)
+		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+}
+
 static void test_same_bytes_twice(void **state)
 {
 	struct vp_queues q;
@@ -195,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_hop),
 		cmocka_unit_test(test_first_wait_not_exact),
 		cmocka_unit_test(test_same_bytes_twice),
+		cmocka_unit_test(test_stream_id),
 		cmocka_unit_test(test_pass_through),
 	};
 

@@ -223,11 +223,12 @@
 			el('span', null, el('i', {class: 's'}), 'time in the server'),
 			el('span', null, el('i', {class: 'x'}), '~ link inferred, not decided by evidence'),
 			el('span', null, el('i', {class: 'b'}), 'incomplete (records lost, peer missing)'),
+			el('span', null, el('i', {class: 'q'}), '⇢ asynchronous hop: the message\'s time in the queue, then the consumer\'s work'),
 			el('span', null, el('b', {class: 'nlogs', text: '≡ N'}), 'log lines (vpath-record --logs): click the row')));
 	var picked = el('div', {id: 'picked'});
 	slowSection.appendChild(picked);
 	main.appendChild(slowSection);
-	var waterfalls = 0;
+	var waterfalls = 0, hopsDrawn = 0;
 
 	function requestDetails(id) {
 		var r = D.requests[id];
@@ -271,14 +272,19 @@
 			lines.push(x);
 		}
 		wf.appendChild(el('div', {class: 'axis'}, el('div', {text: 'call (client → server)'}), ticks));
+		var delivered = {}; /* the first call of each hop under a push: the delivery */
 		r.calls.forEach(function (c) {
 			var inferred = !c.exact && c.basis !== 'root';
+			var hop = c.q !== undefined, delivery = hop && !delivered[c.p];
+			if (hop) delivered[c.p] = true;
 			var incomplete = c.outcome === 'incomplete';
 			var why = 'linked by ' + c.basis + (c.cand > 1 ? ' among ' + c.cand + ' candidates' : '') +
 				(inferred ? ' (inferred)' : ' (exact)');
 			var label = el('div', {class: 'label', style: 'padding-left:' + (c.d * 16) + 'px',
 				title: c.client + ' → ' + c.server + '\n' + why + '\n' + bytes(c.rq) + ' request, ' + bytes(c.rp) + ' reply'},
-				inferred ? el('span', {class: 'tilde', text: '~'}) : null, c.service,
+				inferred ? el('span', {class: 'tilde', text: '~'}) : null,
+				hop ? el('span', {class: 'async', title: 'asynchronous: works on the message its parent queued', text: '⇢ '}) : null,
+				c.service,
 				c.w ? el('span', {class: 'what', text: c.w}) : null,
 				c.logs ? el('span', {class: 'nlogs', title: 'log lines its server wrote for it; click the row',
 					text: '≡ ' + (c.logs.length + (c.logs_more || 0))}) : null,
@@ -295,8 +301,19 @@
 				bar.appendChild(el('div', {class: 'srv', style: 'left:' + Math.max(0, sl).toFixed(2) + '%;width:' +
 					Math.min(100, sw).toFixed(2) + '%'}));
 			}
+			if (delivery) {
+				/* The message's wait: from its push (on the broker's clock) to the delivery's reply. */
+				var qs = Math.max(0, c.e - c.q);
+				lane.appendChild(el('div', {class: 'qwait', style: 'left:' + (100 * qs / total).toFixed(3) + '%;width:' +
+					(100 * (c.e - qs) / total).toFixed(3) + '%', title: 'in the queue ' + dur(c.q)}));
+			}
+			if (hop) {
+				bar.classList.add('async');
+				hopsDrawn++;
+			}
 			lane.appendChild(bar);
-			var txt = dur(c.e - c.s) + (c.outcome !== 'complete' ? ' · ' + c.outcome : '') + (inferred ? ' · ' + c.basis : '');
+			var txt = dur(c.e - c.s) + (c.outcome !== 'complete' ? ' · ' + c.outcome : '') + (inferred ? ' · ' + c.basis : '') +
+				(delivery ? ' · queued ' + dur(c.q) : '');
 			/* After the bar; near the right edge inside a wide bar, else before it. */
 			var where = left + width <= 82 ? 'after' : width >= 25 ? 'inside' : 'before';
 			lane.appendChild(el('span', {class: 'btext' + (where === 'inside' ? ' inside' : ''), text: txt,
@@ -506,7 +523,7 @@
 		check.setAttribute('data-status', errors.length ? 'error' : 'ok');
 		check.textContent = (errors.length ? 'errors: ' + errors.join('; ') : 'ok') + ' · patterns=' +
 			ptbody.children.length + ' slowest=' + slowList.children.length + ' waterfalls=' + waterfalls +
-			' edges=' + D.edges.length + ' hosts=' + D.hosts.length + ' loglines=' + logLinesShown;
+			 ' hops=' + hopsDrawn + ' edges=' + D.edges.length + ' hosts=' + D.hosts.length + ' loglines=' + logLinesShown;
 	}
 	selfcheck();
 })();

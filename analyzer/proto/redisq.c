@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Redis queue messages (the analyzer's queue hops, queues.h): a hash of
+ * a message's queue and of all its bytes, read whole from the capture, on
+ * the side that puts it and on the side it is delivered to.
+ *
+ *   lists    LPUSH/RPUSH key msg                 -> BRPOP/BLPOP reply [key, msg];
+ *                                                   BLMOVE/BRPOPLPUSH/LMOVE/RPOPLPUSH
+ *                                                   src ... -> reply msg
+ *   streams  XADD key [opts] id f v [f v ...]    -> XREADGROUP/XREAD reply with one
+ *            (reply: the entry's id)                stream and one entry [id, [f v ...]]
+ *
+ * A stream's entry also carries its id (qid): the one XADD's reply gives
+ * is the one the delivery shows, so when both are captured the id decides
+ * which XADD it was, whatever other entries share its bytes.  A move's
+ * list is in its request and its message in its reply: the request's
+ * reader leaves the list's part of the hash in qmsg (qkind still NONE),
+ * the reply's completes it or clears it.
+ */
+#include <string.h>
+
+#include "resp.h"
+
+#define ARGS_MAX 64
+#define FNV_BASIS 0xcbf29ce484222325ull
+/* Streams' hashes start elsewhere: a list's message never equals a stream's. */
+#define STREAM_BASIS (FNV_BASIS ^ 0x5354524541ull)
+
+struct args {
+	size_t n;
+	const uint8_t *p[ARGS_MAX];
+	long long len[ARGS_MAX];
+};
+
+/* A bulk string at `at`, whole in the captured bytes: where it ends, and its bytes; 0: not one. */
+static size_t bulk_at(const struct vp_bytes *b, size_t at, const uint8_t **s, long long *n)
+{
+	long l = vp_resp_line(b, at);
+
+	if (l < 2 || b->p[at] != '$' || !vp_resp_number(b->p + at + 1, l - 1, n) || *n < 0 ||
+	    *n > (long long)b->len)
+		return 0;
+	at += (size_t)l + 2;
+	if (at + (size_t)*n + 2 > b->len || b->p[at + *n] != '\r' || b->p[at + *n + 1] != '\n')
+		return 0;
+	*s = b->p + at;
+	return at + (size_t)*n + 2;
+}
+
+/* An aggregate's header `<type><count>\r\n` at `at`: where it ends, 0 when not that. */
+static size_t header_at(const struct vp_bytes *b, size_t at, char type, long long *count)
+{
+	long l = vp_resp_line(b, at);
+
+	if (l < 2 || b->p[at] != (uint8_t)type || !vp_resp_number(b->p + at + 1, l - 1, count))
+		return 0;
+	return at + (size_t)l + 2;
+}
+
+/* FNV-1a over one part of a message: its length, then its bytes. */
+static uint64_t fnv_part(uint64_t h, const uint8_t *p, long long n)
+{
+	for (int i = 0; i < 8; i++)
+		h = (h ^ (uint8_t)(n >> (8 * i))) * 0x100000001b3ull;
+	for (long long i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t nonzero(uint64_t h)
+{
+	return h ? h : 1;
+}
+
+/* A command's arguments, each whole in the capture; false when not (or more than ARGS_MAX). */
+static bool args_of(const struct vp_bytes *b, struct args *a)
+{
+	long long n;
+	size_t at = header_at(b, 0, '*', &n);
+
+	if (!at || n < 1 || n > ARGS_MAX)
+		return false;
+	for (size_t i = 0; i < (size_t)n; i++)
+		if (!(at = bulk_at(b, at, &a->p[i], &a->len[i])))
+			return false;
+	a->n = (size_t)n;
+	return true;
+}
+
+static bool arg_is(const struct args *a, size_t i, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (i >= a->n || a->len[i] != (long long)n)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if ((a->p[i][k] | 0x20) != (s[k] | 0x20))
+			return false;
+	return true;
+}
+
+static bool verb_in(const struct vp_witness *w, const char *const *verbs)
+{
+	for (; *verbs; verbs++)
+		if (!strcmp(w->verb, *verbs))
+			return true;
+	return false;
+}
+
+static const char *const list_moves[] = {"BLMOVE", "BRPOPLPUSH", "LMOVE", "RPOPLPUSH", NULL};
+static const char *const list_pops[] = {"BRPOP", "BLPOP", NULL};
+static const char *const stream_reads[] = {"XREADGROUP", "XREAD", NULL};
+
+bool vp_witness_waits(const struct vp_witness *w)
+{
+	return w->proto == VP_PROTO_REDIS &&
+	       (verb_in(w, list_pops) || verb_in(w, list_moves) || verb_in(w, stream_reads));
+}
+
+/* XADD's first field: after the key, NOMKSTREAM, MAXLEN|MINID [=|~] n [LIMIT n], the id. */
+static size_t xadd_fields(const struct args *a)
+{
+	size_t i = 2;
+
+	if (arg_is(a, i, "NOMKSTREAM"))
+		i++;
+	if (arg_is(a, i, "MAXLEN") || arg_is(a, i, "MINID")) {
+		i++;
+		if (arg_is(a, i, "=") || arg_is(a, i, "~"))
+			i++;
+		i++;
+		if (arg_is(a, i, "LIMIT"))
+			i += 2;
+	}
+	return i + 1;
+}
+
+static void stream_push(const struct args *a, struct vp_witness *w)
+{
+	size_t f = xadd_fields(a);
+	uint64_t h;
+
+	if (f >= a->n || (a->n - f) % 2)
+		return;
+	h = fnv_part(STREAM_BASIS, a->p[1], a->len[1]);
+	for (; f < a->n; f++)
+		h = fnv_part(h, a->p[f], a->len[f]);
+	w->qmsg = nonzero(h);
+	w->qkind = VP_WIT_Q_PUSH;
+}
+
+void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w)
+{
+	struct args a;
+
+	if (w->count != 1 || (w->flags & VP_WIT_MORE) || !args_of(b, &a))
+		return;
+	if ((!strcmp(w->verb, "LPUSH") || !strcmp(w->verb, "RPUSH")) && a.n == 3) {
+		w->qmsg =
+			nonzero(fnv_part(fnv_part(FNV_BASIS, a.p[1], a.len[1]), a.p[2], a.len[2]));
+		w->qkind = VP_WIT_Q_PUSH;
+	} else if (verb_in(w, list_moves) && a.n >= 3) {
+		w->qmsg = fnv_part(FNV_BASIS, a.p[1], a.len[1]); /* the reply says the rest */
+	} else if (!strcmp(w->verb, "XADD") && a.n >= 5) {
+		stream_push(&a, w);
+	}
+}
+
+/* A BRPOP/BLPOP reply that delivers: `*2`, the list, the message (RESP2 and RESP3). */
+static void list_pop(const struct vp_bytes *b, struct vp_witness *w)
+{
+	const uint8_t *key, *val;
+	long long klen, vlen, n;
+	size_t at = header_at(b, 0, '*', &n);
+
+	if (!at || n != 2 || !(at = bulk_at(b, at, &key, &klen)) || !bulk_at(b, at, &val, &vlen))
+		return;
+	w->qmsg = nonzero(fnv_part(fnv_part(FNV_BASIS, key, klen), val, vlen));
+	w->qkind = VP_WIT_Q_POP;
+}
+
+/*
+ * An XREADGROUP/XREAD reply of one stream and one entry: RESP2 `*1 *2 key
+ * *1 *2 id *2k f v ...`, RESP3 `%1 key *1 *2 id *2k f v ...`.
+ */
+static void stream_delivery(const struct vp_bytes *b, struct vp_witness *w)
+{
+	const uint8_t *s;
+	long long n, k;
+	size_t at = header_at(b, 0, '%', &n);
+	uint64_t h;
+
+	if (!at) { /* RESP2: an array of [key, entries] pairs */
+		if (!(at = header_at(b, 0, '*', &n)) || n != 1 ||
+		    !(at = header_at(b, at, '*', &k)) || k != 2)
+			return;
+	}
+	if (n != 1 || !(at = bulk_at(b, at, &s, &n)))
+		return;
+	h = fnv_part(STREAM_BASIS, s, n);
+	if (!(at = header_at(b, at, '*', &n)) || n != 1 || !(at = header_at(b, at, '*', &n)) ||
+	    n != 2 || !(at = bulk_at(b, at, &s, &n)))
+		return;
+	w->qid = nonzero(fnv_part(FNV_BASIS, s, n));
+	if (!(at = header_at(b, at, '*', &k)) || k < 2 || k % 2 || k > ARGS_MAX)
+		goto none;
+	for (long long i = 0; i < k; i++) {
+		if (!(at = bulk_at(b, at, &s, &n)))
+			goto none;
+		h = fnv_part(h, s, n);
+	}
+	w->qmsg = nonzero(h);
+	w->qkind = VP_WIT_Q_POP;
+	return;
+none:
+	w->qid = 0;
+}
+
+void vp_redisq_reply(const struct vp_bytes *b, struct vp_witness *w)
+{
+	uint64_t list = w->qmsg;
+	const uint8_t *s;
+	long long n;
+
+	if (w->flags & VP_WIT_ERROR) { /* nothing was pushed, nothing delivered */
+		w->qkind = VP_WIT_Q_NONE;
+		w->qmsg = w->qid = 0;
+		return;
+	}
+	if (w->qkind == VP_WIT_Q_PUSH) {
+		if (strcmp(w->verb, "XADD"))
+			return;
+		if (bulk_at(b, 0, &s, &n)) {
+			w->qid = nonzero(fnv_part(FNV_BASIS, s, n)); /* the entry's id */
+		} else if (b->len >= 2 && (b->p[0] == '_' || !memcmp(b->p, "$-", 2))) {
+			w->qkind = VP_WIT_Q_NONE; /* nil: NOMKSTREAM and no stream, nothing added */
+			w->qmsg = 0;
+		}
+		return;
+	}
+	w->qmsg = 0;
+	if (verb_in(w, list_pops))
+		list_pop(b, w);
+	else if (verb_in(w, stream_reads))
+		stream_delivery(b, w);
+	else if (list && verb_in(w, list_moves) && bulk_at(b, 0, &s, &n)) {
+		w->qmsg = nonzero(fnv_part(list, s, n));
+		w->qkind = VP_WIT_Q_POP;
+	}
+}
