@@ -413,12 +413,15 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 /* Let go of the open requests a pending call held; taint them when it went to none of them. */
 static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 {
-	for (unsigned i = 0; i < c->nheld; i++) {
-		if (taint)
-			c->held[i]->tainted = true;
-		vp_hpaths__done_one(a->paths, c->held[i]);
-	}
-	free(c->held);
+	struct vp_xchg **held = c->held;
+	unsigned n = c->nheld;
+
+	if (taint)
+		for (unsigned i = 0; i < n; i++)
+			held[i]->tainted = true;
+	for (unsigned i = 0; i < n; i++)
+		vp_hpaths__done_one_of_many(a->paths, held[i]);
+	free(held);
 	c->held = NULL;
 	c->nheld = 0;
 	ref_set(a, &c->woke_for, NULL);
@@ -633,19 +636,28 @@ void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)
 #define VP_HELD_MAX 64
 static void hold_open(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 {
+	struct vp_xchg *open[VP_HELD_MAX];
 	unsigned n = 0;
+	bool over = false;
 
-	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
-		n++;
+	/* One walk, the list as it is: counted and gathered at once. */
+	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
+		if (n == VP_HELD_MAX) {
+			over = true;
+			break;
+		}
+		open[n++] = x;
+	}
 	c->sent_among_open = n > 0;
-	if (n > VP_HELD_MAX || !(c->held = calloc(n, sizeof(*c->held)))) {
+	if (over || !(c->held = malloc(n * sizeof(*c->held)))) {
 		taint_open(p);
 		return;
 	}
-	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
-		c->held[c->nheld++] = x;
-		x->wait++;
+	for (unsigned i = 0; i < n; i++) {
+		c->held[i] = open[i];
+		open[i]->wait++;
 	}
+	c->nheld = (uint16_t)n;
 }
 
 /*

@@ -3,14 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "blockio.h"
-
-uint32_t vp_crc32(const void *p, size_t n)
-{
-	return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
-}
 
 void vp_header_seal(void *hdr, size_t size, uint32_t *crc)
 {

@@ -14,8 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CRC-32 (zlib's crc32) of n bytes: every checksum of both formats. */
+/*
+ * CRC-32 (zlib's crc32) of n bytes: every checksum of both formats.  Folded
+ * by carry-less multiplication where the CPU has it (common/crc32.c);
+ * vp_crc32_zlib is zlib's own code, which the tests compare it with.
+ */
 uint32_t vp_crc32(const void *p, size_t n);
+uint32_t vp_crc32_zlib(const void *p, size_t n);
 /*
  * A header's CRC covers its size bytes with the CRC field (*crc, inside
  * hdr) counted as 0.  seal writes it; intact says whether it matches, and

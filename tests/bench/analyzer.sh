@@ -8,21 +8,24 @@
 # Targets: >= 5M records/s; RSS at 10M <= 1.5x RSS at 1M (memory follows
 # concurrency, not recording length).
 # Then the same largest recording under this build and under the build of
-# ANALYZER_BASE (88f5566, main on 2026-11-27, issue 27: this build should
+# ANALYZER_BASE (88f5566, main on 2026-11-24, issue 27: this build should
 # take half its CPU time), --threads 1, BASE_ROUNDS (3) interleaved rounds:
-# the median CPU time of each and their ratio.  The base is built once from
-# git into $OUTPUT/bench-base-COMMIT (ANALYZER_BASE_BIN: a vpath-analyze to
-# use instead; ANALYZER_BASE= skips the comparison).
+# the median CPU time and peak RSS of each and their ratio.  The base reads
+# format 1 only, so both read the recording's `vpr-convert --format 1` copy
+# (this build on the packed original is timed beside them).  The base is
+# built once from git into $OUTPUT/bench-base-COMMIT (ANALYZER_BASE_BIN: a
+# vpath-analyze to use instead; ANALYZER_BASE= skips the comparison).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 OUTPUT=${OUTPUT:-.output}
 GEN=$OUTPUT/tests/gen-synth
+CONVERT=$OUTPUT/tests/vpr-convert
 A=$OUTPUT/vpath-analyze
 SIZES=${ANALYZER_BENCH_SIZES:-"1000000 10000000"}
 BASE=${ANALYZER_BASE-88f5566}
 BASE_BIN=${ANALYZER_BASE_BIN:-}
 BASE_ROUNDS=${BASE_ROUNDS:-3}
-for b in "$GEN" "$A"; do
+for b in "$GEN" "$CONVERT" "$A"; do
 	[ -x "$b" ] || { echo "missing $b: run make tests-build"; exit 1; }
 done
 d=$(mktemp -d /tmp/vpath-bench.XXXXXX)
@@ -68,23 +71,38 @@ if [ ! -x "$BASE_BIN" ]; then
 	echo "comparison with $BASE skipped: could not build it (git archive, make; see $OUTPUT/bench-base-$BASE.log)"
 	exit 0
 fi
-# cpu_of BIN: CPU seconds (user + sys) of one --threads 1 run over the last recording.
-cpu_of() {
-	/usr/bin/time -f '%U %S' -o "$d/time" "$1" patterns --threads 1 "$d"/*.vpr >"$d/out.cmp" || return 1
-	awk '{ printf "%.2f\n", $1 + $2 }' "$d/time"
+# Format 1 copy of the last recording, which both builds can read.
+mkdir -p "$d/v1" || exit 1
+for f in "$d"/*.vpr; do
+	"$CONVERT" --format 1 "$f" "$d/v1/$(basename "$f")" || exit 1
+done
+# run_of BIN DIR: "CPU-seconds peak-RSS-KB" of one --threads 1 run over DIR's recording;
+# its output is kept in $d/out.BIN-NAME to check that both builds agree.
+run_of() {
+	/usr/bin/time -f '%U %S %M' -o "$d/time" "$1" patterns --threads 1 "$2"/*.vpr >"$d/out.$3" || return 1
+	awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$d/time"
 }
-base_cpu= new_cpu=
+base_cpu= new_cpu= pack_cpu= base_kb= new_kb=
 for r in $(seq 1 "$BASE_ROUNDS"); do
 	# Alternate which goes first, so that a busy spell hits both alike.
 	if [ $((r % 2)) = 1 ]; then
-		b=$(cpu_of "$BASE_BIN") && n=$(cpu_of "$A") || exit 1
+		read -r b bk <<<"$(run_of "$BASE_BIN" "$d/v1" base)" && read -r n nk <<<"$(run_of "$A" "$d/v1" new)" || exit 1
 	else
-		n=$(cpu_of "$A") && b=$(cpu_of "$BASE_BIN") || exit 1
+		read -r n nk <<<"$(run_of "$A" "$d/v1" new)" && read -r b bk <<<"$(run_of "$BASE_BIN" "$d/v1" base)" || exit 1
 	fi
-	base_cpu+="$b " new_cpu+="$n "
+	read -r p _ <<<"$(run_of "$A" "$d" packed)" || exit 1
+	base_cpu+="$b " new_cpu+="$n " pack_cpu+="$p " base_kb+="$bk " new_kb+="$nk "
 done
+cmp -s "$d/out.base" "$d/out.new" || echo "WARNING: $BASE's build and this build print different patterns"
+cmp -s "$d/out.new" "$d/out.packed" || echo "WARNING: this build prints different patterns from the two formats"
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-mb=$(echo "$base_cpu" | median) mn=$(echo "$new_cpu" | median)
-echo "CPU seconds, --threads 1, $events records, $BASE_ROUNDS interleaved rounds: $BASE's build $base_cpu/ this build $new_cpu"
-awk -v b="$mb" -v n="$mn" -v base="$BASE" 'BEGIN {
-	printf "median CPU time %s'"'"'s build / this build: %.2fx (target >= 2)\n", base, (n > 0 ? b / n : 0) }'
+mb=$(echo "$base_cpu" | median) mn=$(echo "$new_cpu" | median) mp=$(echo "$pack_cpu" | median)
+rb=$(echo "$base_kb" | median) rn=$(echo "$new_kb" | median)
+echo "--threads 1, $events records (format 1 copy), $BASE_ROUNDS interleaved rounds"
+printf '%-22s %-26s %8s %10s\n' build "CPU seconds" median "peak RSS"
+printf '%-22s %-26s %8s %7.1f MB\n' "$BASE" "$base_cpu" "$mb" "$(awk -v k="$rb" 'BEGIN { print k / 1024 }')"
+printf '%-22s %-26s %8s %7.1f MB\n' "this build" "$new_cpu" "$mn" "$(awk -v k="$rn" 'BEGIN { print k / 1024 }')"
+printf '%-22s %-26s %8s\n' "this build, format 2" "$pack_cpu" "$mp"
+awk -v b="$mb" -v n="$mn" -v base="$BASE" -v rb="$rb" -v rn="$rn" 'BEGIN {
+	printf "median CPU time %s'"'"'s build / this build: %.2fx (target >= 2); peak RSS %.2fx\n", base,
+		(n > 0 ? b / n : 0), (rn > 0 ? rb / rn : 0) }'

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "blockio.h"
 #include "recfile.h"
 #include "../lib/tmpfile.h"
 
@@ -374,6 +375,32 @@ static void test_bit_flip_in_middle_is_corruption(void **state)
 	assert_int_equal(st, VPR_READ_CORRUPT);
 }
 
+/*
+ * The folded CRC (common/crc32.c) is zlib's on every length around its
+ * 16- and 64-byte steps and at every alignment, and a flipped bit anywhere
+ * in a block changes it.
+ */
+static void test_crc32_is_zlibs(void **state)
+{
+	static unsigned char buf[4096 + 16];
+	uint32_t x = 2463534242u;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		buf[i] = (unsigned char)x;
+	}
+	assert_int_equal(vp_crc32("123456789", 9), 0xcbf43926);
+	for (size_t n = 0; n <= 4096; n++)
+		assert_int_equal(vp_crc32(buf + n % 16, n), vp_crc32_zlib(buf + n % 16, n));
+	for (size_t bit = 0; bit < 1000 * 8; bit++) {
+		uint32_t want = vp_crc32(buf, 1000);
+
+		buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+		assert_int_not_equal(vp_crc32(buf, 1000), want);
+		buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+	}
+}
+
 static void test_rejects_bad_headers(void **state)
 {
 	struct vpr_reader *r;
@@ -469,6 +496,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rejects_malformed_records, tmpfile_make,
 						tmpfile_remove),
 		cmocka_unit_test(test_disk_full_keeps_whole_blocks),
+		cmocka_unit_test(test_crc32_is_zlibs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
