@@ -30,7 +30,7 @@ WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -Iinclude -Icommon -Ianalyzer -Ianalyzer/out -I$(OUTPUT)
-LDLIBS += -lbpf -lelf -ldw -lz -lcjson -lpthread -lm
+LDLIBS += -lbpf -lelf -ldw -lz -lisal -lcjson -lpthread -lm
 # vpath-analyze's sqlite and otlp --endpoint outputs (analyzer/out/), and
 # HTTP/2 header blocks (HPACK, analyzer/proto/hpack.c).
 ANALYZE_LIBS := -lsqlite3 -lcurl -lnghttp2

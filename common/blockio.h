@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 /*
- * CRC-32 (zlib's crc32) of n bytes: every checksum of both formats.  Folded
- * by carry-less multiplication where the CPU has it (common/crc32.c);
+ * CRC-32 (zlib's crc32) of n bytes: every checksum of both formats, by
+ * ISA-L's carry-less multiplication where the CPU has it (common/crc32.c);
  * vp_crc32_zlib is zlib's own code, which the tests compare it with.
  */
 uint32_t vp_crc32(const void *p, size_t n);

@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(
 	make gcc clang llvm pkg-config            # build: clang -target bpf, llvm-strip
 	clang-format                              # make format, tests/integration/test_format.sh
-	libbpf-dev libelf-dev zlib1g-dev libcjson-dev
+	libbpf-dev libelf-dev zlib1g-dev libisal-dev libcjson-dev
 	libcmocka-dev                             # unit tests
 	libdw-dev                                 # vpath-record: goid's offset in a Go binary's DWARF
 	libclang-rt-dev                           # libFuzzer for clang (make fuzz, tests/integration/test_fuzz.sh)
