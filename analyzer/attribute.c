@@ -926,7 +926,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	 * too (a writer goroutine, grpc's, carries them all): the process's
 	 * threads decide nothing any more.
 	 */
-	if (c->muxed && !(c->sock && c->sock->h2_preface_alone && c->conn_index == 0))
+	if (c->muxed)
 		vp_attr__blind(a, p->pid);
 	t->call_io = true;
 	ref_set(a, &t->lineage, NULL);
