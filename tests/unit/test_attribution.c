@@ -1739,7 +1739,7 @@ static void go_h2_setup(struct world *w, struct links *k, enum go_h2_setup how)
  * inferred); the last ready after the read, or the writer's, would give
  * both to 902.
  */
-static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setup how)
+static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setup how, bool late)
 {
 	static const struct synth_h2 calls[] = {
 		{H2_HEADERS, H2_END_HEADERS, 1, 40},
@@ -1770,6 +1770,11 @@ static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setu
 	synth_h2_xfer(k.d1, SYNTH_C2S, false, calls, 4, 302, US(314), 401, US(320));
 	synth_go(w->web, US(334), 300, 301, VPR_GO_RUN, 51, 0);
 	synth_h2_xfer(k.d1, SYNTH_S2C, false, rep, 6, 401, US(330), 301, US(335));
+	if (late) {
+		/* 901's handler starts another call (9) after the read, and the reader readies it first. */
+		synth_go(w->web, US(336), 300, 302, VPR_GO_NEW, 1, 9);
+		synth_go(w->web, US(340), 300, 301, VPR_GO_READY, 51, 9);
+	}
 	synth_go(w->web, US(341), 300, 301, VPR_GO_READY, 51, 8);
 	synth_go(w->web, US(342), 300, 301, VPR_GO_READY, 51, 50);
 	synth_go(w->web, US(343), 300, 301, VPR_GO_READY, 51, 7);
@@ -1793,13 +1798,13 @@ static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setu
 
 static void test_go_h2_reader_hands_each_stream_back(void **state)
 {
-	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS);
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS, false);
 }
 
 /* grpc-go's preface written alone, the server's SETTINGS read next. */
 static void test_go_h2_preface_alone_then_read(void **state)
 {
-	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_READ);
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_READ, false);
 }
 
 /*
@@ -1809,7 +1814,16 @@ static void test_go_h2_preface_alone_then_read(void **state)
  */
 static void test_go_h2_preface_alone_then_write(void **state)
 {
-	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_WRITE);
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_WRITE, false);
+}
+
+/*
+ * A goroutine created after the read (901's next call) was no caller of its
+ * streams: readied first, by a reader held up after its read, it is skipped.
+ */
+static void test_go_h2_reader_readies_a_later_goroutine(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS, true);
 }
 
 static void test_h2_lost_frames_decide_nothing(void **state)
@@ -1913,6 +1927,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_go_h2_preface_alone_then_read, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_go_h2_preface_alone_then_write, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_reader_readies_a_later_goroutine, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup,
 						teardown),
