@@ -127,7 +127,7 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	# Go's per-stream writer goroutines name their requests (docs/analyzer.md).
 	go-h2) min_accuracy=99 ;;
 	# grpc-go's reader readies each stream's caller in first-frame order
-	# (h2batch.h, wakeup, inferred): 100% on a quiet machine, 96.7-99.6%
+	# (h2batch.h, wakeup, inferred): 100% on a quieter machine, 96.7-100%
 	# with seven test runs sharing two cores, where a reader held up after
 	# its read readies callers out of turn (tests/h2/README.md)
 	go-grpc | python-grpc) min_accuracy=95 ;;
