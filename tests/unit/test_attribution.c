@@ -1698,7 +1698,11 @@ static void test_h2_tls_streams_are_calls_of_their_requests(void **state)
  * SETTINGS write.  Either way the preface and SETTINGS are connection
  * setup, no call: they must not blind the process to its threads.
  */
-enum go_h2_setup { GO_H2_PREFACE_WITH_SETTINGS, GO_H2_PREFACE_THEN_READ, GO_H2_PREFACE_THEN_WRITE };
+enum go_h2_setup {
+	GO_H2_PREFACE_WITH_SETTINGS,
+	GO_H2_PREFACE_THEN_READ,
+	GO_H2_PREFACE_THEN_WRITE
+};
 
 /* The setup of d1 by loopy (50, on thread 302) and the reader (51, on 301), from 199 us on. */
 static void go_h2_setup(struct world *w, struct links *k, enum go_h2_setup how)
@@ -1914,8 +1918,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_call_sent_while_a_reply_was_coming, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_http2_preface_is_never_exact, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_http2_preface_alone_without_frames_is_never_exact,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_http2_preface_alone_without_frames_is_never_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_h2_streams_are_calls_of_their_requests, setup,
