@@ -483,26 +483,46 @@ static void byte_op(struct vp_analysis *a, struct host_state *hs, int h, struct 
 	steps(a, hs, h, s);
 }
 
+/* No frame header ends in op, the stream's first with the preface: no frame record follows it. */
+static bool ends_before_a_frame(const struct vpr_sock_op *op)
+{
+	return op->bytes < VPR_H2_PREFACE_LEN + VP_H2_FRAME_HDR;
+}
+
 /*
- * An operation held for the frames that would follow it, when none did: the
- * bytes decide.  next: the operation that releases it, NULL at a close.
+ * The operations held for the frames that would follow them, when none did:
+ * the bytes decide.  next: the operation that releases them, NULL at a
+ * close.  A preface that ends before a frame header could is held on with
+ * next, whose frames decide for both: true then, next is held.
  */
-static void release_preface(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s,
+static bool release_preface(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s,
 			    const struct vpr_sock_op *next)
 {
 	struct vpr_sock_op held = s->last_op;
 
 	if (!s->h2_preface_held)
-		return;
+		return false;
+	if (next && !s->h2_preface_alone && ends_before_a_frame(&held)) {
+		s->h2_preface_op = held;
+		s->h2_preface_alone = true;
+		return true;
+	}
 	s->h2_preface_held = false;
-	s->h2_preface_alone = next && next->dir != held.dir;
+	if (s->h2_preface_alone) {
+		struct vpr_sock_op preface = s->h2_preface_op;
+
+		s->h2_preface_alone = false;
+		byte_op(a, hs, h, s, &preface);
+	}
 	byte_op(a, hs, h, s, &held);
+	return false;
 }
 
 static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
 {
 	struct vp_sock *s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
 	struct vpr_sock_op gop;
+	bool held;
 
 	if (!s)
 		abort();
@@ -526,7 +546,7 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 	if (s->closed_ts && op->dir == VPR_DIR_SEND && op->bytes && s->role == VPR_ROLE_CONNECTED &&
 	    !(s->tls && op->bytes <= VP_TLS_ALERT_MAX))
 		vp_attr__send_failed(&hs->attr, op->h.tid, op->h.ts_ns);
-	release_preface(a, hs, h, s, op);
+	held = release_preface(a, hs, h, s, op);
 	/* The frame records that follow say what its bytes were (h2streams.h). */
 	s->last_op = *op;
 	s->last_op_valid = true;
@@ -539,7 +559,8 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		s->h2_preface_seen = s->h2_preface_held = true;
 		return;
 	}
-	byte_op(a, hs, h, s, op);
+	if (!held)
+		byte_op(a, hs, h, s, op);
 }
 
 /* The streams of a followed HTTP/2 connection that are still open end, cut (h2streams.h). */
@@ -657,20 +678,20 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	h2_block_late(a, hs, h, s, f->dir & 1);
 	if (!s->h2) {
 		/*
-		 * What the held preface carried, the frames say.  What the bytes
-		 * began before the frames came (a preface sent alone, released
-		 * by the next operation, grpc-go's) was connection setup.
+		 * What the held operations carried, the frames say: the preface
+		 * (with the operation after it, when it came alone: grpc-go
+		 * writes it so, nginx reads it so) is setup, and no exchange.
+		 * What the bytes began before the frames came was connection
+		 * setup too.
 		 */
-		s->h2_preface_held = false;
+		s->h2_preface_held = s->h2_preface_alone = false;
 		if ((x = vp_exchanges__finish(s))) {
 			x->setup = true;
 			x->incomplete = false;
 			/*
 			 * Inside TLS it is the handshake's end (the client's
-			 * Finished), on h2c the preface read or written alone
-			 * (nginx reads its 24 bytes first; grpc-go sends them
-			 * alone): no exchange of the connection's count either
-			 * way, so that streams are numbered from the first, as a
+			 * Finished): no exchange of the connection's count, so
+			 * that streams are numbered from the first, as a
 			 * handshake begun with the stream leaves them
 			 * (exchanges.c) and a preface held for its frames does.
 			 */

@@ -885,7 +885,16 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 	/* A goroutine may be woken or created for a request before it did a socket operation. */
 	if (w->chain && waker && !woken && w->waker != w->woken && go_request(a, waker))
 		woken = chain_unit(a, (uint32_t)w->woken, w->pid, waker);
-	if (waker && waker->h2b && w->chain && w->waker != w->woken && !(woken && woken->call_io))
+	/*
+	 * A unit created after the reader's read was no caller of a stream in
+	 * it (each stream's caller was there before its request was written):
+	 * a reader held up after its read (preempted, or blocked on a lock)
+	 * readies such ones before the callers, which would shift the pairing.
+	 */
+	if (woken && w->chain && w->created)
+		woken->born_ns = w->ts_ns;
+	if (waker && waker->h2b && w->chain && w->waker != w->woken &&
+	    !(woken && (woken->call_io || woken->born_ns > waker->h2b->ts)))
 		vp_h2batch__woken(waker->h2b, a->paths, w->woken,
 				  woken ? go_request(a, woken) : NULL, h2_back, a);
 	if (!waker || !woken || waker == woken)
@@ -938,7 +947,7 @@ void vp_attr__client_request(struct vp_attr *a, struct vp_xchg *c, const struct 
 	 * too (a writer goroutine, grpc's, carries them all): the process's
 	 * threads decide nothing any more.
 	 */
-	if (c->muxed && !(c->sock && c->sock->h2_preface_alone && c->conn_index == 0))
+	if (c->muxed)
 		vp_attr__blind(a, p->pid);
 	t->call_io = true;
 	ref_set(a, &t->lineage, NULL);

@@ -73,6 +73,7 @@ struct vp_thread {
 	struct vp_xchg *awaits_back; /* its pending call whose reply it read last (a reference) */
 	struct vp_h2batch *h2b; /* a Go HTTP/2 reader's last read (h2batch.h), NULL: none yet */
 	bool chain_only;	/* made by a wake-up between Go units, no socket operation since */
+	uint64_t born_ns;	/* Go units: when their creation was seen (0: not seen) */
 	/*
 	 * Go units: the request of the goroutine that created it, if that one
 	 * served one request alone or had such a request itself (a reference,

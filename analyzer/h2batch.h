@@ -11,8 +11,9 @@
  * A batch is what one read of such a reader carried and what it readied
  * before its next socket operation: the pending calls whose reply frames
  * the read held, in the order of their first frame, and the distinct units
- * it readied that are not a connection's loop, each with the request it
- * works for.  When as many units were readied as streams were met, the
+ * it readied that are not a connection's loop nor created after the read
+ * (no caller of its streams: attribute.c), each with the request it works
+ * for.  When as many units were readied as streams were met, the
  * k-th unit took the k-th stream's reply.  A stream whose reply began in
  * the reader's previous read has its caller awake already, most often:
  * when the units are as many as the other streams, the k-th unit took the

@@ -75,12 +75,15 @@ struct vp_sock {
 	bool last_op_valid;
 	bool h2_preface_held;
 	/*
-	 * The held preface was released by an operation the other way (grpc-go
-	 * writes it alone and reads the server's SETTINGS next): its exchange
-	 * holds the preface alone, connection setup whatever follows, so it
-	 * blinds no thread rule (a call after it on a connection cut by bytes
-	 * does).
+	 * The held operation ended before a frame header could (the preface
+	 * alone: grpc-go writes it so, nginx reads it so): it waits here, and
+	 * the next operation is held in last_op, whose frames say what both
+	 * were (setup and the first frames) or, none coming, the bytes cut
+	 * both.  Cut by the bytes first, the preface's exchange would be a
+	 * call on a connection carrying several at once, and blind the process
+	 * (attribute.h) before the frames came to make it setup.
 	 */
+	struct vpr_sock_op h2_preface_op;
 	bool h2_preface_alone;
 	/*
 	 * It sent or read HTTP/2's preface: its frame records count from then

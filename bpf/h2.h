@@ -22,7 +22,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define H2_PREFACE_LEN 24
+#define H2_PREFACE_LEN VPR_H2_PREFACE_LEN
 /* "PRI * HTTP/2.0\r\n": a request line no HTTP/1.x client sends, enough to decide on. */
 #define H2_PREFACE_MIN 16
 #define H2_FRAME_HDR_LEN 9

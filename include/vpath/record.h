@@ -102,6 +102,7 @@ struct vpr_sock_op {
  * carry it.  The bytes are not stored.
  */
 #define VPR_OP_H2_PREFACE 0x08
+#define VPR_H2_PREFACE_LEN 24
 
 enum vpr_conn_origin {
 	VPR_CONN_STATE = 0,	  /* inet_sock_set_state */

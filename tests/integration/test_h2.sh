@@ -21,7 +21,8 @@
 # and marked exact are printed, and gated where the evidence decides them:
 # go-h2 (per-stream writer goroutines) at 99%, node-h2 at 95% (its
 # traceparent, read from the HEADERS blocks the recorders capture, links
-# each stream by the propagated-id rule).  Then the scorer must accept a
+# each stream by the propagated-id rule), go-grpc and python-grpc at 90%
+# (grpc-go's reader readies the streams' callers in turn).  Then the scorer must accept a
 # perfect analysis and fail each broken one.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
@@ -124,11 +125,13 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	wl_score_opts=(--gate-roots)
 	case $variant in
 	# Go's per-stream writer goroutines name their requests (docs/analyzer.md).
-	# Not go-grpc nor python-grpc yet: 100% when grpc-go's preface is
-	# released by the read of the server's SETTINGS, 4.4% when by its own
-	# SETTINGS write (the front is blinded), as timing falls
-	# (tests/h2/README.md)
 	go-h2) min_accuracy=99 ;;
+	# grpc-go's reader readies each stream's caller in first-frame order
+	# (h2batch.h, wakeup, inferred): 100% on a quieter machine, 95.8-100%
+	# in ten runs with other tests sharing the two cores, where a reader
+	# held up after its read readies callers out of turn; blinded, 4.4%
+	# (tests/h2/README.md)
+	go-grpc | python-grpc) min_accuracy=90 ;;
 	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md)
 	node-h2) min_accuracy=95 ;;
 	*) min_accuracy= ;;

@@ -1559,6 +1559,31 @@ static void test_http2_preface_is_never_exact(void **state)
 	assert_false(w->c.reqs[0]->exact);
 }
 
+/*
+ * The preface sent alone, then a request without frame records (a recorder
+ * that lost them): held for the frames of the send after it, none come, and
+ * the bytes cut both: still never exact.
+ */
+static void test_http2_preface_alone_without_frames_is_never_exact(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+
+	synth_req(k.l1, 100, 901, US(100), 301);
+	k.d1->op_flags = VPR_OP_STREAM_START | VPR_OP_H2_PREFACE;
+	synth_req(k.d1, 24, 301, US(110), 401);
+	k.d1->op_flags = 0;
+	synth_req(k.d1, 40, 301, US(111), 401);
+	synth_rep(k.d1, 90, 401, US(120), 301);
+	synth_rep(k.l1, 100, 301, US(150), 901);
+	close_links(&k, US(200));
+
+	assert_string_equal(analyze(w), "lg/901>web/301(web/301>db/401)");
+	assert_int_equal(w->c.reqs[0]->root->calls[0]->request_bytes, 24 + 40);
+	assert_false(w->c.reqs[0]->root->calls[0]->link.exact);
+	assert_false(w->c.reqs[0]->exact);
+}
+
 static void test_http2_preface_from_a_client_not_recorded(void **state)
 {
 	struct world *w = *state;
@@ -1667,6 +1692,48 @@ static void test_h2_tls_streams_are_calls_of_their_requests(void **state)
 }
 
 /*
+ * How the client's connection setup goes: its preface and SETTINGS in one
+ * write; or the preface written alone (grpc-go), then the reader's read of
+ * the server's SETTINGS; or the preface alone, then the client's own
+ * SETTINGS write.  Either way the preface and SETTINGS are connection
+ * setup, no call: they must not blind the process to its threads.
+ */
+enum go_h2_setup {
+	GO_H2_PREFACE_WITH_SETTINGS,
+	GO_H2_PREFACE_THEN_READ,
+	GO_H2_PREFACE_THEN_WRITE
+};
+
+/* The setup of d1 by loopy (50, on thread 302) and the reader (51, on 301), from 199 us on. */
+static void go_h2_setup(struct world *w, struct links *k, enum go_h2_setup how)
+{
+	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6},
+				     ack = {H2_SETTINGS, 1, 0, 0};
+	static const struct synth_h2 srv[] = {{H2_SETTINGS, 0, 0, 6}, {H2_SETTINGS, 1, 0, 0}};
+
+	synth_go(w->web, US(199), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_go(w->web, US(199), 300, 301, VPR_GO_RUN, 51, 0);
+	switch (how) {
+	case GO_H2_PREFACE_WITH_SETTINGS:
+		synth_h2_xfer(k->d1, SYNTH_C2S, true, &settings, 1, 302, US(200), 401, US(205));
+		synth_h2_xfer(k->d1, SYNTH_S2C, false, srv, 2, 401, US(206), 301, US(210));
+		break;
+	case GO_H2_PREFACE_THEN_READ:
+		synth_h2_xfer(k->d1, SYNTH_C2S, true, NULL, 0, 302, US(200), 401, US(201));
+		synth_h2_xfer(k->d1, SYNTH_S2C, false, srv, 1, 401, US(202), 301, US(203));
+		synth_h2_xfer(k->d1, SYNTH_C2S, false, &settings, 1, 302, US(204), 401, US(205));
+		synth_h2_xfer(k->d1, SYNTH_S2C, false, &srv[1], 1, 401, US(206), 301, US(210));
+		break;
+	case GO_H2_PREFACE_THEN_WRITE:
+		synth_h2_xfer(k->d1, SYNTH_C2S, true, NULL, 0, 302, US(200), 401, US(204));
+		synth_h2_xfer(k->d1, SYNTH_C2S, false, &settings, 1, 302, US(201), 401, US(205));
+		synth_h2_xfer(k->d1, SYNTH_S2C, false, srv, 2, 401, US(206), 301, US(210));
+		break;
+	}
+	synth_h2_xfer(k->d1, SYNTH_C2S, false, &ack, 1, 302, US(211), 401, US(215));
+}
+
+/*
  * grpc-go's client: conn goroutines 1 and 2 serve 901 and 902, each with a
  * goroutine per call (7, 8); 8 readies the transport's loopy writer (50),
  * which writes both streams in one write; its reader (51) reads both
@@ -1676,11 +1743,8 @@ static void test_h2_tls_streams_are_calls_of_their_requests(void **state)
  * inferred); the last ready after the read, or the writer's, would give
  * both to 902.
  */
-static void test_go_h2_reader_hands_each_stream_back(void **state)
+static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setup how, bool late)
 {
-	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6},
-				     ack = {H2_SETTINGS, 1, 0, 0};
-	static const struct synth_h2 srv[] = {{H2_SETTINGS, 0, 0, 6}, {H2_SETTINGS, 1, 0, 0}};
 	static const struct synth_h2 calls[] = {
 		{H2_HEADERS, H2_END_HEADERS, 1, 40},
 		{H2_DATA, H2_END_STREAM, 1, 100},
@@ -1695,15 +1759,10 @@ static void test_go_h2_reader_hands_each_stream_back(void **state)
 		{H2_DATA, 0, 1, 60},
 		{H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 1, 2},
 	};
-	struct world *w = *state;
 	struct links k = open_links(w);
 
 	go_answer_early(w, &k, US(10));
-	synth_go(w->web, US(199), 300, 302, VPR_GO_RUN, 50, 0);
-	synth_h2_xfer(k.d1, SYNTH_C2S, true, &settings, 1, 302, US(200), 401, US(205));
-	synth_go(w->web, US(209), 300, 301, VPR_GO_RUN, 51, 0);
-	synth_h2_xfer(k.d1, SYNTH_S2C, false, srv, 2, 401, US(206), 301, US(210));
-	synth_h2_xfer(k.d1, SYNTH_C2S, false, &ack, 1, 302, US(211), 401, US(215));
+	go_h2_setup(w, &k, how);
 	synth_go(w->web, US(299), 300, 301, VPR_GO_RUN, 1, 0);
 	synth_req(k.l1, 100, 901, US(300), 301);
 	synth_go(w->web, US(300), 300, 302, VPR_GO_RUN, 2, 0);
@@ -1715,6 +1774,11 @@ static void test_go_h2_reader_hands_each_stream_back(void **state)
 	synth_h2_xfer(k.d1, SYNTH_C2S, false, calls, 4, 302, US(314), 401, US(320));
 	synth_go(w->web, US(334), 300, 301, VPR_GO_RUN, 51, 0);
 	synth_h2_xfer(k.d1, SYNTH_S2C, false, rep, 6, 401, US(330), 301, US(335));
+	if (late) {
+		/* 901's handler starts another call (9) after the read, and the reader readies it first. */
+		synth_go(w->web, US(336), 300, 302, VPR_GO_NEW, 1, 9);
+		synth_go(w->web, US(340), 300, 301, VPR_GO_READY, 51, 9);
+	}
 	synth_go(w->web, US(341), 300, 301, VPR_GO_READY, 51, 8);
 	synth_go(w->web, US(342), 300, 301, VPR_GO_READY, 51, 50);
 	synth_go(w->web, US(343), 300, 301, VPR_GO_READY, 51, 7);
@@ -1734,6 +1798,36 @@ static void test_go_h2_reader_hands_each_stream_back(void **state)
 		assert_int_equal(r->root->calls[0]->link.basis, VP_BASIS_WAKEUP);
 		assert_false(r->root->calls[0]->link.exact);
 	}
+}
+
+static void test_go_h2_reader_hands_each_stream_back(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS, false);
+}
+
+/* grpc-go's preface written alone, the server's SETTINGS read next. */
+static void test_go_h2_preface_alone_then_read(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_READ, false);
+}
+
+/*
+ * grpc-go's preface written alone, its own SETTINGS written next (one run
+ * in four of tests/h2 go-grpc): the preface is setup once that write's
+ * frames say so, not a call that blinds the front to its goroutines.
+ */
+static void test_go_h2_preface_alone_then_write(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_WRITE, false);
+}
+
+/*
+ * A goroutine created after the read (901's next call) was no caller of its
+ * streams: readied first, by a reader held up after its read, it is skipped.
+ */
+static void test_go_h2_reader_readies_a_later_goroutine(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS, true);
 }
 
 static void test_h2_lost_frames_decide_nothing(void **state)
@@ -1824,6 +1918,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_call_sent_while_a_reply_was_coming, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_http2_preface_is_never_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_http2_preface_alone_without_frames_is_never_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_h2_streams_are_calls_of_their_requests, setup,
@@ -1831,6 +1927,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_h2_tls_streams_are_calls_of_their_requests,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_h2_reader_hands_each_stream_back, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_preface_alone_then_read, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_preface_alone_then_write, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_reader_readies_a_later_goroutine, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup,
 						teardown),
