@@ -615,7 +615,8 @@ static void h2_block(struct synth_link *l, int side, uint8_t dir, const struct s
 	p.bytes = 9 + f->length;
 	p.len = (uint16_t)len;
 	p.dir = dir;
-	p.flags = VPR_PAYLOAD_H2_FRAME | (l->h2_block_seen[side][dir & 1] ? 0 : VPR_PAYLOAD_H2_FIRST);
+	p.flags =
+		VPR_PAYLOAD_H2_FRAME | (l->h2_block_seen[side][dir & 1] ? 0 : VPR_PAYLOAD_H2_FIRST);
 	l->h2_block_seen[side][dir & 1] = true;
 	put(l->host[side], &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len), ts, tid);
 }
