@@ -122,8 +122,8 @@ struct synth_link {
 	 * length by a literal field (a length of 0, or 6 and more).
 	 */
 	bool h2_blocks;
-	bool h2_block_seen[2]
-			  [2]; /* by side and enum vpr_dir: a block went (the next is not FIRST) */
+	/* By side and enum vpr_dir: a block went (the next is not FIRST). */
+	bool h2_block_seen[2][2];
 };
 
 /*
