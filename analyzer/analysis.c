@@ -643,12 +643,19 @@ static void h2_block_late(struct vp_analysis *a, struct host_state *hs, int h, s
 	h2_id_read(hs, x, had_id);
 }
 
+/* A HEADERS or CONTINUATION frame's header, on plain TCP or inside TLS: it carries a block. */
+static bool h2_has_block(const struct vpr_h2_frame *f)
+{
+	return (f->kind & ~VPR_H2_IN_TLS) == VPR_H2_HEADER &&
+	       (f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION);
+}
+
 /* A frame that is not used: its block's bytes, if any, are not kept waiting. */
 static void h2_block_drop(struct vp_analysis *a, int h, const struct vpr_h2_frame *f)
 {
 	struct vpr_payload p;
 
-	if (f->kind == VPR_H2_HEADER && (f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION))
+	if (h2_has_block(f))
 		h2_block_take(a, h, f, &p);
 }
 
@@ -711,8 +718,7 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 	fop = vp_h2__frame_op(f, carrier);
 	x = res.x;
 	had_id = x && x->prop;
-	if ((f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION) &&
-	    f->kind == VPR_H2_HEADER && h2_block(a, h, s, f, x, res.kind == VP_OP_REQ_FIRST))
+	if (h2_has_block(f) && h2_block(a, h, s, f, x, res.kind == VP_OP_REQ_FIRST))
 		abort(); /* out of memory: no sensible partial result */
 	switch (res.kind) {
 	case VP_OP_REQ_FIRST:

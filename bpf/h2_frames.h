@@ -190,6 +190,51 @@ struct {
 } h2_carries SEC(".maps");
 
 /*
+ * The bytes a walk with no socket at hand (a TLS connection's plaintext,
+ * bpf/tls.h) makes its carry's map entry from: nothing reads them before
+ * h2_block_park() writes its direction's, and d->carry says which is.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct h2_carry);
+} h2_carry_fresh SEC(".maps");
+
+/*
+ * Whose bytes a walk reads: a socket's (its syscall's buffers, its
+ * storage for carried blocks), or, with no socket at hand (sk NULL: a TLS
+ * connection's plaintext, bpf/tls.h), a connection whose carried blocks
+ * are the entry of map carries by key (NULL: none, a block is cut at its
+ * operation's end).
+ */
+struct h2_owner {
+	struct sock *sk;
+	void *carries;
+	const void *key;
+};
+
+/* The owner's carried blocks, made at its first carry (create). */
+static __always_inline struct h2_carry *h2_carry_get(const struct h2_owner *o, bool create)
+{
+	struct h2_carry *c, *fresh;
+	__u32 zero = 0;
+
+	if (o->sk)
+		return bpf_sk_storage_get(&h2_carries, o->sk, 0,
+					  create ? BPF_SK_STORAGE_GET_F_CREATE : 0);
+	if (!o->carries)
+		return NULL;
+	c = bpf_map_lookup_elem(o->carries, o->key);
+	if (c || !create)
+		return c;
+	fresh = bpf_map_lookup_elem(&h2_carry_fresh, &zero);
+	if (!fresh || bpf_map_update_elem(o->carries, o->key, fresh, BPF_NOEXIST))
+		return NULL;
+	return bpf_map_lookup_elem(o->carries, o->key);
+}
+
+/*
  * With --capture, a HEADERS or CONTINUATION frame whose header was just
  * read, ending at offset `at` of the operation: its header and the first
  * bytes of its block fragment, as many as the capture length and the
@@ -337,14 +382,14 @@ static __always_inline long h2_block_step(struct h2_walk *w)
  * of it waits in the socket's struct h2_carry.  d->carry says so, so that
  * only an operation that resumes one looks it up.
  */
-static __always_inline void h2_block_park(struct h2_walk *w, struct sock *sk)
+static __always_inline void h2_block_park(struct h2_walk *w, const struct h2_owner *o)
 {
 	struct h2_block_buf *sc;
 	struct h2_carry *c;
 	__u32 zero = 0;
 
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
-	c = sk ? bpf_sk_storage_get(&h2_carries, sk, 0, BPF_SK_STORAGE_GET_F_CREATE) : NULL;
+	c = h2_carry_get(o, true);
 	if (!sc)
 		return;
 	/* All of the block there may be: got <= want <= capture_len <= VPR_PAYLOAD_MAX. */
@@ -370,7 +415,7 @@ static __always_inline void h2_block_park(struct h2_walk *w, struct sock *sk)
  * (H2_CARRY_NS); cut when it does not go on where the block does (the
  * recorder missed one), or its buffer is not to be had.
  */
-static __always_inline void h2_block_resume(const struct h2_walk *w, struct sock *sk)
+static __always_inline void h2_block_resume(const struct h2_walk *w, const struct h2_owner *o)
 {
 	__u32 zero = 0, got, off, n, op_len = w->end - w->start;
 	struct h2_block_buf *sc;
@@ -380,7 +425,7 @@ static __always_inline void h2_block_resume(const struct h2_walk *w, struct sock
 
 	w->d->carry = 0;
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
-	c = sk ? bpf_sk_storage_get(&h2_carries, sk, 0, 0) : NULL;
+	c = h2_carry_get(o, false);
 	if (!sc || !c)
 		return;
 	cd = &c->d[w->dir & 1];
@@ -466,15 +511,16 @@ static long h2_walk_step(__u64 index, void *ctx)
 }
 
 /*
- * The frame headers inside an operation of a followed socket's direction.
- * kind and data are the caller's buffer if the caller looked for it
- * (USER_DATA_NONE: not looked for, or none), found here when a header
- * needs reading (sk's syscall; NULL: no syscall to look in).  space: 0, or
- * VPR_H2_IN_TLS when the bytes are a TLS connection's plaintext.
+ * The frame headers inside an operation of a followed connection's
+ * direction, whose bytes are o's.  kind and data are the caller's buffer if
+ * the caller looked for it (USER_DATA_NONE: not looked for, or none),
+ * found here when a header needs reading (o->sk's syscall; NULL: no
+ * syscall to look in).  space: 0, or VPR_H2_IN_TLS when the bytes are a
+ * TLS connection's plaintext.
  */
-static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 dir, __u64 pid_tgid,
-				       __u64 cookie, __u64 ts, __u32 start, __u32 end, __u32 kind,
-				       __u64 data, bool capture, __u8 space)
+static __always_inline void h2_walk_op(struct h2_sock *s, const struct h2_owner *o, __u8 dir,
+				       __u64 pid_tgid, __u64 cookie, __u64 ts, __u32 start,
+				       __u32 end, __u32 kind, __u64 data, bool capture, __u8 space)
 {
 	struct h2_walk w = {};
 	__u32 off, n;
@@ -496,7 +542,7 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 	r = h2_step(w.d, start, end, &off, &n);
 	if (r == H2_STEP_READ || w.d->carry) {
 		if (kind == USER_DATA_NONE)
-			kind = current_call_data(sk, dir, &data);
+			kind = current_call_data(o->sk, dir, &data);
 		kind = user_data_unwrap(kind, &data);
 		w.kind = kind;
 		w.arg = data;
@@ -505,7 +551,7 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 	}
 	/* Before the operation's frames: its first bytes are the block's. */
 	if (w.d->carry)
-		h2_block_resume(&w, sk);
+		h2_block_resume(&w, o);
 	if (r == H2_STEP_GAP)
 		w.why = VPR_H2_LOST_GAP;
 	if (!w.why && r == H2_STEP_READ) {
@@ -521,7 +567,7 @@ static __always_inline void h2_walk_op(struct h2_sock *s, struct sock *sk, __u8 
 		if (w.why)
 			h2_block_end(&w);
 		else
-			h2_block_park(&w, sk);
+			h2_block_park(&w, o);
 	}
 	if (w.why) {
 		h2_emit(&w, NULL, VPR_H2_LOST, w.why);
@@ -607,6 +653,7 @@ static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir
 				  bool at_start, __u64 pid_tgid, __u64 cookie, __u64 ts,
 				  __u32 start, __u32 end, __u32 kind, __u64 data, bool capture)
 {
+	struct h2_owner owner = {.sk = sk};
 	struct h2_sock *s;
 
 	if (early_bits & (VPR_OP_H2_PREFACE | EARLY_H2_SETTINGS))
@@ -627,7 +674,7 @@ static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir
 		}
 		s->confirmed = v == H2_TRUST_CONFIRMED;
 	}
-	h2_walk_op(s, sk, dir, pid_tgid, cookie, ts, start, end, kind, data, capture, 0);
+	h2_walk_op(s, &owner, dir, pid_tgid, cookie, ts, start, end, kind, data, capture, 0);
 }
 
 #endif /* VPATH_H2_FRAMES_H */

@@ -70,7 +70,7 @@ struct tls_conn {
 	__u32 base[2]; /* by enum vpr_dir: the first TCP sequence number of that direction */
 	__u32 pos[2];  /* plaintext bytes so far */
 	__u32 lost;    /* a call's bytes went uncounted: positions unknown from here */
-	__u32 pad;
+	__u32 capture; /* its header blocks are captured (--capture, on its TCP socket at the tie) */
 	struct h2_sock h2; /* the frame walks (h2_frames.h); modes H2_OFF until HTTP/2 shows */
 };
 
@@ -81,6 +81,20 @@ struct {
 	__type(key, struct tls_key);
 	__type(value, struct tls_conn);
 } tls_conns SEC(".maps");
+
+/*
+ * A tied object's header blocks carried across its calls (--capture;
+ * h2_frames.h's struct h2_carry, as sockets keep theirs in h2_carries): made
+ * at its first carry, gone with its tie.  Apart from tls_conns so that an
+ * object that never carries, and every one without --capture, pays nothing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct tls_key);
+	__type(value, struct h2_carry);
+} tls_carries SEC(".maps");
 
 static __always_inline __u8 tls_call_dir(__u32 op)
 {
@@ -118,10 +132,13 @@ static __always_inline void tls_lose(struct tls_conn *c, __u64 pid_tgid, __u32 w
  * A send that begins its connection's stream with a TLS handshake record
  * (record_op()): the thread's last SSL object is tied to it.  send_first
  * and recv_first are the first sequence numbers of the connection's two
- * directions.  A global function: verified once, on its own, so that the
- * socket path's programs do not grow by its paths.
+ * directions; capture: the socket's bytes are captured (--capture), and so
+ * are the header blocks of its plaintext.  A global function: verified
+ * once, on its own, so that the socket path's programs do not grow by its
+ * paths.
  */
-__noinline int tls_bind(__u64 pid_tgid, __u64 cookie, __u32 send_first, __u32 recv_first)
+__noinline int tls_bind(__u64 pid_tgid, __u64 cookie, __u32 send_first, __u32 recv_first,
+			__u32 capture)
 {
 	__u32 tid = (__u32)pid_tgid;
 	struct tls_conn fresh = {}, *c;
@@ -145,6 +162,9 @@ __noinline int tls_bind(__u64 pid_tgid, __u64 cookie, __u32 send_first, __u32 re
 	fresh.cookie = cookie;
 	fresh.base[VPR_DIR_SEND] = send_first;
 	fresh.base[VPR_DIR_RECV] = recv_first;
+	fresh.capture = capture;
+	/* Blocks an earlier connection of the same address carried are not this one's. */
+	bpf_map_delete_elem(&tls_carries, &key);
 	/* A full table: this connection is not followed (its bytes still are). */
 	bpf_map_update_elem(&tls_conns, &key, &fresh, BPF_ANY);
 	return 0;
@@ -231,6 +251,7 @@ int BPF_KPROBE(tls_forget, void *ssl)
 	struct tls_key key = {.ssl = (__u64)ssl, .tgid = bpf_get_current_pid_tgid() >> 32};
 
 	bpf_map_delete_elem(&tls_conns, &key);
+	bpf_map_delete_elem(&tls_carries, &key);
 	return 0;
 }
 
@@ -249,6 +270,7 @@ int BPF_KPROBE(tls_clear, void *ssl)
 	if (c && !c->lost && tls_followed(c))
 		tls_lose(c, pid_tgid, VPR_H2_LOST_GAP);
 	bpf_map_delete_elem(&tls_conns, &key);
+	bpf_map_delete_elem(&tls_carries, &key);
 	return 0;
 }
 
@@ -291,10 +313,11 @@ static __always_inline __u32 tls_head(__u64 buf, __u32 bytes, __u8 *head)
 	return 0;
 }
 
-/* A call of c's object moved bytes of plaintext at buf in direction dir. */
-static __always_inline void tls_data(struct tls_conn *c, __u64 pid_tgid, __u8 dir, __u64 buf,
-				     __u32 bytes)
+/* A call of c's object (key) moved bytes of plaintext at buf in direction dir. */
+static __always_inline void tls_data(struct tls_conn *c, const struct tls_key *key, __u64 pid_tgid,
+				     __u8 dir, __u64 buf, __u32 bytes)
 {
+	struct h2_owner owner = {.carries = &tls_carries, .key = key};
 	__u8 head[H2_PREFACE_LEN] __attribute__((aligned(8))) = {};
 	__u32 start, n = 0;
 	struct vpr_tls_op *r;
@@ -342,10 +365,14 @@ static __always_inline void tls_data(struct tls_conn *c, __u64 pid_tgid, __u8 di
 		r->pad = 0;
 		ring_submit(r);
 	}
-	/* Its frames, stamped like it, after it in the ring. */
-	h2_walk_op(&c->h2, NULL, dir, pid_tgid, c->cookie, f.ts, start, start + bytes,
-		   USER_DATA_BUF, buf, false,
-		   VPR_H2_IN_TLS); /* header blocks: not captured in TLS */
+	/*
+	 * Its frames, stamped like it, after it in the ring, and with --capture
+	 * their header blocks, redacted as the socket path's are (the
+	 * recorder's HPACK rules see the same records).  capture_len is a
+	 * .rodata constant: with capture off the blocks' code is dropped.
+	 */
+	h2_walk_op(&c->h2, &owner, dir, pid_tgid, c->cookie, f.ts, start, start + bytes,
+		   USER_DATA_BUF, buf, capture_len && c->capture, VPR_H2_IN_TLS);
 	flight_end(&f);
 }
 
@@ -384,7 +411,7 @@ static __always_inline int tls_return(int ret)
 	}
 	if (!bytes || bytes > 0x7fffffff)
 		return 0;
-	tls_data(c, pid_tgid, tls_call_dir(op), t->buf, (__u32)bytes);
+	tls_data(c, &key, pid_tgid, tls_call_dir(op), t->buf, (__u32)bytes);
 	return 0;
 }
 

@@ -945,7 +945,8 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	cookie = sk_cookie(sk);
 	/* A handshake's first send: which libssl object speaks on this connection (tls.h). */
 	if (tls_active && dir == VPR_DIR_SEND && at_start && (early_bits & VPR_OP_TLS_HS))
-		tls_bind(pid_tgid, cookie, seq_end - ret, tp->rcv_nxt - (__u32)tp->bytes_received);
+		tls_bind(pid_tgid, cookie, seq_end - ret, tp->rcv_nxt - (__u32)tp->bytes_received,
+			 capture);
 	/* The payload, stamped like its operation, is in flight with it. */
 	flight_begin(&f);
 	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir, op_flags);

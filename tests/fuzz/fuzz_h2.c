@@ -37,14 +37,20 @@
  *     and not at all when that comes more than H2_CARRY_NS after the
  *     header's or the socket stops being followed (the block is dropped,
  *     and counts as not whole).
+ *   - inside TLS (the walk bpf/tls.h runs on libssl's plaintext: one plain
+ *     buffer a call, no socket, its blocks carried in a map by the SSL
+ *     object's key), the same, every record marked VPR_H2_IN_TLS.
  *
  * Input: 3 bytes of set-up, then operations:
  *   byte 0: bit 0 the socket was accepted (else connected: its send counters
  *           are one behind the first byte, stream_start.h), bit 1 sequence
  *           numbers start just below 2^32, bits 2-3 the capture: off, 256
  *           bytes, 64, or 9 + (byte 1 & 63), bit 4 operations 150 ms apart
- *           (else 1 us: two apart, a carried block is too late); bytes 1,
- *           2: the low bits of the send and receive streams' first
+ *           (else 1 us: two apart, a carried block is too late), bit 5
+ *           inside TLS: each operation one plain buffer (iovecs and
+ *           operations missed or without a buffer become one), the walks
+ *           begun at the client's preface as bpf/tls.h begins them; bytes
+ *           1, 2: the low bits of the send and receive streams' first
  *           sequence numbers.
  *   an operation: a control byte: bit 7 the direction (1 receive), bits 5-6
  *           how (0 a buffer, 1 iovecs, 2 a msghdr's iovecs, 3 special),
@@ -102,6 +108,7 @@ struct user_msghdr {
 static long bpf_probe_read_user(void *dst, __u32 n, const void *src);
 static long bpf_probe_read_kernel(void *dst, __u32 n, const void *src);
 static void *bpf_map_lookup_elem(void *map, const void *key);
+static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags);
 static void *bpf_ringbuf_reserve(void *map, __u64 size, __u64 flags);
 static void bpf_ringbuf_discard(void *rec, __u64 flags);
 /* capture.h's, set per input. */
@@ -126,6 +133,10 @@ static void fill_hdr(struct vpr_hdr *h, __u16 type, __u16 size, __u32 tid, __u64
 
 #include "../../bpf/stream_start.h"
 #include "../../bpf/h2_frames.h"
+
+/* bpf/tls.h's tls_carries, and the key its walk gives (the SSL object's). */
+static int tls_carries;
+static const __u64 tls_key = 0x5511;
 
 /* ---- the connection ---- */
 
@@ -162,6 +173,7 @@ static struct {
 	__u32 reported[2]; /* headers reported */
 	bool lost[2];
 	bool accepted;
+	bool tls; /* inside TLS (bit 5 of byte 0) */
 	struct op ops[OPS_MAX];
 	__u32 nops;
 	/* The operation being walked. */
@@ -307,7 +319,32 @@ static long bpf_probe_read_kernel(void *dst, __u32 n, const void *src)
 
 static void *bpf_map_lookup_elem(void *map, const void *key)
 {
+	static struct h2_carry fresh;
+
+	if (map == &tls_carries) {
+		check(C.tls && key == &tls_key, "a carry looked up by another key", 0, 0, 0);
+		return C.carry;
+	}
+	if (map == &h2_carry_fresh) {
+		check(C.tls, "a fresh carry for a socket", 0, 0, 0);
+		/* The kernel's is whatever was there: nothing may rely on it. */
+		memset(&fresh, 0xa5, sizeof(fresh));
+		return &fresh;
+	}
+	check(map == &h2_block_bufs, "a lookup in an unknown map", 0, 0, 0);
 	return C.blkbuf;
+}
+
+static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags)
+{
+	check(map == &tls_carries && key == &tls_key && flags == BPF_NOEXIST && !C.carry &&
+		      C.storage != NULL,
+	      "a carry made where it should not be", 0, 0, 0);
+	C.carry = malloc(sizeof(*C.carry));
+	if (!C.carry)
+		abort();
+	memcpy(C.carry, value, sizeof(*C.carry));
+	return 0;
 }
 
 static void *bpf_ringbuf_reserve(void *map, __u64 size, __u64 flags)
@@ -446,6 +483,7 @@ static void ring_submit(void *rec)
 	const struct op *o = C.cur;
 	unsigned d = r->dir;
 	__u32 at = r->seq - C.base[d];
+	__u8 kind = r->kind & ~VPR_H2_IN_TLS;
 
 	if (r->h.type == VPR_PAYLOAD) {
 		block_submitted(rec);
@@ -455,8 +493,10 @@ static void ring_submit(void *rec)
 
 	check(d == o->dir, "a record for the other direction", d, o->dir, 0);
 	check(r->cookie == 42 && r->h.type == VPR_H2_FRAME, "a record's fields", d, r->cookie, 0);
+	check(!(r->kind & VPR_H2_IN_TLS) == !C.tls, "a record not marked as its walk's", d, r->kind,
+	      0);
 	check(!C.lost[d], "a record after LOST", d, r->kind, at);
-	if (r->kind == VPR_H2_HEADER) {
+	if (kind == VPR_H2_HEADER) {
 		const struct ref *ref;
 
 		check(at < C.len[d] && all_seen(d, at, H2_FRAME_HDR_LEN),
@@ -477,7 +517,7 @@ static void ring_submit(void *rec)
 		C.blk_frozen[d] = false;
 		return;
 	}
-	check(r->kind == VPR_H2_LOST, "a record of an unknown kind", d, r->kind, 0);
+	check(kind == VPR_H2_LOST, "a record of an unknown kind", d, r->kind, 0);
 	C.lost[d] = true;
 	switch (r->type) {
 	case VPR_H2_LOST_GAP: {
@@ -564,6 +604,9 @@ static void parse(const uint8_t *data, size_t size)
 			o->how = HOW_BUF;
 		o->len = avail * reps;
 		C.len[o->dir] += o->len;
+		/* A libssl call's plaintext: one buffer, always found (a call missed loses the walks). */
+		if (C.tls && o->how != HOW_READ_FAILS)
+			o->how = HOW_BUF;
 		/* The buffers: one, or the iovecs (the last takes the rest, with room to spare). */
 		o->niov = 1;
 		o->iov_len[0] = o->len;
@@ -630,26 +673,16 @@ static void block_left(const struct op *o)
 	      "a header block not written", d, o->at, ref->at);
 }
 
-/* One operation, as record_op() in bpf/vpath.bpf.c hands it to h2_op(). */
-static void run_op(const struct op *o)
+/* A socket operation, as record_op() in bpf/vpath.bpf.c hands it to h2_op(). */
+static void socket_op(const struct op *o, __u32 start, __u32 end)
 {
 	struct sock sk = {.sk_max_ack_backlog = C.accepted ? 128 : 0};
 	struct tcp_sock tp;
 	unsigned d = o->dir;
-	__u32 start = C.base[d] + o->at, end = start + o->len, from = 0;
 	__u32 kind = USER_DATA_NONE, early_bits = 0, offset;
 	__u64 data = 0;
 	bool at_start;
 
-	C.done[d] += o->len;
-	C.ts += C.ts_step;
-	C.tid++;
-	if (o->how == HOW_MISSED) {
-		C.blk_frozen[d] = true;
-		return;
-	}
-	carried_block(o);
-	memset(C.seen[d] + o->at, 1, o->len);
 	/* The kernel's counters: receives' base is the first byte, a connected socket's sends' one before. */
 	tp.bytes_received = C.done[VPR_DIR_RECV];
 	tp.rcv_nxt = C.base[VPR_DIR_RECV] + C.done[VPR_DIR_RECV];
@@ -666,6 +699,59 @@ static void run_op(const struct op *o)
 		offset = recv_offset(start, tp.rcv_nxt, tp.bytes_received);
 		at_start = offset == 0;
 	}
+	if (offset < EARLY_BYTES) {
+		if (o->len >= TLS_RECORD_HEADER_LEN)
+			kind = current_call_data(&sk, d, &data);
+		early_bits = early_flags(at_start, o->len, kind, data);
+	}
+	h2_op(&sk, &tp, d, early_bits, at_start, 7ull << 32 | C.tid, 42, C.ts, start, end, kind,
+	      data, capture_len != 0);
+}
+
+/*
+ * A libssl call's plaintext, as tls_data() in bpf/tls.h walks it: the walks
+ * begin at the client's preface (the first bytes of its stream), the other
+ * direction's at its stream's first byte.
+ */
+static void tls_op(const struct op *o, __u32 start, __u32 end)
+{
+	struct h2_owner owner = {.carries = &tls_carries, .key = &tls_key};
+	__u8 head[H2_PREFACE_LEN] __attribute__((aligned(8))) = {0};
+	unsigned d = o->dir;
+	__u32 n = o->len < H2_PREFACE_LEN ? o->len : H2_PREFACE_LEN;
+
+	if (!C.storage && o->at == 0 && o->how == HOW_BUF) {
+		memcpy(head, C.bytes[d], n);
+		if (h2_preface_match(head, n)) {
+			C.storage = calloc(1, sizeof(*C.storage));
+			if (!C.storage)
+				abort();
+			for (unsigned k = 0; k < 2; k++)
+				C.began[k] = k == d ? 0 : C.done[k];
+			h2_begin_walks(&C.storage->d[d], &C.storage->d[d ^ 1], true, start,
+				       C.base[d ^ 1]);
+		}
+	}
+	if (C.storage)
+		h2_walk_op(C.storage, &owner, d, 7ull << 32 | C.tid, 42, C.ts, start, end,
+			   USER_DATA_BUF, (__u64)C.pieces[0], capture_len != 0, VPR_H2_IN_TLS);
+}
+
+/* One operation, of a socket or (C.tls) of libssl. */
+static void run_op(const struct op *o)
+{
+	unsigned d = o->dir;
+	__u32 start = C.base[d] + o->at, end = start + o->len, from = 0;
+
+	C.done[d] += o->len;
+	C.ts += C.ts_step;
+	C.tid++;
+	if (o->how == HOW_MISSED) {
+		C.blk_frozen[d] = true;
+		return;
+	}
+	carried_block(o);
+	memset(C.seen[d] + o->at, 1, o->len);
 	/* The caller's buffers, each a heap block of its own so that ASan sees their ends. */
 	C.cur = o;
 	for (__u32 i = 0; i < o->niov; i++) {
@@ -688,13 +774,10 @@ static void run_op(const struct op *o)
 	C.msg->msg_iov = C.iov;
 	C.msg->msg_iovlen = o->niov;
 	C.steps = 0;
-	if (offset < EARLY_BYTES) {
-		if (o->len >= TLS_RECORD_HEADER_LEN)
-			kind = current_call_data(&sk, d, &data);
-		early_bits = early_flags(at_start, o->len, kind, data);
-	}
-	h2_op(&sk, &tp, d, early_bits, at_start, 7ull << 32 | C.tid, 42, C.ts, start, end, kind,
-	      data, capture_len != 0);
+	if (C.tls)
+		tls_op(o, start, end);
+	else
+		socket_op(o, start, end);
 	check(C.steps <= H2_MAX_STEPS, "more steps than the bound", d, C.steps, 0);
 	block_left(o);
 	/* A walk that goes on has kept up: every header up to here, and its place past the operation. */
@@ -747,6 +830,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	C.ts_step = flags & 16 ? 150000000 : 1000;
 	capture_len = captures[flags >> 2 & 3];
 	C.accepted = flags & 1;
+	C.tls = flags & 32;
 	C.base[VPR_DIR_SEND] = ((flags & 2) ? 0xffffff00u : 1000u) + (size > 1 ? data[1] : 0);
 	C.base[VPR_DIR_RECV] = ((flags & 2) ? 0xfffffff0u : 5000u) + (size > 2 ? data[2] : 0);
 	h2_active = 0;

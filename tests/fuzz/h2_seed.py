@@ -126,6 +126,10 @@ seeds["client-block-cuts-capture"] = setup(capture=1) + cut_client + cut_server
 seeds["client-block-cuts-slow-capture"] = bytes([1 << 2 | 1 << 4, 0, 0]) + op(SEND, client[:24]) \
     + b"".join(op(SEND, client[24 + i:24 + i + 9]) + op(RECV, server[i:i + 9]) for i in range(0, 90, 9))
 seeds["client-iovecs-capture-short"] = bytes([seeds["client-iovecs"][0] | 3 << 2, 12]) + seeds["client-iovecs"][2:]
+# The same inside TLS (bit 5: libssl's plaintext, blocks carried by the SSL object's key).
+for name in ["client-whole-capture", "client-block-cuts-capture", "client-block-cuts-slow-capture",
+             "client-small-ops-capture"]:
+    seeds["tls-" + name] = bytes([seeds[name][0] | 1 << 5]) + seeds[name][1:]
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

@@ -19,11 +19,12 @@
 # as a call of its own (the recorder reads its frames in libssl's plaintext;
 # nginx-*: on both hops, and nginx's calls scored too); paths right
 # and marked exact are printed, and gated where the evidence decides them:
-# go-h2 (per-stream writer goroutines) at 99%, node-h2 at 95% (its
-# traceparent, read from the HEADERS blocks the recorders capture, links
-# each stream by the propagated-id rule), go-grpc and python-grpc at 90%
-# (grpc-go's reader readies the streams' callers in turn).  Then the scorer must accept a
-# perfect analysis and fail each broken one.
+# go-h2 (per-stream writer goroutines) at 99%, node-h2 and node-h2-tls at
+# 95% (its traceparent, read from the HEADERS blocks the recorders capture,
+# inside TLS through libssl, links each stream by the propagated-id rule),
+# go-grpc and python-grpc at 90% (grpc-go's reader readies the streams'
+# callers in turn).  Then the scorer must accept a perfect analysis and fail
+# each broken one.  H2_VARIANTS (space-separated) runs only those variants.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -109,8 +110,8 @@ h2_preexisting_check() { # label dir
 	done
 }
 
-for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc preexisting nginx-grpc \
-	nginx-grpc-close; do
+for variant in ${H2_VARIANTS:-node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc \
+	preexisting nginx-grpc nginx-grpc-close}; do
 	case $variant in
 	node-* | preexisting) why=$node_why ;;
 	go-grpc) why=$grpc_why ;;
@@ -132,8 +133,9 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	# held up after its read readies callers out of turn; blinded, 4.4%
 	# (tests/h2/README.md)
 	go-grpc | python-grpc) min_accuracy=90 ;;
-	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md)
-	node-h2) min_accuracy=95 ;;
+	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md),
+	# read in libssl's plaintext for node-h2-tls
+	node-h2 | node-h2-tls) min_accuracy=95 ;;
 	*) min_accuracy= ;;
 	esac
 	# libssl's plaintext cuts the TLS variant's streams (docs/recorder.md, "TLS")
@@ -148,12 +150,15 @@ for variant in node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc pree
 	# them).  go-h2 at 95%: Go's bufio writer cuts header blocks across
 	# writes, and the recorder carries them to the next write, unless that
 	# comes 250 ms later (docs/analyzer.md, "HTTP/2 header blocks").
-	# nginx-*: the front's calls to nginx (h2c); blocks inside TLS are not
-	# captured, so nginx's own calls are not labelled.
+	# node-h2-tls and nginx-*'s calls to the gRPC server (--hop): their
+	# blocks read in libssl's plaintext.
 	case $variant in
-	node-h2 | node-h2-noprop) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" ;;
+	node-h2 | node-h2-noprop | node-h2-tls) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" ;;
 	go-h2) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --min 95 ;;
 	*-grpc | *-grpc-close) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
+	esac
+	case $variant in
+	nginx-*) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc --hop ;;
 	esac
 	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
 done

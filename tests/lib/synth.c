@@ -568,6 +568,59 @@ void synth_h2_frame(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t co
 	h2_record(h, ts, tid, cookie, dir, seq, type, flags, stream, length, VPR_H2_HEADER);
 }
 
+/*
+ * The block of HEADERS frame f at stream position at, sent or received by
+ * side (struct synth_link's h2_blocks), stamped like its frame's record.
+ */
+static void h2_block(struct synth_link *l, int side, uint8_t dir, const struct synth_h2 *f,
+		     uint32_t at, uint32_t tid, uint64_t ts)
+{
+	/* The way it goes: the client's sends and the server's receives are c2s. */
+	enum synth_dir d = (side == 1) != (dir == VPR_DIR_RECV) ? SYNTH_S2C : SYNTH_C2S;
+	struct vpr_payload p = {0};
+	uint32_t len = 9 + f->length, n = 9, pad;
+
+	if (!l->h2_blocks || f->type != 1 /* HEADERS */)
+		return;
+	if (len > VPR_PAYLOAD_MAX)
+		len = VPR_PAYLOAD_MAX;
+	p.data[0] = (uint8_t)(f->length >> 16);
+	p.data[1] = (uint8_t)(f->length >> 8);
+	p.data[2] = (uint8_t)f->length;
+	p.data[3] = f->type;
+	p.data[4] = f->flags;
+	p.data[5] = (uint8_t)(f->stream >> 24 & 0x7f);
+	p.data[6] = (uint8_t)(f->stream >> 16);
+	p.data[7] = (uint8_t)(f->stream >> 8);
+	p.data[8] = (uint8_t)f->stream;
+	/* HPACK's static table (RFC 7541 A): 2 :method GET, 4 :path /; 8 :status 200. */
+	if (d == SYNTH_C2S) {
+		p.data[n++] = 0x82;
+		p.data[n++] = 0x84;
+	} else {
+		p.data[n++] = 0x88;
+	}
+	/* x: aaa..., a literal field without indexing, new name. */
+	pad = 9 + f->length - n;
+	if (pad >= 4 && pad - 4 < 127 && n + pad <= VPR_PAYLOAD_MAX) {
+		p.data[n++] = 0x00;
+		p.data[n++] = 1;
+		p.data[n++] = 'x';
+		p.data[n++] = (uint8_t)(pad - 4);
+		memset(p.data + n, 'a', pad - 4);
+	}
+	p.cookie = l->cookie[side];
+	p.pid = l->pid[side];
+	p.seq_end = at + 9 + f->length;
+	p.bytes = 9 + f->length;
+	p.len = (uint16_t)len;
+	p.dir = dir;
+	p.flags =
+		VPR_PAYLOAD_H2_FRAME | (l->h2_block_seen[side][dir & 1] ? 0 : VPR_PAYLOAD_H2_FIRST);
+	l->h2_block_seen[side][dir & 1] = true;
+	put(l->host[side], &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len), ts, tid);
+}
+
 /* One end's operation of synth_h2_xfer and its frame records. */
 static void h2_side(struct synth_link *l, int side, uint8_t dir, bool preface,
 		    const struct synth_h2 *f, unsigned n, uint32_t start, uint32_t bytes,
@@ -582,6 +635,7 @@ static void h2_side(struct synth_link *l, int side, uint8_t dir, bool preface,
 	for (unsigned i = 0; i < n; i++) {
 		synth_h2_frame(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type,
 			       f[i].flags, f[i].stream, f[i].length);
+		h2_block(l, side, dir, &f[i], at, tid, ts);
 		at += 9 + f[i].length;
 	}
 }
@@ -633,6 +687,7 @@ static void h2_tls_side(struct synth_link *l, int side, uint8_t dir, bool prefac
 	for (unsigned i = 0; i < n; i++) {
 		h2_record(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type, f[i].flags,
 			  f[i].stream, f[i].length, VPR_H2_HEADER | VPR_H2_IN_TLS);
+		h2_block(l, side, dir, &f[i], at, tid, ts);
 		at += 9 + f[i].length;
 	}
 }

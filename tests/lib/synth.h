@@ -115,6 +115,15 @@ struct synth_link {
 	bool no_conn_records; /* ops only, as for a socket the recorder never saw open */
 	uint8_t op_flags;     /* VPR_OP_* of the operations written from now on */
 	uint32_t plain[2];    /* TLS (synth_tls_handshake): next plaintext position of c2s, s2c */
+	/*
+	 * synth_h2_xfer and synth_h2_tls_xfer follow each HEADERS frame's
+	 * record with its block's (VPR_PAYLOAD_H2_FRAME), as --capture 256
+	 * writes it: GET / to the server, 200 back, padded to the frame's
+	 * length by a literal field (a length of 0, or 6 and more).
+	 */
+	bool h2_blocks;
+	/* By side and enum vpr_dir: a block went (the next is not FIRST). */
+	bool h2_block_seen[2][2];
 };
 
 /*

@@ -1617,9 +1617,10 @@ enum {
  * Cut by bytes this is one message of two threads; cut by the frame
  * headers it is two calls, each its sender's request's, exact.  With
  * `lost`, the recorder loses its place in web's frames after the calls
- * went out: the replies are unseen, nothing is exact.
+ * went out: the replies are unseen, nothing is exact.  With `blocks`, each
+ * HEADERS frame's block was captured too (--capture).
  */
-static void h2_two_threads_over(struct world *w, bool lost, bool tls)
+static void h2_two_threads_over(struct world *w, bool lost, bool tls, bool blocks)
 {
 	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6},
 				     ack = {H2_SETTINGS, 1, 0, 0};
@@ -1637,6 +1638,7 @@ static void h2_two_threads_over(struct world *w, bool lost, bool tls)
 		     uint32_t, uint64_t, uint32_t, uint64_t) =
 		tls ? synth_h2_tls_xfer : synth_h2_xfer;
 
+	k.d1->h2_blocks = blocks;
 	if (tls)
 		synth_tls_handshake(k.d1, 303, 401, US(40));
 	xfer(k.d1, SYNTH_C2S, true, &settings, 1, 303, US(50), 401, US(55));
@@ -1656,12 +1658,12 @@ static void h2_two_threads_over(struct world *w, bool lost, bool tls)
 
 static void h2_two_threads(struct world *w, bool lost)
 {
-	h2_two_threads_over(w, lost, false);
+	h2_two_threads_over(w, lost, false, false);
 }
 
 static void h2_streams_are_calls_of_their_requests(struct world *w, bool tls)
 {
-	h2_two_threads_over(w, false, tls);
+	h2_two_threads_over(w, false, tls, false);
 	assert_string_equal(analyze(w),
 			    "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/401)");
 	for (int i = 0; i < 2; i++) {
@@ -1731,6 +1733,36 @@ static void go_h2_setup(struct world *w, struct links *k, enum go_h2_setup how)
 		break;
 	}
 	synth_h2_xfer(k->d1, SYNTH_C2S, false, &ack, 1, 302, US(211), 401, US(215));
+}
+
+/*
+ * The header blocks captured beside the frames label each stream's call,
+ * inside TLS as on plain TCP: the frames read in libssl's plaintext are
+ * marked VPR_H2_IN_TLS, and their blocks are found all the same.
+ */
+static void h2_blocks_label_the_calls(struct world *w, bool tls)
+{
+	h2_two_threads_over(w, false, tls, true);
+	assert_string_equal(analyze(w),
+			    "lg/901>web/301(web/301>db/401) | lg/902>web/302(web/302>db/401)");
+	for (int i = 0; i < 2; i++) {
+		const struct vp_witness *wit = &w->c.reqs[i]->root->calls[0]->wit;
+
+		assert_int_equal(wit->proto, VP_PROTO_HTTP);
+		assert_string_equal(wit->verb, "GET");
+		assert_string_equal(wit->text, "/");
+		assert_int_equal(wit->status, 200);
+	}
+}
+
+static void test_h2_blocks_label_the_calls(void **state)
+{
+	h2_blocks_label_the_calls(*state, false);
+}
+
+static void test_h2_tls_blocks_label_the_calls(void **state)
+{
+	h2_blocks_label_the_calls(*state, true);
 }
 
 /*
@@ -1923,6 +1955,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_http2_preface_from_a_client_not_recorded,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_h2_streams_are_calls_of_their_requests, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_h2_blocks_label_the_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_h2_tls_blocks_label_the_calls, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_tls_streams_are_calls_of_their_requests,
 						setup, teardown),
