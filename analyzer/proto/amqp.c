@@ -260,21 +260,22 @@ static void route_text(struct vp_witness *w, const char *what, const struct rout
 
 /*
  * The first method of the frames from `at`, heartbeats skipped: 1 and *f,
- * *m filled; 0 when the captured bytes end first; -1 when not AMQP.
+ * *m filled; 0 when the captured bytes end before its end; -1 when not AMQP.
  */
 static int first_method(const struct vp_bytes *b, size_t *at, struct frame *f,
 			const struct amqp_method **m)
 {
 	int r;
 
-	while ((r = frame_at(b, *at, f)) == 1 && f->type == FRAME_HEARTBEAT)
+	while ((r = frame_at(b, *at, f)) == 1 && f->type == FRAME_HEARTBEAT && f->whole)
 		*at += FRAME_HEAD + 1;
 	if (r != 1)
 		return r;
 	if (f->type != FRAME_METHOD)
 		return -1;
-	if (f->plen < 4)
-		return f->whole ? -1 : 0;
+	/* Only a frame whose end octet was seen decides: more bytes might refuse it. */
+	if (!f->whole)
+		return 0;
 	return (*m = method_of(f)) ? 1 : -1;
 }
 
@@ -300,7 +301,10 @@ static int amqp_request(const struct vp_bytes *b, struct vp_witness *w)
 		return 0;
 	snprintf(w->verb, sizeof(w->verb), "%s", m->name);
 	w->count = 1;
-	if (m->class_id == CLASS_BASIC && m->method_id == BASIC_PUBLISH && route_of(&f, m->method_id, &r)) {
+	if (m->class_id == CLASS_BASIC && m->method_id == BASIC_PUBLISH &&
+	    !route_of(&f, m->method_id, &r)) {
+		w->flags |= VP_WIT_CUT; /* its route beyond the captured bytes */
+	} else if (m->class_id == CLASS_BASIC && m->method_id == BASIC_PUBLISH) {
 		route_text(w, "", &r);
 		if ((w->qmsg = message_of(b, at, &f, BASIC_PUBLISH)))
 			w->qkind = VP_WIT_Q_PUSH;
@@ -351,14 +355,17 @@ static int amqp_reply(const struct vp_bytes *b, struct vp_witness *w)
 	    at + FRAME_HEAD + f.size + 1 == b->len)
 		return 0;
 	if (m->class_id != CLASS_BASIC ||
-	    (m->method_id != BASIC_DELIVER && m->method_id != BASIC_GET_OK) ||
-	    !route_of(&f, m->method_id, &r))
+	    (m->method_id != BASIC_DELIVER && m->method_id != BASIC_GET_OK))
 		return 1;
+	if (!route_of(&f, m->method_id, &r)) {
+		w->flags |= w->text[0] ? 0 : VP_WIT_CUT;
+		return 1;
+	}
+	if (!w->text[0])
+		route_text(w, "deliver ", &r);
 	if (w->qkind != VP_WIT_Q_PUSH && (msg = message_of(b, at, &f, m->method_id))) {
 		w->qkind = VP_WIT_Q_POP;
 		w->qmsg = msg;
-		if (!w->text[0])
-			route_text(w, "deliver ", &r);
 	}
 	return 1;
 }
