@@ -370,7 +370,8 @@ static void pushes_prune(struct vp_queues *q)
 	for (size_t k = 0; k < q->npush; k++) {
 		struct vp_qpush *s = &q->push[k];
 
-		if (!s->pub && ((s->taken && !fans_out(s->proto)) || s->at + VP_QUEUE_HOLD_NS <= q->now))
+		if (!s->pub &&
+		    ((s->taken && !fans_out(s->proto)) || s->at + VP_QUEUE_HOLD_NS <= q->now))
 			continue;
 		q->push[o++] = *s;
 	}
@@ -394,7 +395,8 @@ static void release(struct vp_queues *q, bool all)
 	for (size_t i = 0; i < q->npub;) {
 		const struct vp_qpub *p = q->pub[i];
 
-		if (all || p->last + VP_QUEUE_HOLD_NS <= q->now || (!p->pending && p->until <= q->now))
+		if (all || p->last + VP_QUEUE_HOLD_NS <= q->now ||
+		    (!p->pending && p->until <= q->now))
 			pub_out(q, i);
 		else
 			i++;

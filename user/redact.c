@@ -465,7 +465,8 @@ static unsigned amqp(uint8_t *d, size_t len, uint32_t bytes)
 		uint64_t p = off + 11, n = be32(d + off + 3);
 		unsigned method = (unsigned)(d[off + 9] << 8 | d[off + 10]);
 
-		if (d[off] == AMQP_FRAME_METHOD && d[off + 7] == 0 && d[off + 8] == AMQP_CONNECTION &&
+		if (d[off] == AMQP_FRAME_METHOD && d[off + 7] == 0 &&
+		    d[off + 8] == AMQP_CONNECTION &&
 		    (method == AMQP_START_OK || method == AMQP_SECURE_OK)) {
 			if (method == AMQP_START_OK && p + 4 <= len)
 				p += 4 + (uint64_t)be32(d + p); /* client-properties */
@@ -474,7 +475,8 @@ static unsigned amqp(uint8_t *d, size_t len, uint32_t bytes)
 			if (p + 4 <= len) {
 				uint64_t r = be32(d + p);
 
-				res |= hide(d, len, (size_t)p + 4, (size_t)(p + 4 + r < len ? p + 4 + r : len));
+				res |= hide(d, len, (size_t)p + 4,
+					    (size_t)(p + 4 + r < len ? p + 4 + r : len));
 				if (p + 4 + r > bytes)
 					res |= REDACT_OPEN;
 			}

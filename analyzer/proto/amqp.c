@@ -29,7 +29,7 @@
 #define FRAME_BODY 3
 #define FRAME_HEARTBEAT 8
 #define FRAME_END 0xce
-#define FRAME_HEAD 7		/* type, channel, size */
+#define FRAME_HEAD 7		  /* type, channel, size */
 #define FRAME_SIZE_MAX (1u << 24) /* RabbitMQ's frame_max is at most 128 KiB by default */
 #define CLASS_CONNECTION 10
 #define CLASS_CHANNEL 20
@@ -47,37 +47,68 @@ struct amqp_method {
 };
 
 static const struct amqp_method methods[] = {
-	{10, 10, "connection.start", false},   {10, 11, "connection.start-ok", false},
-	{10, 20, "connection.secure", false},  {10, 21, "connection.secure-ok", false},
-	{10, 30, "connection.tune", false},    {10, 31, "connection.tune-ok", false},
-	{10, 40, "connection.open", false},    {10, 41, "connection.open-ok", false},
-	{10, 50, "connection.close", false},   {10, 51, "connection.close-ok", false},
-	{10, 60, "connection.blocked", false}, {10, 61, "connection.unblocked", false},
-	{20, 10, "channel.open", false},       {20, 11, "channel.open-ok", false},
-	{20, 20, "channel.flow", false},       {20, 21, "channel.flow-ok", false},
-	{20, 40, "channel.close", false},      {20, 41, "channel.close-ok", false},
-	{40, 10, "exchange.declare", false},   {40, 11, "exchange.declare-ok", false},
-	{40, 20, "exchange.delete", false},    {40, 21, "exchange.delete-ok", false},
-	{40, 30, "exchange.bind", false},      {40, 31, "exchange.bind-ok", false},
-	{40, 40, "exchange.unbind", false},    {40, 51, "exchange.unbind-ok", false},
-	{50, 10, "queue.declare", false},      {50, 11, "queue.declare-ok", false},
-	{50, 20, "queue.bind", false},	       {50, 21, "queue.bind-ok", false},
-	{50, 30, "queue.purge", false},	       {50, 31, "queue.purge-ok", false},
-	{50, 40, "queue.delete", false},       {50, 41, "queue.delete-ok", false},
-	{50, 50, "queue.unbind", false},       {50, 51, "queue.unbind-ok", false},
-	{60, 10, "basic.qos", true},	       {60, 11, "basic.qos-ok", false},
-	{60, 20, "basic.consume", true},       {60, 21, "basic.consume-ok", false},
-	{60, 30, "basic.cancel", false},       {60, 31, "basic.cancel-ok", false},
-	{60, 40, "basic.publish", false},      {60, 50, "basic.return", false},
-	{60, 60, "basic.deliver", false},      {60, 70, "basic.get", false},
-	{60, 71, "basic.get-ok", false},       {60, 72, "basic.get-empty", false},
-	{60, 80, "basic.ack", true},	       {60, 90, "basic.reject", true},
-	{60, 100, "basic.recover-async", true}, {60, 110, "basic.recover", true},
-	{60, 111, "basic.recover-ok", false},  {60, 120, "basic.nack", true},
-	{85, 10, "confirm.select", false},     {85, 11, "confirm.select-ok", false},
-	{90, 10, "tx.select", false},	       {90, 11, "tx.select-ok", false},
-	{90, 20, "tx.commit", false},	       {90, 21, "tx.commit-ok", false},
-	{90, 30, "tx.rollback", false},	       {90, 31, "tx.rollback-ok", false},
+	{10, 10, "connection.start", false},
+	{10, 11, "connection.start-ok", false},
+	{10, 20, "connection.secure", false},
+	{10, 21, "connection.secure-ok", false},
+	{10, 30, "connection.tune", false},
+	{10, 31, "connection.tune-ok", false},
+	{10, 40, "connection.open", false},
+	{10, 41, "connection.open-ok", false},
+	{10, 50, "connection.close", false},
+	{10, 51, "connection.close-ok", false},
+	{10, 60, "connection.blocked", false},
+	{10, 61, "connection.unblocked", false},
+	{20, 10, "channel.open", false},
+	{20, 11, "channel.open-ok", false},
+	{20, 20, "channel.flow", false},
+	{20, 21, "channel.flow-ok", false},
+	{20, 40, "channel.close", false},
+	{20, 41, "channel.close-ok", false},
+	{40, 10, "exchange.declare", false},
+	{40, 11, "exchange.declare-ok", false},
+	{40, 20, "exchange.delete", false},
+	{40, 21, "exchange.delete-ok", false},
+	{40, 30, "exchange.bind", false},
+	{40, 31, "exchange.bind-ok", false},
+	{40, 40, "exchange.unbind", false},
+	{40, 51, "exchange.unbind-ok", false},
+	{50, 10, "queue.declare", false},
+	{50, 11, "queue.declare-ok", false},
+	{50, 20, "queue.bind", false},
+	{50, 21, "queue.bind-ok", false},
+	{50, 30, "queue.purge", false},
+	{50, 31, "queue.purge-ok", false},
+	{50, 40, "queue.delete", false},
+	{50, 41, "queue.delete-ok", false},
+	{50, 50, "queue.unbind", false},
+	{50, 51, "queue.unbind-ok", false},
+	{60, 10, "basic.qos", true},
+	{60, 11, "basic.qos-ok", false},
+	{60, 20, "basic.consume", true},
+	{60, 21, "basic.consume-ok", false},
+	{60, 30, "basic.cancel", false},
+	{60, 31, "basic.cancel-ok", false},
+	{60, 40, "basic.publish", false},
+	{60, 50, "basic.return", false},
+	{60, 60, "basic.deliver", false},
+	{60, 70, "basic.get", false},
+	{60, 71, "basic.get-ok", false},
+	{60, 72, "basic.get-empty", false},
+	{60, 80, "basic.ack", true},
+	{60, 90, "basic.reject", true},
+	{60, 100, "basic.recover-async", true},
+	{60, 110, "basic.recover", true},
+	{60, 111, "basic.recover-ok", false},
+	{60, 120, "basic.nack", true},
+	{85, 10, "confirm.select", false},
+	{85, 11, "confirm.select-ok", false},
+	{90, 10, "tx.select", false},
+	{90, 11, "tx.select-ok", false},
+	{90, 20, "tx.commit", false},
+	{90, 21, "tx.commit-ok", false},
+	{90, 30, "tx.rollback", false},
+	{90, 31, "tx.rollback-ok", false},
 };
 
 /* One frame as the captured bytes show it. */
@@ -351,8 +382,7 @@ static int amqp_reply(const struct vp_bytes *b, struct vp_witness *w)
 	 * holds one: consume-ok alone, read whole, does not decide it.
 	 */
 	if (!strcmp(w->verb, "basic.consume") && m->class_id == CLASS_BASIC && m->method_id == 21 &&
-	    f.whole && b->len == b->total &&
-	    at + FRAME_HEAD + f.size + 1 == b->len)
+	    f.whole && b->len == b->total && at + FRAME_HEAD + f.size + 1 == b->len)
 		return 0;
 	if (m->class_id != CLASS_BASIC ||
 	    (m->method_id != BASIC_DELIVER && m->method_id != BASIC_GET_OK))

@@ -7,10 +7,8 @@
 #include "proto.h"
 
 static const struct vp_proto_ops *const protos[VP_PROTO_MAX] = {
-	[VP_PROTO_HTTP] = &vp_proto_http,
-	[VP_PROTO_PGSQL] = &vp_proto_pgsql,
-	[VP_PROTO_REDIS] = &vp_proto_redis,
-	[VP_PROTO_MYSQL] = &vp_proto_mysql,
+	[VP_PROTO_HTTP] = &vp_proto_http,   [VP_PROTO_PGSQL] = &vp_proto_pgsql,
+	[VP_PROTO_REDIS] = &vp_proto_redis, [VP_PROTO_MYSQL] = &vp_proto_mysql,
 	[VP_PROTO_AMQP] = &vp_proto_amqp,
 };
 

@@ -232,16 +232,16 @@ static void test_redis(void **state)
 }
 
 /* AMQP connection.start-ok: the PLAIN response (user and password) only. */
-#define START_OK(resp)                                                                     \
-	"AMQP\0\0\x09\x01"                                                                  \
-	"\x01\0\0\0\0\0\x2a"                                                              \
-	"\0\x0a\0\x0b"                                                                       \
-	"\0\0\0\x05"                                                                         \
-	"table"                                                                             \
-	"\x05"                                                                              \
-	"PLAIN"                                                                             \
-	"\0\0\0\x0d" resp "\x05"                                                             \
-	"en_US"                                                                             \
+#define START_OK(resp)           \
+	"AMQP\0\0\x09\x01"       \
+	"\x01\0\0\0\0\0\x2a"     \
+	"\0\x0a\0\x0b"           \
+	"\0\0\0\x05"             \
+	"table"                  \
+	"\x05"                   \
+	"PLAIN"                  \
+	"\0\0\0\x0d" resp "\x05" \
+	"en_US"                  \
 	"\xce"
 
 static void test_amqp(void **state)
