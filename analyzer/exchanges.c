@@ -470,6 +470,16 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 		m = &last->req;
 		wit = &last->wit;
 	} else {
+		if (x->wit_req && !x->wit &&
+		    (uint32_t)(x->req.seq_start + x->wit_req->total) == start) {
+			struct vp_wit_req *j =
+				vp_wit_req__join(x->wit_req, p->data, p->len, p->bytes);
+
+			if (!j)
+				return -ENOMEM;
+			x->wit_req = j;
+			return 0;
+		}
 		if (x->wit_req || !first_op_of(&x->req, p))
 			return 0;
 		m = &x->req;

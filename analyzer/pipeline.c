@@ -65,6 +65,21 @@ size_t vp_pipe__cuts(const struct vp_bytes *b, uint8_t *proto, uint32_t *at, siz
 	return found;
 }
 
+struct vp_wit_req *vp_wit_req__join(struct vp_wit_req *w, const uint8_t *data, size_t len,
+				    uint64_t total)
+{
+	struct vp_wit_req *j;
+
+	if (w->len != w->total || w->len + len > VP_WIT_JOIN_MAX)
+		return w;
+	if (!(j = realloc(w, sizeof(*w) + w->len + len)))
+		return NULL;
+	memcpy(j->data + j->len, data, len);
+	j->len = (uint16_t)(j->len + len);
+	j->total += total;
+	return j;
+}
+
 struct vp_wit_req *vp_wit_req__new(const uint8_t *data, size_t len, uint64_t total)
 {
 	struct vp_wit_req *w = malloc(sizeof(*w) + len);

@@ -66,6 +66,16 @@ size_t vp_pipe__cuts(const struct vp_bytes *b, uint8_t *proto, uint32_t *at, siz
 		     bool *ends);
 /* A copy of len captured bytes of an operation part of total bytes; NULL on ENOMEM. */
 struct vp_wit_req *vp_wit_req__new(const uint8_t *data, size_t len, uint64_t total);
+/*
+ * Captured bytes that go on in the request's next operation (AMQP clients
+ * write a message's method, header and body frames apart): when every byte
+ * of w's operations was captured, w followed by the next one's (len of
+ * total), at most VP_WIT_JOIN_MAX in all; else w as it was.  NULL on ENOMEM
+ * (w is kept).
+ */
+#define VP_WIT_JOIN_MAX 1024
+struct vp_wit_req *vp_wit_req__join(struct vp_wit_req *w, const uint8_t *data, size_t len,
+				    uint64_t total);
 /* The part of op from stream position `from` on, and the part before `to`. */
 struct vpr_sock_op vp_op__from(const struct vpr_sock_op *op, uint32_t from);
 struct vpr_sock_op vp_op__upto(const struct vpr_sock_op *op, uint32_t to);

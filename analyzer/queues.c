@@ -14,9 +14,11 @@ struct vp_qpub {
 	struct vp_request *r;
 	size_t pending; /* its pushes not yet delivered */
 	int64_t last;	/* its last push's end */
+	int64_t until;	/* all delivered, a broker that fans out: held to here for more copies */
 };
 
 struct vp_qpush {
+	uint8_t proto; /* the broker's protocol: a message matches only its own broker's */
 	uint64_t msg;
 	struct vp_call *call; /* NULL: its request went out without this message's work */
 	struct vp_qpub *pub;
@@ -28,6 +30,7 @@ struct vp_qpush {
 struct vp_qdel {
 	int host;
 	uint32_t pid, tid;
+	uint8_t proto;
 	uint64_t msg, qid;
 	int64_t open_ns, close_ns; /* its reply .. the thread's next wait (INT64_MAX: none yet) */
 	/*
@@ -62,9 +65,28 @@ void vp_queues__init(struct vp_queues *q, vp_request_fn out, void *ctx)
 	q->ctx = ctx;
 }
 
+/*
+ * The protocol parsers say what a call did to a queue (proto.h: qkind,
+ * qmsg): a push, a delivery, a consumer's wait that delivered nothing.  A
+ * Redis BRPOP/BLPOP is a wait whatever its reply.
+ */
 static bool is_wait(const struct vp_call *c)
 {
-	return c->client.recorded && vp_witness_waits(&c->wit);
+	if (!c->client.recorded)
+		return false;
+	return c->wit.qkind == VP_WIT_Q_POP || c->wit.qkind == VP_WIT_Q_WAIT ||
+	       vp_witness_waits(&c->wit);
+}
+
+/*
+ * A broker that may deliver one message several times (AMQP: an exchange
+ * routes it to every queue bound, a rejected message is delivered again):
+ * a push delivered stays a candidate, and its request waits
+ * VP_QUEUE_SETTLE_NS after each delivery for another copy.
+ */
+static bool fans_out(uint8_t proto)
+{
+	return proto == VP_PROTO_AMQP;
 }
 
 static bool same_thread(const struct vp_qdel *d, const struct vp_call_end *e)
@@ -162,6 +184,7 @@ static void on_wait(struct vp_queues *q, struct vp_request *r)
 	d->host = c->client.host;
 	d->pid = c->client.pid;
 	d->tid = c->client.tid;
+	d->proto = c->wit.proto;
 	d->msg = c->wit.qmsg;
 	d->qid = c->wit.qid;
 	d->open_ns = c->end_ns;
@@ -174,10 +197,10 @@ static void on_wait(struct vp_queues *q, struct vp_request *r)
 
 static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call *c)
 {
-	if (c->wit.proto == VP_PROTO_REDIS && c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
+	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
 		q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
-		q->push[q->npush++] =
-			(struct vp_qpush){c->wit.qmsg, c, pub, c->end_ns, false, c->wit.qid};
+		q->push[q->npush++] = (struct vp_qpush){c->wit.proto, c->wit.qmsg, c,	      pub,
+							c->end_ns,    false,	   c->wit.qid};
 		pub->pending++;
 		if (c->end_ns > pub->last)
 			pub->last = c->end_ns;
@@ -320,11 +343,12 @@ static struct vp_qpush *pick_push(struct vp_queues *q, struct vp_qdel *d)
 	for (size_t k = 0; k < q->npush; k++) {
 		struct vp_qpush *p = &q->push[k];
 
-		if (p->msg != d->msg || (d->qid && p->qid && p->qid != d->qid))
+		if (p->msg != d->msg || p->proto != d->proto ||
+		    (d->qid && p->qid && p->qid != d->qid))
 			continue;
 		if (d->qid && p->qid == d->qid)
 			return p->taken ? NULL : p;
-		if (!p->taken) {
+		if (!p->taken || fans_out(d->proto)) {
 			cands++;
 			s = p;
 		}
@@ -338,13 +362,16 @@ static void settle(struct vp_queues *q, size_t i)
 {
 	struct vp_qdel *d = q->del[i];
 	struct vp_qpush *s = pick_push(q, d);
+	bool first = s && !s->taken;
 
 	q->del[i] = q->del[--q->ndel];
 	if (s)
 		s->taken = true;
 	if (s && s->call) {
 		graft(q, d, s);
-		if (!--s->pub->pending)
+		if (fans_out(d->proto))
+			s->pub->until = q->now + VP_QUEUE_SETTLE_NS;
+		if (first && !--s->pub->pending && !fans_out(d->proto))
 			for (size_t k = 0; k < q->npub; k++)
 				if (q->pub[k] == s->pub) {
 					pub_out(q, k);
@@ -365,7 +392,8 @@ static void pushes_prune(struct vp_queues *q)
 	for (size_t k = 0; k < q->npush; k++) {
 		struct vp_qpush *s = &q->push[k];
 
-		if (!s->pub && (s->taken || s->at + VP_QUEUE_HOLD_NS <= q->now))
+		if (!s->pub &&
+		    ((s->taken && !fans_out(s->proto)) || s->at + VP_QUEUE_HOLD_NS <= q->now))
 			continue;
 		q->push[o++] = *s;
 	}
@@ -387,7 +415,10 @@ static void release(struct vp_queues *q, bool all)
 			i++;
 	}
 	for (size_t i = 0; i < q->npub;) {
-		if (all || q->pub[i]->last + VP_QUEUE_HOLD_NS <= q->now)
+		const struct vp_qpub *p = q->pub[i];
+
+		if (all || p->last + VP_QUEUE_HOLD_NS <= q->now ||
+		    (!p->pending && p->until <= q->now))
 			pub_out(q, i);
 		else
 			i++;

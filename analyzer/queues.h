@@ -33,12 +33,23 @@
  * passes straight through: without pushes and deliveries (no capture on a
  * Redis port, no Redis lists) the cost is a walk over each request's calls.
  *
+ * RabbitMQ (AMQP 0-9-1, proto/amqp.c): a basic.publish with its whole
+ * content is a push; a consumer's call (basic.ack, basic.consume, ...)
+ * whose reply is one basic.deliver or basic.get-ok with its whole content
+ * is a delivery, one that delivered nothing a wait.  The parsers say which
+ * (vp_witness.qkind, qmsg), so every broker feeds the one matcher here.  A
+ * broker that may deliver a message several times (AMQP: fan-out
+ * exchanges, redeliveries) keeps a push as a candidate after a delivery,
+ * and its request VP_QUEUE_SETTLE_NS after each, so each copy hangs under
+ * the one publish.
+ *
  * Limits: a publisher whose request ends more than VP_QUEUE_SETTLE_NS
  * after its message was delivered is not seen in time (the delivery's
  * work stays where the other rules put it); pushes made by a consumer's
  * work (a job queuing a job) are not followed; an entry several XREAD
- * readers read is linked to the first only; pub/sub and other brokers are
- * not read yet.
+ * readers read is linked to the first only; pub/sub is not read yet; a
+ * fan-out copy whose work settles more than VP_QUEUE_SETTLE_NS after the
+ * previous copy's stays where it was.
  */
 #ifndef VPATH_QUEUES_H
 #define VPATH_QUEUES_H

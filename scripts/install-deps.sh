@@ -22,6 +22,7 @@ PKGS=(
 	python3-psycopg2 python3-redis wrk
 	nodejs                                    # tests/evloop: the Node.js event-loop gateway; tests/logs/service.js
 	pgbouncer haproxy                         # tests/pgbouncer: a pooler, a proxy in TCP mode; linked by forwarded bytes
+	rabbitmq-server python3-pika              # tests/queue --broker rabbitmq: a RabbitMQ work queue
 	php-fpm php-mysql mariadb-server openssl  # tests/phpstack: PHP-FPM -> MariaDB over TLS
 	openjdk-17-jdk-headless golang-go         # tests/handoff: the Java and Go front ends (compiled offline)
 	golang-golang-x-net-dev                   # tests/h2: Go's HTTP/2 (x/net/http2, h2c), compiled offline
@@ -48,8 +49,9 @@ if ! $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; then
 fi
 # tests/realstack runs its own nginx, PostgreSQL and Redis in network
 # namespaces (tests/clickhouse its own two ClickHouse servers, tests/pgbouncer
-# its own PgBouncer and haproxy); the system services these packages start are not wanted.
-for svc in nginx postgresql redis-server clickhouse-server pgbouncer haproxy; do
+# its own PgBouncer and haproxy, tests/queue its own RabbitMQ); the system
+# services these packages start are not wanted.
+for svc in nginx postgresql redis-server clickhouse-server pgbouncer haproxy rabbitmq-server; do
 	case " ${missing[*]} " in *" $svc "*) ;; *) continue ;; esac
 	if [ -d /run/systemd/system ]; then
 		$SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true

@@ -443,6 +443,49 @@ static unsigned redis(uint8_t *d, size_t len)
 	return res;
 }
 
+/* ---- AMQP 0-9-1 ---- */
+
+#define AMQP_FRAME_METHOD 1
+#define AMQP_CONNECTION 10
+#define AMQP_START_OK 11  /* client-properties, mechanism, response, locale */
+#define AMQP_SECURE_OK 21 /* response */
+
+/*
+ * A chain of frames (type, channel, size, payload, 0xCE): the response of
+ * each connection.start-ok and connection.secure-ok is replaced, whatever
+ * its mechanism (PLAIN's is "\0user\0password", AMQPLAIN's a table with
+ * the password).
+ */
+static unsigned amqp(uint8_t *d, size_t len, uint32_t bytes)
+{
+	unsigned res = REDACT_NONE;
+	size_t off = len >= 8 && !memcmp(d, "AMQP", 4) ? 8 : 0;
+
+	while (off + 11 <= len && d[off] >= AMQP_FRAME_METHOD && d[off] <= 8) {
+		uint64_t p = off + 11, n = be32(d + off + 3);
+		unsigned method = (unsigned)(d[off + 9] << 8 | d[off + 10]);
+
+		if (d[off] == AMQP_FRAME_METHOD && d[off + 7] == 0 &&
+		    d[off + 8] == AMQP_CONNECTION &&
+		    (method == AMQP_START_OK || method == AMQP_SECURE_OK)) {
+			if (method == AMQP_START_OK && p + 4 <= len)
+				p += 4 + (uint64_t)be32(d + p); /* client-properties */
+			if (method == AMQP_START_OK && p < len)
+				p += 1 + (uint64_t)d[p]; /* mechanism */
+			if (p + 4 <= len) {
+				uint64_t r = be32(d + p);
+
+				res |= hide(d, len, (size_t)p + 4,
+					    (size_t)(p + 4 + r < len ? p + 4 + r : len));
+				if (p + 4 + r > bytes)
+					res |= REDACT_OPEN;
+			}
+		}
+		off += 8 + (size_t)n;
+	}
+	return res;
+}
+
 unsigned redact_payload_side(uint8_t *data, size_t len, uint32_t bytes, uint8_t side)
 {
 	unsigned res;
@@ -452,6 +495,7 @@ unsigned redact_payload_side(uint8_t *data, size_t len, uint32_t bytes, uint8_t 
 	res = mysql(data, len, bytes, side);
 	res |= postgres(data, len, bytes);
 	res |= redis(data, len);
+	res |= amqp(data, len, bytes);
 	res |= http_headers(data, len);
 	res |= http_tail_unseen(data, len, bytes);
 	return res;

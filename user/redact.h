@@ -30,7 +30,8 @@ enum redact_result {
  * Replaces the secret values in data[0..len), the first len bytes of an
  * operation of `bytes` bytes: HTTP Authorization, Proxy-Authorization,
  * Cookie and Set-Cookie values; PostgreSQL 'p' messages (password, SASL,
- * GSS); MySQL authentication packets; Redis AUTH arguments (and those of
+ * GSS); MySQL authentication packets; AMQP connection.start-ok and
+ * connection.secure-ok responses (PLAIN: user and password); Redis AUTH arguments (and those of
  * HELLO ... AUTH, MIGRATE ... AUTH, CONFIG SET, ACL SETUSER).  Returns a
  * mask of enum redact_result.
  */

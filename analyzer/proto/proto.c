@@ -7,10 +7,9 @@
 #include "proto.h"
 
 static const struct vp_proto_ops *const protos[VP_PROTO_MAX] = {
-	[VP_PROTO_HTTP] = &vp_proto_http,
-	[VP_PROTO_PGSQL] = &vp_proto_pgsql,
-	[VP_PROTO_REDIS] = &vp_proto_redis,
-	[VP_PROTO_MYSQL] = &vp_proto_mysql,
+	[VP_PROTO_HTTP] = &vp_proto_http,   [VP_PROTO_PGSQL] = &vp_proto_pgsql,
+	[VP_PROTO_REDIS] = &vp_proto_redis, [VP_PROTO_MYSQL] = &vp_proto_mysql,
+	[VP_PROTO_AMQP] = &vp_proto_amqp,
 };
 
 const struct vp_proto_ops *vp_proto_ops_of(uint8_t proto)
@@ -120,6 +119,10 @@ char *vp_witness_label(const struct vp_witness *w, size_t max_text, char *buf, s
 		else
 			snprintf(buf, len, "%s%s%s", w->verb, w->err[0] ? " " : "", w->err);
 		break;
+	case VP_PROTO_AMQP:
+		snprintf(buf, len, "%s%s%s%s%s", w->verb, text[0] ? " " : "", text,
+			 w->err[0] ? " " : "", w->err);
+		break;
 	default:
 		snprintf(buf, len, "%s%s%s", text, w->err[0] ? " " : "", w->err);
 		break;
@@ -198,6 +201,9 @@ char *vp_witness_pattern_key(const struct vp_witness *w, char *buf, size_t len)
 		break;
 	case VP_PROTO_REDIS:
 		snprintf(buf, len, "%s", w->verb);
+		break;
+	case VP_PROTO_AMQP: /* a method and its exchange and routing key: few values */
+		snprintf(buf, len, "%s%s%s", w->verb, w->text[0] ? " " : "", w->text);
 		break;
 	case VP_PROTO_PGSQL:
 	case VP_PROTO_MYSQL:

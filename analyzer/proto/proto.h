@@ -2,7 +2,7 @@
 /*
  * Protocol witnesses: what a call was, read from the first bytes of its
  * request and its reply (VPR_PAYLOAD, recorded with vpath-record --capture).
- * One small parser per protocol (http.c, pgsql.c, redis.c, mysql.c); this
+ * One small parser per protocol (http.c, pgsql.c, redis.c, mysql.c, amqp.c); this
  * dispatch sniffs the protocol from both sides together: a witness is given
  * only when exactly one protocol reads the request AND the reply as its
  * own.  Unknown, partial or ambiguous bytes give no witness, never a wrong
@@ -24,6 +24,7 @@ enum vp_proto {
 	VP_PROTO_PGSQL,
 	VP_PROTO_REDIS,
 	VP_PROTO_MYSQL,
+	VP_PROTO_AMQP, /* AMQP 0-9-1 (RabbitMQ) */
 	VP_PROTO_MAX,
 };
 
@@ -42,6 +43,7 @@ enum vp_wit_qkind {
 	VP_WIT_Q_NONE = 0,
 	VP_WIT_Q_PUSH, /* the request puts one message on a queue */
 	VP_WIT_Q_POP,  /* the reply delivers one message taken off a queue */
+	VP_WIT_Q_WAIT, /* a consumer's request for deliveries whose reply delivered none (AMQP) */
 };
 
 struct vp_witness {
@@ -55,7 +57,9 @@ struct vp_witness {
 	 * That message: a hash of its queue's name and of all its bytes, read
 	 * whole from the capture (a Redis list's LPUSH/RPUSH request, a
 	 * BRPOP/BLPOP/BLMOVE reply; a stream's XADD, an XREADGROUP reply:
-	 * redisq.c); the analyzer's queue hops (queues.h) match it.
+	 * redisq.c; AMQP's basic.publish, basic.deliver and basic.get-ok:
+	 * exchange, routing key and body, amqp.c); the analyzer's queue hops
+	 * (queues.h) match it.
 	 */
 	uint64_t qmsg;
 	/* The message's own id where the broker gives one (a stream entry's), hashed; 0: none. */
@@ -92,7 +96,8 @@ struct vp_proto_ops {
 	size_t (*reply_len)(const struct vp_bytes *b);
 };
 
-extern const struct vp_proto_ops vp_proto_http, vp_proto_pgsql, vp_proto_redis, vp_proto_mysql;
+extern const struct vp_proto_ops vp_proto_http, vp_proto_pgsql, vp_proto_redis, vp_proto_mysql,
+	vp_proto_amqp;
 
 /* The ops of a protocol, NULL for VP_PROTO_NONE or an unknown value. */
 const struct vp_proto_ops *vp_proto_ops_of(uint8_t proto);

@@ -8,19 +8,23 @@
 # then vpath-analyze and score.py against the client's and the workers'
 # truth.  Exit status: 0 when the gates pass, 1 when not, 2 when the run
 # itself failed.  Needs root.
+# --broker rabbitmq: the same through RabbitMQ (web_amqp.py publishes,
+# worker_amqp.py consumes; --capture 256 on port 5672; the workers start
+# after the recorders, so that their whole conversation is recorded).
 #
 #   tests/queue/run.sh [--requests N] [--sessions S] [--workers W] [--seed X]
-#                      [--min-accuracy P] [--no-capture] [--keep DIR]
-#                      [--mode list|blmove|stream]
-# --mode: how jobs are queued and taken (README.md): LPUSH/BRPOP (list,
-# the default), LPUSH/BLMOVE onto a processing list (blmove), XADD and
-# XREADGROUP of a consumer group (stream).
+#                      [--broker redis|rabbitmq] [--min-accuracy P]
+#                      [--no-capture] [--keep DIR] [--mode list|blmove|stream]
+# --mode: how jobs are queued and taken on Redis (README.md): LPUSH/BRPOP
+# (list, the default), LPUSH/BLMOVE onto a processing list (blmove), XADD
+# and XREADGROUP of a consumer group (stream).
 # --keep DIR: the recordings, truth files, found.json, failures.jsonl and
 # every log are copied to DIR.
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
+source tests/queue/rabbitmq.sh
 
 Q_SRC=tests/queue
 Q_NET=10.211.0
@@ -32,6 +36,7 @@ Q_BACK=$Q_NET.4:8100
 Q_PY=/usr/bin/python3 # Debian's, where python3-redis lives
 requests=2000 sessions=8 workers=2 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 capture=1
 mode=list
+broker=redis
 while [ $# -gt 0 ]; do
 	case $1 in
 	--requests) requests=$2; shift ;;
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--min-accuracy) min_accuracy=$2; shift ;;
 	--no-capture) capture=0 ;;
 	--mode) mode=$2; shift ;;
+	--broker) broker=$2; shift ;;
 	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -52,7 +58,18 @@ list | blmove | stream) ;;
 *) echo "run.sh: unknown mode $mode (list, blmove, stream)" >&2; exit 2 ;;
 esac
 
+case $broker in
+redis) ;;
+rabbitmq) Q_REDIS=$Q_NET.2:5672 ;; # the broker's address, whichever it is
+*) echo "run.sh: unknown broker $broker" >&2; exit 2 ;;
+esac
+
 q_missing() {
+	if [ "$broker" = rabbitmq ]; then
+		[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || echo rabbitmq-server
+		"$Q_PY" -c 'import pika' 2>/dev/null || echo python3-pika
+		return
+	fi
 	[ -x /usr/bin/redis-server ] || echo redis-server
 	"$Q_PY" -c 'import redis' 2>/dev/null || echo python3-redis
 }
@@ -64,7 +81,7 @@ q_spawn() { # name host addr command...
 	shift 3
 	setsid ip netns exec "$(e2e_ns "$host")" "$@" >"$E2E_DIR/$name.log" 2>&1 </dev/null &
 	E2E_SERVER_PIDS+=($!)
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < ${Q_WAIT:-300}; i++)); do
 		if [ -n "$addr" ]; then
 			ip netns exec "$(e2e_ns "$host")" ss -Hltn "src $addr" 2>/dev/null | grep -q . &&
 				return 0
@@ -80,16 +97,34 @@ q_spawn() { # name host addr command...
 }
 
 q_servers_start() {
-	local i
-	q_spawn redis redis "$Q_REDIS" /usr/bin/redis-server --bind "${Q_REDIS%:*}" \
-		--port "${Q_REDIS#*:}" --protected-mode no --save '' --appendonly no --dir "$E2E_DIR" || return 1
+	if [ "$broker" = rabbitmq ]; then
+		q_rabbitmq_start "$Q_REDIS" || return 1
+	else
+		q_spawn redis broker "$Q_REDIS" /usr/bin/redis-server --bind "${Q_REDIS%:*}" \
+			--port "${Q_REDIS#*:}" --protected-mode no --save '' --appendonly no \
+			--dir "$E2E_DIR" || return 1
+	fi
 	q_spawn back back "$Q_BACK" "$Q_PY" "$Q_SRC/back.py" --listen "$Q_BACK" || return 1
-	q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" \
-		--mode "$mode" ||
-		return 1
+	if [ "$broker" = rabbitmq ]; then
+		q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web_amqp.py" --listen "$Q_WEB" \
+			--amqp "$Q_REDIS" || return 1
+	else
+		q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" \
+			--mode "$mode" || return 1
+		q_workers_start || return 1
+	fi
+}
+
+q_workers_start() {
+	local i
 	for ((i = 1; i <= workers; i++)); do
-		q_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_REDIS" \
-			--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" --mode "$mode" || return 1
+		if [ "$broker" = rabbitmq ]; then
+			q_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker_amqp.py" --amqp "$Q_REDIS" \
+				--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" || return 1
+		else
+			q_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_REDIS" \
+				--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" --mode "$mode" || return 1
+		fi
 	done
 }
 
@@ -110,10 +145,10 @@ if [ -n "$why" ]; then
 	echo "run.sh: $why" >&2
 	exit 2
 fi
-e2e_hosts_setup client:$Q_CLIENT_IP web:${Q_WEB%:*} redis:${Q_REDIS%:*} workers:$Q_WORKERS_IP \
+e2e_hosts_setup client:$Q_CLIENT_IP web:${Q_WEB%:*} broker:${Q_REDIS%:*} workers:$Q_WORKERS_IP \
 	back:${Q_BACK%:*} || exit 2
 on_exit 'e2e_keep_results "$keep"'
-e2e_log "queue ($mode): seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
+e2e_log "queue ($broker, $mode): seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
 rec=()
 [ $capture -eq 0 ] || rec=(--capture 256 --capture-port "${Q_REDIS#*:}")
 # The servers and workers first (their connections open), then the
@@ -121,6 +156,7 @@ rec=()
 # start.  The workers' connections are recorded from their first call.
 q_servers_start || exit 2
 e2e_recorders_start "${rec[@]}" || exit 2
+[ "$broker" = redis ] || q_workers_start || exit 2
 setsid ip netns exec "$(e2e_ns client)" python3 tests/pgbouncer/client.py --target "$Q_WEB" \
 	--sessions "$sessions" --requests "$requests" --seed "$seed" --out "$E2E_DIR/truth.jsonl" \
 	>"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" </dev/null &

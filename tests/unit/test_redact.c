@@ -231,6 +231,34 @@ static void test_redis(void **state)
 			 REDACT_DONE | REDACT_OPEN);
 }
 
+/* AMQP connection.start-ok: the PLAIN response (user and password) only. */
+#define START_OK(resp)           \
+	"AMQP\0\0\x09\x01"       \
+	"\x01\0\0\0\0\0\x2a"     \
+	"\0\x0a\0\x0b"           \
+	"\0\0\0\x05"             \
+	"table"                  \
+	"\x05"                   \
+	"PLAIN"                  \
+	"\0\0\0\x0d" resp "\x05" \
+	"en_US"                  \
+	"\xce"
+
+static void test_amqp(void **state)
+{
+	static const char in[] = START_OK("\0guest\0secret");
+
+	assert_int_equal(check(in, sizeof(in) - 1, 0, START_OK("*************")), REDACT_DONE);
+	/* Cut inside the response: the rest may come in the next operation. */
+	assert_int_equal(check(in, sizeof(in) - 10, sizeof(in) - 1, START_OK("*************")),
+			 REDACT_DONE);
+	assert_int_equal(check(in, sizeof(in) - 12, sizeof(in) - 12, START_OK("*************")),
+			 REDACT_DONE | REDACT_OPEN);
+	/* Other methods (connection.tune-ok here) keep their bytes. */
+	CHECK("\x01\0\0\0\0\0\x0c\0\x0a\0\x1f\x07\xff\0\x02\0\0\0\x3c\xce",
+	      "\x01\0\0\0\0\0\x0c\0\x0a\0\x1f\x07\xff\0\x02\0\0\0\x3c\xce");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_mysql),
 		cmocka_unit_test(test_mysql_sides),
 		cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_amqp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
