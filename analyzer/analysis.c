@@ -96,6 +96,12 @@ struct vp_analysis {
 	int64_t look_until; /* how far the look-ahead reads (common timeline) */
 };
 
+/* The paths' batches (paths.h, run) on the analysis's threads. */
+static void run_jobs(void *ctx, size_t n, vp_job_fn fn, void *fn_ctx)
+{
+	vp_workers__run(ctx, n, fn, fn_ctx);
+}
+
 int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		     const struct vp_analysis_opts *opts, char *err, size_t errlen)
 {
@@ -177,6 +183,8 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		snprintf(err, errlen, "cannot start %u threads: %s", threads, strerror(-ret));
 		goto cleanup;
 	}
+	a->paths.run = run_jobs;
+	a->paths.run_ctx = &a->workers;
 	if (!opts->threads && a->workers.n > 1) {
 		a->tune.on = true;
 		a->workers.use = 1; /* the first probe */

@@ -509,6 +509,7 @@ static struct vp_request *expand_request(const struct vp_held_req *h)
 static void release(struct vp_paths *p, struct vp_xchg *x)
 {
 	x->dead = true;
+	x->building = false;
 	if (x->refs == 0)
 		vp_xpool__put(&p->pools[x->host], x);
 }
@@ -536,8 +537,98 @@ static void release_tree(struct vp_paths *p, struct vp_xchg *c, struct vp_xchg *
 
 void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x)
 {
-	if (--x->refs == 0 && x->dead)
+	if (--x->refs == 0 && x->dead && !x->building)
 		vp_xpool__put(&p->pools[x->host], x);
+}
+
+/*
+ * A tree whose request waits to be filled in (build_pending) is dead to the
+ * join from now on, as if built (analysis.c looks at dead), but stays until
+ * its build has read it.
+ */
+static void mark_building(struct vp_xchg *c, struct vp_xchg *s)
+{
+	for (struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling)
+		mark_building(k, k->peer);
+	if (c)
+		c->dead = c->building = true;
+	if (s)
+		s->dead = s->building = true;
+}
+
+/* A complete tree whose held request is filled in at the next emit. */
+struct vp_build {
+	struct vp_held_req *r;
+	struct vp_xchg *c, *s;
+};
+
+static void queue_ready(struct vp_paths *p, struct vp_held_req *r)
+{
+	if (p->rlen == p->rcap) {
+		size_t cap = p->rcap ? p->rcap * 2 : 256;
+		struct vp_held_req **q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+		for (size_t i = 0; i < p->rlen; i++)
+			q[i] = p->ready[(p->rhead + i) % p->rcap];
+		free(p->ready);
+		p->ready = q;
+		p->rcap = cap;
+		p->rhead = 0;
+	}
+	p->ready[(p->rhead + p->rlen++) % p->rcap] = r;
+}
+
+static void queue_build(struct vp_paths *p, struct vp_held_req *r, struct vp_xchg *c,
+			struct vp_xchg *s)
+{
+	if (p->nbuilds == p->cbuilds) {
+		size_t cap = p->cbuilds ? p->cbuilds * 2 : 256;
+		struct vp_build *v = realloc(p->builds, cap * sizeof(*v));
+
+		if (!v)
+			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+		p->builds = v;
+		p->cbuilds = cap;
+	}
+	p->builds[p->nbuilds++] = (struct vp_build){r, c, s};
+	mark_building(c, s);
+}
+
+/*
+ * One held request filled in from its tree: a job of the build batch.  It
+ * writes only its own block and its tree's server ends (their log lines
+ * move to it); no two jobs share either.
+ */
+static void build_one(void *ctx, size_t j)
+{
+	struct vp_paths *p = ctx;
+	const struct vp_build *b = &p->builds[j];
+	struct held_arena m;
+	uint64_t hosts_seen = 0;
+
+	m.paths = p;
+	m.calls = b->r->calls;
+	m.wits = (struct vp_witness *)(b->r->calls + b->r->ncalls);
+	hold(b->r, &m, NULL, b->c, b->s, &hosts_seen);
+	b->r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
+}
+
+/* The held requests of the trees found complete since the last emit, then their exchanges freed. */
+static void build_pending(struct vp_paths *p, bool parallel)
+{
+	if (!p->nbuilds)
+		return;
+	if (parallel && p->run)
+		p->run(p->run_ctx, p->nbuilds, build_one, p);
+	else
+		for (size_t j = 0; j < p->nbuilds; j++)
+			build_one(p, j);
+	/* In join order, one thread: the pools and the on_xchg hook are not shared. */
+	for (size_t j = 0; parallel && j < p->nbuilds; j++)
+		release_tree(p, p->builds[j].c, p->builds[j].s);
+	p->nbuilds = 0;
 }
 
 static void build_request(struct vp_paths *p, struct vp_xchg *root)
@@ -555,36 +646,16 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 	struct vp_held_req *r =
 		vp_farena__alloc(&p->held, sizeof(*r) + n * sizeof(struct held_call) +
 						   nwit * sizeof(struct vp_witness));
-	struct held_arena m;
-	uint64_t hosts_seen = 0;
 
 	if (!r)
 		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
-	m.paths = p;
-	m.calls = r->calls;
-	m.wits = (struct vp_witness *)(r->calls + n);
 	r->id = ++p->next_request_id;
 	r->exact = true;
 	r->ncalls = n;
 	r->host = main->host;
 	r->end_ns = vp_xchg__end_ts(main);
-	hold(r, &m, NULL, c, s, &hosts_seen);
-	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
-	release_tree(p, c, s);
-	if (p->rlen == p->rcap) {
-		size_t cap = p->rcap ? p->rcap * 2 : 256;
-		struct vp_held_req **q = malloc(cap * sizeof(*q));
-
-		if (!q)
-			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
-		for (size_t i = 0; i < p->rlen; i++)
-			q[i] = p->ready[(p->rhead + i) % p->rcap];
-		free(p->ready);
-		p->ready = q;
-		p->rcap = cap;
-		p->rhead = 0;
-	}
-	p->ready[(p->rhead + p->rlen++) % p->rcap] = r;
+	queue_ready(p, r);
+	queue_build(p, r, c, s);
 }
 
 /*
@@ -671,6 +742,7 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 {
+	build_pending(p, true);
 	while (p->rlen) {
 		const struct vp_held_req *h = p->ready[p->rhead];
 		struct vp_request *r;
@@ -716,6 +788,9 @@ static void free_logs(struct vp_call *c)
 
 void vp_paths__free(struct vp_paths *p)
 {
+	build_pending(p, false); /* their log lines into the held requests; the pools go whole */
+	free(p->builds);
+	p->builds = NULL;
 	for (; p->rlen; p->rlen--, p->rhead = (p->rhead + 1) % p->rcap)
 		free_held_logs(p->ready[p->rhead]);
 	vp_farena__free(&p->held);

@@ -35,6 +35,20 @@ struct vp_paths {
 	struct vp_held_req **ready;
 	size_t rhead, rlen, rcap;
 	struct vp_farena held;
+	/*
+	 * Trees found complete since the last emit: the join only counts their
+	 * calls, reserves and numbers their held requests (in join order, so
+	 * the same for any thread count); the emit fills them in as one batch,
+	 * on the threads `run` gives (paths.c, build_pending), then frees them.
+	 */
+	struct vp_build *builds;
+	size_t nbuilds, cbuilds;
+	/*
+	 * Hook: fn(fn_ctx, j) once for every j < n, on any threads, returning
+	 * when all are done (the analysis's workers); NULL: in order, here.
+	 */
+	void (*run)(void *ctx, size_t n, void (*fn)(void *fn_ctx, size_t j), void *fn_ctx);
+	void *run_ctx;
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
 	uint64_t requests_exact;
