@@ -69,7 +69,7 @@ struct vp_xchg {
 	bool setup;	/* a TLS handshake after the stream began: no request or call of its own */
 	bool tainted;	/* server: a call it may have caused went elsewhere by inference */
 	bool dead;	/* emitted; freed when refs drops to 0 */
-	bool building;	/* dead, in a tree whose request the next emit fills in: freed by it (paths.c) */
+	bool building;	/* a root whose complete tree waits for the next emit to build it (paths.c) */
 	bool pipe_head; /* requests after its own were cut off its message (pipeline.h) */
 	bool pipe_tail; /* cut off the message of the request before it (pipeline.h) */
 	bool killed;	/* server: its process died of a signal with this reply begun (paths.c) */
