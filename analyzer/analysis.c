@@ -96,10 +96,17 @@ struct vp_analysis {
 	int64_t look_until; /* how far the look-ahead reads (common timeline) */
 };
 
+/* The paths' batches (paths.h, run) on the analysis's threads. */
+static void run_jobs(void *ctx, size_t n, vp_job_fn fn, void *fn_ctx)
+{
+	vp_workers__run(ctx, n, fn, fn_ctx);
+}
+
 int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		     const struct vp_analysis_opts *opts, char *err, size_t errlen)
 {
-	struct vp_input_opts io = {.reorder_ns = opts->reorder_ns};
+	struct vp_input_opts io = {.reorder_ns = opts->reorder_ns,
+				   .threads = opts->threads ? opts->threads : vp_workers__cpus()};
 	struct vp_analysis *a;
 	const char **boot_ids = NULL;
 	const struct vp_host **hosts = NULL;
@@ -177,6 +184,8 @@ int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
 		snprintf(err, errlen, "cannot start %u threads: %s", threads, strerror(-ret));
 		goto cleanup;
 	}
+	a->paths.run = run_jobs;
+	a->paths.run_ctx = &a->workers;
 	if (!opts->threads && a->workers.n > 1) {
 		a->tune.on = true;
 		a->workers.use = 1; /* the first probe */
@@ -1107,7 +1116,7 @@ static void apply(struct vp_analysis *a, struct host_state *hs)
 			break;
 		case VP_OUT_REPLY:
 			/* A built request's peer may be gone; the sample was taken when it paired. */
-			if (!x->dead && x->peer && x->peer->has_rep) {
+			if (!vp_paths__gone(x) && x->peer && x->peer->has_rep) {
 				struct vp_xchg *c = x->side == VP_CLIENT ? x : x->peer;
 				struct vp_xchg *sv = x->side == VP_CLIENT ? x->peer : x;
 
@@ -1199,9 +1208,28 @@ static void tune(struct vp_analysis *a)
  * only what the other steps write), and the join applies the outboxes in
  * host order.  The same steps for any thread count, so the same result.
  */
+/* A host's first records, a block read and checked, as the look-ahead reads the rest: a job. */
+static void first_block(void *ctx, size_t h)
+{
+	struct vp_analysis *a = ctx;
+
+	vp_input__peek_ts(a->in, h);
+}
+
 int vp_analysis__run(struct vp_analysis *a)
 {
 	uint64_t last_advance = 0;
+
+	unsigned use = a->workers.use;
+
+	/*
+	 * Else the first quantum's head_ts would read them all on one thread;
+	 * hosts' files are their own, so on all threads even while the
+	 * default's probe times one (tune).
+	 */
+	a->workers.use = a->workers.n;
+	vp_workers__run(&a->workers, a->nhosts, first_block, a);
+	a->workers.use = use;
 
 	for (;;) {
 		int64_t start = INT64_MAX;

@@ -15,11 +15,6 @@ struct vp_farena_chunk {
 	alignas(max_align_t) unsigned char data[];
 };
 
-/* Each block begins with its length, so that pop knows how far the head moves. */
-struct block_hdr {
-	alignas(max_align_t) size_t len; /* the whole block, header included */
-};
-
 static size_t round_up(size_t n)
 {
 	return (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
@@ -45,9 +40,9 @@ static struct vp_farena_chunk *chunk_new(struct vp_farena *a, size_t need)
 
 void *vp_farena__alloc(struct vp_farena *a, size_t size)
 {
-	size_t need = round_up(sizeof(struct block_hdr) + size);
+	size_t need = round_up(size);
 	struct vp_farena_chunk *c = a->tail;
-	struct block_hdr *b;
+	void *b;
 
 	if (!c || c->size - c->tail < need) {
 		struct vp_farena_chunk *n = chunk_new(a, need);
@@ -60,19 +55,18 @@ void *vp_farena__alloc(struct vp_farena *a, size_t size)
 			a->head = n;
 		a->tail = c = n;
 	}
-	b = (struct block_hdr *)(c->data + c->tail);
-	b->len = need;
+	b = c->data + c->tail;
 	c->tail += need;
-	return b + 1;
+	return b;
 }
 
-void vp_farena__pop(struct vp_farena *a)
+void vp_farena__pop(struct vp_farena *a, size_t size)
 {
 	struct vp_farena_chunk *c = a->head;
 
 	if (!c || c->head == c->tail)
 		return;
-	c->head += ((struct block_hdr *)(c->data + c->head))->len;
+	c->head += round_up(size);
 	if (c->head < c->tail)
 		return;
 	if (c == a->tail) { /* empty: cut from its start again */

@@ -19,10 +19,14 @@ struct vp_farena {
 	struct vp_farena_chunk *spare; /* emptied chunks (next-linked), kept for the tail */
 };
 
-/* size bytes aligned for any object, NULL on ENOMEM. */
+/*
+ * size bytes aligned for any object, NULL on ENOMEM.  Not written to: the
+ * first touch of new memory (a page fault) is the caller's, on whichever
+ * thread fills the block.
+ */
 void *vp_farena__alloc(struct vp_farena *a, size_t size);
-/* Give back the oldest block still taken. */
-void vp_farena__pop(struct vp_farena *a);
+/* Give back the oldest block still taken, of the size it was taken with. */
+void vp_farena__pop(struct vp_farena *a, size_t size);
 void vp_farena__free(struct vp_farena *a);
 
 #endif

@@ -9,6 +9,7 @@
 #include "local/local.h"
 #include "payloads.h"
 #include "recfile.h"
+#include "workers.h"
 
 #define DEFAULT_REORDER_NS (10ull * 1000 * 1000)
 #define ADDR_PRESCAN_RECORDS 4096
@@ -134,6 +135,51 @@ static int prescan(struct file_info *fi, char *err, size_t errlen)
 			break;
 	}
 	vpr_reader__close(r);
+	return ret;
+}
+
+struct prescan_batch {
+	struct file_info *fis;
+	int *rets;
+	char *errs; /* errlen bytes a file */
+	size_t errlen;
+};
+
+static void prescan_one(void *ctx, size_t i)
+{
+	struct prescan_batch *b = ctx;
+
+	b->rets[i] = prescan(&b->fis[i], b->errs + i * b->errlen, b->errlen);
+}
+
+/*
+ * Every file's header and first block, read anyway, on several threads
+ * when asked (each file is its own): the first error in the order given is
+ * the one told, as if read in turn.
+ */
+static int prescan_all(struct file_info *fis, char *const *paths, int npaths, unsigned threads,
+		       char *err, size_t errlen)
+{
+	struct prescan_batch b = {fis, calloc((size_t)npaths, sizeof(int)),
+				  calloc((size_t)npaths, errlen), errlen};
+	struct vp_workers w;
+	int ret = -ENOMEM;
+
+	for (int i = 0; i < npaths; i++)
+		fis[i].path = paths[i];
+	if (threads > (unsigned)npaths)
+		threads = (unsigned)npaths;
+	if (b.rets && b.errs && !vp_workers__init(&w, threads ? threads : 1)) {
+		vp_workers__run(&w, (size_t)npaths, prescan_one, &b);
+		vp_workers__free(&w);
+		ret = 0;
+		for (int i = 0; i < npaths && !ret; i++) {
+			if ((ret = b.rets[i]) && ret != -ENOMEM)
+				snprintf(err, errlen, "%s", b.errs + (size_t)i * errlen);
+		}
+	}
+	free(b.rets);
+	free(b.errs);
 	return ret;
 }
 
@@ -293,11 +339,8 @@ int vp_input__open(struct vp_input **out, char *const *paths, int npaths,
 		ret = -ENOMEM;
 		goto cleanup;
 	}
-	for (int i = 0; i < npaths; i++) {
-		fis[i].path = paths[i];
-		if ((ret = prescan(&fis[i], err, errlen)))
-			goto cleanup;
-	}
+	if ((ret = prescan_all(fis, paths, npaths, opts ? opts->threads : 1, err, errlen)))
+		goto cleanup;
 	for (int i = 0; i < npaths; i++) {
 		bool seen = false;
 

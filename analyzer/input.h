@@ -33,6 +33,7 @@
 
 struct vp_input_opts {
 	uint64_t reorder_ns; /* 0: default 10 ms */
+	unsigned threads;    /* the files' first blocks are read on this many (0, 1: one) */
 };
 
 struct vp_input;

@@ -233,6 +233,7 @@ struct held_call {
 
 struct vp_held_req {
 	uint64_t id;
+	size_t size; /* of its block (fifoarena.h) */
 	size_t ncalls, nhosts;
 	bool exact;
 	int host;	 /* of the root's main end */
@@ -548,37 +549,64 @@ void vp_paths__unref(struct vp_paths *p, struct vp_xchg *x)
 		vp_xpool__put(&p->pools[x->host], x);
 }
 
+/* A complete tree, queued by the join, whose request the next emit builds (build_pending). */
+struct vp_build {
+	struct vp_xchg *root;
+	struct vp_held_req *r; /* NULL: no request (a teardown) */
+	uint64_t id;
+	size_t size, ncalls, nwit;
+	bool teardown;
+};
+
 static void build_request(struct vp_paths *p, struct vp_xchg *root)
 {
-	struct vp_xchg *c = root->side == VP_CLIENT ? root : NULL;
-	struct vp_xchg *s = c ? c->peer : root;
-	const struct vp_xchg *main = c ? c : s;
-	size_t nwit = 0, n = count_calls(c, s, &nwit);
-	/* A TLS handshake, or a TLS client's last close_notify, that caused nothing is no request. */
-	if ((setup(c, s) || (c && c->teardown) || (s && s->teardown)) && n == 1) {
-		p->teardowns++;
-		release_tree(p, c, s);
-		return;
-	}
-	struct vp_held_req *r =
-		vp_farena__alloc(&p->held, sizeof(*r) + n * sizeof(struct held_call) +
-						   nwit * sizeof(struct vp_witness));
-	struct held_arena m;
-	uint64_t hosts_seen = 0;
+	if (p->nbuilds == p->cbuilds) {
+		size_t cap = p->cbuilds ? p->cbuilds * 2 : 256;
+		struct vp_build *v = realloc(p->builds, cap * sizeof(*v));
 
-	if (!r)
-		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
-	m.paths = p;
-	m.calls = r->calls;
-	m.wits = (struct vp_witness *)(r->calls + n);
-	r->id = ++p->next_request_id;
-	r->exact = true;
-	r->ncalls = n;
-	r->host = main->host;
-	r->end_ns = vp_xchg__end_ts(main);
-	hold(r, &m, NULL, c, s, &hosts_seen);
-	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
-	release_tree(p, c, s);
+		if (!v)
+			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+		p->builds = v;
+		p->cbuilds = cap;
+	}
+	root->building = true;
+	p->builds[p->nbuilds++] = (struct vp_build){.root = root};
+}
+
+bool vp_paths__gone(const struct vp_xchg *x)
+{
+	while (!x->dead && x->up_state == VP_UP_LINKED && x->up)
+		x = x->up;
+	return x->dead || x->building;
+}
+
+static void root_ends(struct vp_xchg *root, struct vp_xchg **c, struct vp_xchg **s)
+{
+	*c = root->side == VP_CLIENT ? root : NULL;
+	*s = *c ? (*c)->peer : root;
+}
+
+/*
+ * The first walk of a queued tree (a job of the batch): how many calls and
+ * witnesses its held request needs.  Its exchanges are cold by now, and
+ * the walk's cache misses are most of what a request costs: on the threads
+ * too.
+ */
+static void count_one(void *ctx, size_t j)
+{
+	struct vp_build *b = &((struct vp_paths *)ctx)->builds[j];
+	struct vp_xchg *c, *s;
+
+	root_ends(b->root, &c, &s);
+	b->r = NULL;
+	b->nwit = 0;
+	b->ncalls = count_calls(c, s, &b->nwit);
+	/* A TLS handshake, or a TLS client's last close_notify, that caused nothing is no request. */
+	b->teardown = (setup(c, s) || (c && c->teardown) || (s && s->teardown)) && b->ncalls == 1;
+}
+
+static void queue_ready(struct vp_paths *p, struct vp_held_req *r)
+{
 	if (p->rlen == p->rcap) {
 		size_t cap = p->rcap ? p->rcap * 2 : 256;
 		struct vp_held_req **q = malloc(cap * sizeof(*q));
@@ -593,6 +621,88 @@ static void build_request(struct vp_paths *p, struct vp_xchg *root)
 		p->rhead = 0;
 	}
 	p->ready[(p->rhead + p->rlen++) % p->rcap] = r;
+}
+
+/*
+ * In join order, on one thread: numbers and room, the same for any thread
+ * count.  The block is not written here: its first touch (a page fault
+ * while the arena grows) is the parallel fill's.
+ */
+static void reserve(struct vp_paths *p, struct vp_build *b)
+{
+	if (b->teardown) {
+		p->teardowns++;
+		return;
+	}
+	b->size = sizeof(struct vp_held_req) + b->ncalls * sizeof(struct held_call) +
+		  b->nwit * sizeof(struct vp_witness);
+	b->r = vp_farena__alloc(&p->held, b->size);
+	if (!b->r)
+		abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+	b->id = ++p->next_request_id;
+	queue_ready(p, b->r);
+}
+
+/*
+ * One held request filled in from its tree: a job of the batch.  It writes
+ * only its own block and its tree's server ends (their log lines move to
+ * it); no two jobs share either.
+ */
+static void hold_one(void *ctx, size_t j)
+{
+	struct vp_paths *p = ctx;
+	const struct vp_build *b = &p->builds[j];
+	struct vp_held_req *r = b->r;
+	struct vp_xchg *c, *s;
+	struct held_arena m;
+	uint64_t hosts_seen = 0;
+
+	if (!r)
+		return;
+	root_ends(b->root, &c, &s);
+	r->id = b->id;
+	r->size = b->size;
+	r->exact = true;
+	r->ncalls = b->ncalls;
+	r->host = b->root->host;
+	r->end_ns = vp_xchg__end_ts(b->root);
+	m.paths = p;
+	m.calls = r->calls;
+	m.wits = (struct vp_witness *)(r->calls + b->ncalls);
+	hold(r, &m, NULL, c, s, &hosts_seen);
+	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
+}
+
+static void run_batch(struct vp_paths *p, vp_paths_job_fn fn)
+{
+	if (p->run)
+		p->run(p->run_ctx, p->nbuilds, fn, p);
+	else
+		for (size_t j = 0; j < p->nbuilds; j++)
+			fn(p, j);
+}
+
+/*
+ * The requests of the trees completed since the last emit: walked and held
+ * in parallel, numbered and freed in join order (the pools and the on_xchg
+ * hook are not shared), so the same for any thread count.
+ */
+static void build_pending(struct vp_paths *p)
+{
+	if (!p->nbuilds)
+		return;
+	run_batch(p, count_one);
+	for (size_t j = 0; j < p->nbuilds; j++)
+		reserve(p, &p->builds[j]);
+	run_batch(p, hold_one);
+	for (size_t j = 0; j < p->nbuilds; j++) {
+		struct vp_xchg *c, *s;
+
+		root_ends(p->builds[j].root, &c, &s);
+		p->builds[j].root->building = false;
+		release_tree(p, c, s);
+	}
+	p->nbuilds = 0;
 }
 
 /*
@@ -679,6 +789,7 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 {
+	build_pending(p);
 	while (p->rlen) {
 		const struct vp_held_req *h = p->ready[p->rhead];
 		struct vp_request *r;
@@ -694,7 +805,7 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 		p->rhead = (p->rhead + 1) % p->rcap;
 		p->rlen--;
 		r = expand_request(h);
-		vp_farena__pop(&p->held);
+		vp_farena__pop(&p->held, h->size);
 		r->complete = finish_call(p, r->root, &r->exact);
 		/*
 		 * Records lost near a request may have held what decided its
@@ -724,6 +835,12 @@ static void free_logs(struct vp_call *c)
 
 void vp_paths__free(struct vp_paths *p)
 {
+	/* Their log lines into held requests, freed below; nobody looks any more. */
+	p->on_xchg = NULL;
+	p->run = NULL;
+	build_pending(p);
+	free(p->builds);
+	p->builds = NULL;
 	for (; p->rlen; p->rlen--, p->rhead = (p->rhead + 1) % p->rcap)
 		free_held_logs(p->ready[p->rhead]);
 	vp_farena__free(&p->held);

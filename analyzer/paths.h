@@ -17,6 +17,8 @@
 #include "request.h"
 #include "xchg.h"
 
+typedef void (*vp_paths_job_fn)(void *ctx, size_t job);
+
 /* Sees an exchange of an emitted tree, before it is freed (its up and peer still valid). */
 typedef void (*vp_xchg_fn)(void *ctx, const struct vp_xchg *x);
 
@@ -35,6 +37,19 @@ struct vp_paths {
 	struct vp_held_req **ready;
 	size_t rhead, rlen, rcap;
 	struct vp_farena held;
+	/*
+	 * Trees completed since the last emit (build_request): the join only
+	 * queues their roots; the emit builds their requests as one batch, on
+	 * the threads `run` gives (paths.c, build_pending).
+	 */
+	struct vp_build *builds;
+	size_t nbuilds, cbuilds;
+	/*
+	 * Hook: fn(fn_ctx, j) once for every j < n, on any threads, returning
+	 * when all are done (the analysis's workers); NULL: in order, here.
+	 */
+	void (*run)(void *ctx, size_t n, vp_paths_job_fn fn, void *fn_ctx);
+	void *run_ctx;
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
 	uint64_t requests_exact;
@@ -84,6 +99,8 @@ int vp_paths__init(struct vp_paths *p, struct vp_host *hosts, size_t nhosts, con
 void vp_paths__done_one(struct vp_paths *p, struct vp_xchg *x);
 /* The join: x's tree is complete (VP_OUT_READY): build its request. */
 void vp_paths__ready(struct vp_paths *p, struct vp_xchg *x);
+/* x's tree is complete: its request is built (or waits for the next emit to be). */
+bool vp_paths__gone(const struct vp_xchg *x);
 /* The join: other hosts see x's link from now on (VP_OUT_LINK). */
 void vp_paths__publish(struct vp_xchg *x);
 /*

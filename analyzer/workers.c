@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workers.h"
@@ -14,26 +16,89 @@ static void take_jobs(struct vp_workers *w)
 		w->fn(w->ctx, j);
 }
 
-/* The mutex orders each batch's setup before its jobs, and the jobs' writes before the caller goes on. */
+/* How long a thread waits awake for the next batch, or the caller for the batch's end. */
+#define VP_WORKERS_SPIN_NS (50ull * 1000)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+/*
+ * Waits a little for *v to differ from `was` without sleeping: batches come
+ * a quantum's join apart (tens of microseconds), and a thread put to sleep
+ * and woken costs a wake-up, on a busy machine a wait for a processor.
+ * True when it changed.
+ */
+static bool spin_while(const unsigned *v, unsigned was)
+{
+	uint64_t until = 0;
+
+	for (unsigned i = 0;; i++) {
+		if (__atomic_load_n(v, __ATOMIC_ACQUIRE) != was)
+			return true;
+		if ((i & 63) == 63) {
+			uint64_t t = now_ns();
+
+			if (!until)
+				until = t + VP_WORKERS_SPIN_NS;
+			else if (t >= until)
+				return false;
+		}
+		cpu_relax();
+	}
+}
+
+/* Waits a little for the other threads to finish the batch (running at 0). */
+static bool spin_running(struct vp_workers *w)
+{
+	uint64_t until = now_ns() + VP_WORKERS_SPIN_NS;
+
+	do {
+		for (int i = 0; i < 64; i++) {
+			if (!__atomic_load_n(&w->running, __ATOMIC_ACQUIRE))
+				return true;
+			cpu_relax();
+		}
+	} while (now_ns() < until);
+	return false;
+}
+
+/* The mutex guards sleeping only: a batch is published by its number (release), the end by running. */
 static void *worker_main(void *arg)
 {
 	struct vp_workers *w = arg;
 	unsigned seen = 0;
 
-	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (w->batch == seen && !w->stop)
-			pthread_cond_wait(&w->go, &w->mu);
-		if (w->stop)
+		if (!spin_while(&w->batch, seen)) {
+			pthread_mutex_lock(&w->mu);
+			while (__atomic_load_n(&w->batch, __ATOMIC_ACQUIRE) == seen && !w->stop)
+				pthread_cond_wait(&w->go, &w->mu);
+			pthread_mutex_unlock(&w->mu);
+		}
+		if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
 			break;
-		seen = w->batch;
-		pthread_mutex_unlock(&w->mu);
+		seen = __atomic_load_n(&w->batch, __ATOMIC_ACQUIRE);
 		take_jobs(w);
-		pthread_mutex_lock(&w->mu);
-		if (--w->running == 0)
+		if (__atomic_sub_fetch(&w->running, 1, __ATOMIC_ACQ_REL) == 0) {
+			pthread_mutex_lock(&w->mu);
 			pthread_cond_signal(&w->idle);
+			pthread_mutex_unlock(&w->mu);
+		}
 	}
-	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
@@ -80,27 +145,30 @@ void vp_workers__run(struct vp_workers *w, size_t njobs, vp_job_fn fn, void *ctx
 			fn(ctx, j);
 		return;
 	}
-	pthread_mutex_lock(&w->mu);
 	w->fn = fn;
 	w->ctx = ctx;
 	w->njobs = njobs;
 	w->next = 0;
-	w->running = w->n - 1;
-	w->batch++;
+	__atomic_store_n(&w->running, w->n - 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&w->mu); /* a thread between its check and its sleep is not missed */
+	__atomic_add_fetch(&w->batch, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&w->go);
 	pthread_mutex_unlock(&w->mu);
 	take_jobs(w);
-	pthread_mutex_lock(&w->mu);
-	while (w->running)
-		pthread_cond_wait(&w->idle, &w->mu);
-	pthread_mutex_unlock(&w->mu);
+	if (!spin_running(w)) {
+		pthread_mutex_lock(&w->mu);
+		while (__atomic_load_n(&w->running, __ATOMIC_ACQUIRE))
+			pthread_cond_wait(&w->idle, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
 }
 
 void vp_workers__free(struct vp_workers *w)
 {
 	if (w->sync) {
 		pthread_mutex_lock(&w->mu);
-		w->stop = true;
+		__atomic_store_n(&w->stop, true, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&w->batch, 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&w->go);
 		pthread_mutex_unlock(&w->mu);
 		for (unsigned i = 0; i + 1 < w->n; i++)

@@ -3,7 +3,10 @@
  * A fixed set of threads that run one batch of independent jobs at a time
  * (the hosts of a merge quantum, analysis.c): the caller's thread takes part,
  * jobs are taken in turn as threads come free, and vp_workers__run returns
- * when every job of the batch is done.  Which thread runs a job must not
+ * when every job of the batch is done.  Between batches a thread waits
+ * awake a little (workers.c, VP_WORKERS_SPIN_NS) before it sleeps: batches
+ * come tens of microseconds apart, and a wake-up on a busy machine waits
+ * for a processor.  Which thread runs a job must not
  * matter to the result; with one thread the jobs run in order, in the caller.
  */
 #ifndef VPATH_WORKERS_H
@@ -26,9 +29,9 @@ struct vp_workers {
 	pthread_mutex_t mu;
 	pthread_cond_t go, idle;
 	bool sync;	  /* mu, go and idle were made */
-	unsigned batch;	  /* batches begun (under mu) */
-	unsigned running; /* threads still in the batch, the caller's not counted (under mu) */
-	bool stop;	  /* under mu */
+	unsigned batch;	  /* batches begun (atomic; changed under mu, so that sleepers wake) */
+	unsigned running; /* threads still in the batch, the caller's not counted (atomic) */
+	bool stop;	  /* atomic, set under mu */
 	vp_job_fn fn;
 	void *ctx;
 	size_t njobs;

@@ -8,7 +8,7 @@
 # machine noise hits every T alike.  Prints records/s of wall and CPU time per
 # run, the median wall speed-up over --threads 1 (issue 27: --threads 2 at
 # least 1.5x; the default never below 1), and checks that every T printed the
-# same.  Then peak RSS with the default threads at 4, 16 and
+# same, and the median CPU time of each T (what threads cost).  Then peak RSS with the default threads at 4, 16 and
 # 64 hosts of the same load, and at 16 hosts for twice the records: memory
 # follows what is in flight, not how many hosts or how long.
 set -u
@@ -43,12 +43,13 @@ threads="1 2"
 threads="$threads default"
 echo "# $HOSTS hosts, $events records, $CPUS online CPUs (shared with whatever else runs here)"
 printf '%-6s %-8s %8s %8s %16s %16s\n' round threads cpu_s wall_s "records/s(wall)" "records/s(cpu)"
-declare -A walls
+declare -A walls cpus
 same=yes
 for r in $(seq 1 "$ROUNDS"); do
 	for t in $threads; do
 		read -r cpu wall kb < <(run "$t" "$d"/rec/*.vpr) || exit 1
 		walls[$t]+="$wall "
+		cpus[$t]+="$cpu "
 		cmp -s "$d/out.$t" "$d/out.1" || same=no
 		awk -v r="$r" -v t="$t" -v n="$events" -v c="$cpu" -v w="$wall" 'BEGIN {
 			printf "%-6d %-8s %8.2f %8.2f %16.0f %16.0f\n", r, t, c, w,
@@ -63,6 +64,10 @@ for t in $threads; do
 	awk -v t="$t" -v a="$m1" -v b="$mt" 'BEGIN {
 		printf "median wall time --threads 1 / %s: %.2fx%s\n", (t == "default" ? "the default" : "--threads " t),
 			(b > 0 ? a / b : 0), (t == 2 ? " (target >= 1.5)" : t == "default" ? " (target >= 1)" : "") }'
+done
+for t in $threads; do
+	printf 'median CPU seconds %s: %s\n' "$([ "$t" = default ] && echo "the default" || echo "--threads $t")" \
+		"$(echo "${cpus[$t]}" | median)"
 done
 echo "outputs identical for every thread count: $same"
 

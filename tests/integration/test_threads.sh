@@ -4,7 +4,8 @@
 # (docs/analyzer.md, "Threads"): on a sixteen-host synthetic recording
 # (gen-synth --hosts 16), with and without clock skew, and on a vApp
 # recording (tests/tools/vapp_recording.sh) -- paths --json, table and the
-# -v statistics; and a bad --threads is refused with one line.
+# -v statistics; the first of two unreadable files is the one told at any
+# thread count; and a bad --threads is refused with one line.
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 . tests/tools/vapp_recording.sh
@@ -48,6 +49,21 @@ mkdir -p "$d/synth" "$d/skew"
 vapp_recording "$d/rec" || { not_ok "threads: a recording to read"; exit 1; }
 echo "# $REC_KIND recording: ${#REC_FILES[@]} hosts"
 same_for_threads "$REC_KIND recording" "${REC_FILES[@]}"
+
+# Files are opened on the threads (input.c prescan_all): of two unreadable
+# ones, the first given is the one told, whatever the thread count.
+printf 'not a recording' >"$d/bad1.vpr"
+printf 'nor this one' >"$d/bad2.vpr"
+msgs=
+for t in 1 4; do
+	"$A" paths --threads "$t" "$d"/synth/*.vpr "$d/bad1.vpr" "$d/bad2.vpr" >/dev/null 2>"$d/bad.$t"
+	rc=$?
+	msgs+="$rc $(cat "$d/bad.$t")|"
+done
+echo "# unreadable files: ${msgs}"
+check "threads: the first unreadable file given is the one told, at 1 and 4 threads" \
+	sh -c '[ "$(wc -l <"$1/bad.1")" -eq 1 ] && grep -q "bad1.vpr" "$1/bad.1" &&
+		! grep -q "bad2.vpr" "$1/bad.1" && cmp -s "$1/bad.1" "$1/bad.4"' _ "$d"
 
 for bad in 0 x 2000; do
 	"$A" paths --threads "$bad" "$d"/synth/*.vpr >/dev/null 2>"$d/err"
