@@ -314,7 +314,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_edge_values, tmpfile_make, tmpfile_remove),
 		cmocka_unit_test_setup_teardown(test_many_sockets_many_blocks, tmpfile_make,
 						tmpfile_remove),
-		cmocka_unit_test_setup_teardown(test_damaged_packed_blocks, tmpfile_make, tmpfile_remove),
+		cmocka_unit_test_setup_teardown(test_damaged_packed_blocks, tmpfile_make,
+						tmpfile_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
