@@ -10,40 +10,11 @@
  */
 #include <string.h>
 
+#include "redisq.h"
 #include "resp.h"
 
 #define NEST_MAX 8
 #define COUNT_MAX (1 << 20)
-
-long vp_resp_line(const struct vp_bytes *b, size_t at)
-{
-	const uint8_t *nl;
-
-	if (at >= b->len)
-		return -1;
-	nl = memchr(b->p + at, '\n', b->len - at);
-	if (!nl || nl == b->p + at || nl[-1] != '\r')
-		return -1;
-	return (long)(nl - (b->p + at)) - 1;
-}
-
-bool vp_resp_number(const uint8_t *p, long n, long long *v)
-{
-	bool neg = n > 0 && p[0] == '-';
-	long i = neg;
-
-	if (n - i < 1 || n - i > 18)
-		return false;
-	*v = 0;
-	for (; i < n; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return false;
-		*v = *v * 10 + (p[i] - '0');
-	}
-	if (neg)
-		*v = -*v;
-	return true;
-}
 
 /* A command name: letters, digits after the first, '.', '_', '-' (module commands). */
 static bool name_ok(const uint8_t *p, size_t n)

@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "redisq.h"
 #include "resp.h"
 
 #define ARGS_MAX 64

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * RESP's small readers, shared by the Redis witness (redis.c) and its
- * queue messages (redisq.c).  Every reader stays inside the captured
+ * RESP's small readers (resp.c), shared by the Redis witness (redis.c) and
+ * its queue messages (redisq.c).  Every reader stays inside the captured
  * bytes: what does not end there is not read.
  */
 #ifndef VPATH_PROTO_RESP_H
@@ -13,13 +13,5 @@
 long vp_resp_line(const struct vp_bytes *b, size_t at);
 /* A decimal (optionally negative) filling the n bytes at p; false when not one. */
 bool vp_resp_number(const uint8_t *p, long n, long long *v);
-
-/*
- * Queue messages (redisq.c): what a command puts on a list or a stream,
- * what its reply delivers (vp_witness.qkind, qmsg, qid).  The request's
- * reader runs first, the reply's after it on the same witness.
- */
-void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w);
-void vp_redisq_reply(const struct vp_bytes *b, struct vp_witness *w);
 
 #endif
