@@ -193,13 +193,14 @@ e2e_recorders_stop() {
 
 # Starts NAME on HOST in its own process group (a server of another kind
 # than vApp, its output in $E2E_DIR/NAME.log); returns once it listens on
-# ADDR, or once it printed a line when ADDR is empty (a worker).
+# ADDR, or once it printed a line when ADDR is empty (a worker), waiting
+# E2E_SPAWN_WAIT tenths of a second at most (300).
 e2e_spawn() { # name host addr command...
 	local name=$1 host=$2 addr=$3 i
 	shift 3
 	setsid ip netns exec "$(e2e_ns "$host")" "$@" >"$E2E_DIR/$name.log" 2>&1 </dev/null &
 	E2E_SERVER_PIDS+=($!)
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < ${E2E_SPAWN_WAIT:-300}; i++)); do
 		if [ -n "$addr" ]; then
 			ip netns exec "$(e2e_ns "$host")" ss -Hltn "src $addr" 2>/dev/null | grep -q . &&
 				return 0

@@ -13,9 +13,9 @@ q_rabbitmq_start() { # addr (ip:port)
 	printf 'loopback_users = none\nlisteners.tcp.default = %s\n' "$1" >"$d/rabbitmq.conf"
 	: >"$d/enabled_plugins"
 	: >"$d/rabbitmq-env.conf"
-	q_spawn epmd broker "0.0.0.0:4369" /usr/bin/epmd -port 4369 || return 1
+	e2e_spawn epmd broker "0.0.0.0:4369" /usr/bin/epmd -port 4369 || return 1
 	# Startup takes 5-60 s on a loaded machine.
-	Q_WAIT=1800 q_spawn rabbitmq broker "$1" env HOME="$d" RABBITMQ_NODENAME=rabbit@localhost \
+	E2E_SPAWN_WAIT=1800 e2e_spawn rabbitmq broker "$1" env HOME="$d" RABBITMQ_NODENAME=rabbit@localhost \
 		RABBITMQ_NODE_IP_ADDRESS="${1%:*}" RABBITMQ_NODE_PORT="${1#*:}" \
 		RABBITMQ_DIST_PORT=25672 ERL_EPMD_PORT=4369 RABBITMQ_MNESIA_BASE="$d/mnesia" \
 		RABBITMQ_LOG_BASE="$d/log" RABBITMQ_LOGS=- RABBITMQ_CONFIG_FILE="$d/rabbitmq.conf" \

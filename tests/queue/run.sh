@@ -74,42 +74,20 @@ q_missing() {
 	"$Q_PY" -c 'import redis' 2>/dev/null || echo python3-redis
 }
 
-# Starts NAME on HOST in its own process group; returns once it listens on
-# ADDR, or once it printed a line when ADDR is empty (a worker).
-q_spawn() { # name host addr command...
-	local name=$1 host=$2 addr=$3 i
-	shift 3
-	setsid ip netns exec "$(e2e_ns "$host")" "$@" >"$E2E_DIR/$name.log" 2>&1 </dev/null &
-	E2E_SERVER_PIDS+=($!)
-	for ((i = 0; i < ${Q_WAIT:-300}; i++)); do
-		if [ -n "$addr" ]; then
-			ip netns exec "$(e2e_ns "$host")" ss -Hltn "src $addr" 2>/dev/null | grep -q . &&
-				return 0
-		else
-			[ -s "$E2E_DIR/$name.log" ] && return 0
-		fi
-		kill -0 "${E2E_SERVER_PIDS[-1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	e2e_log "$name did not start:"
-	tail -20 "$E2E_DIR/$name.log" | sed 's/^/#   /' >&2
-	return 1
-}
-
 q_servers_start() {
 	if [ "$broker" = rabbitmq ]; then
 		q_rabbitmq_start "$Q_REDIS" || return 1
 	else
-		q_spawn redis broker "$Q_REDIS" /usr/bin/redis-server --bind "${Q_REDIS%:*}" \
+		e2e_spawn redis broker "$Q_REDIS" /usr/bin/redis-server --bind "${Q_REDIS%:*}" \
 			--port "${Q_REDIS#*:}" --protected-mode no --save '' --appendonly no \
 			--dir "$E2E_DIR" || return 1
 	fi
-	q_spawn back back "$Q_BACK" "$Q_PY" "$Q_SRC/back.py" --listen "$Q_BACK" || return 1
+	e2e_spawn back back "$Q_BACK" "$Q_PY" "$Q_SRC/back.py" --listen "$Q_BACK" || return 1
 	if [ "$broker" = rabbitmq ]; then
-		q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web_amqp.py" --listen "$Q_WEB" \
+		e2e_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web_amqp.py" --listen "$Q_WEB" \
 			--amqp "$Q_REDIS" || return 1
 	else
-		q_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" \
+		e2e_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" \
 			--mode "$mode" || return 1
 		q_workers_start || return 1
 	fi
@@ -119,10 +97,10 @@ q_workers_start() {
 	local i
 	for ((i = 1; i <= workers; i++)); do
 		if [ "$broker" = rabbitmq ]; then
-			q_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker_amqp.py" --amqp "$Q_REDIS" \
+			e2e_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker_amqp.py" --amqp "$Q_REDIS" \
 				--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" || return 1
 		else
-			q_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_REDIS" \
+			e2e_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_REDIS" \
 				--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" --mode "$mode" || return 1
 		fi
 	done
