@@ -14,12 +14,14 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 run_one() { # name, command...
-	local name=$1 rc
+	local name=$1 rc start=$SECONDS
 	shift
 	echo "# $name"
 	"$@" >"$log" 2>&1
 	rc=$?
 	cat "$log"
+	# CI has 90 minutes: each test's share shows where they go.
+	echo "# $name took $((SECONDS - start)) s"
 	local p f s
 	p=$(grep -cE '^ok ' "$log" | tr -d ' ')
 	s=$(grep -cE '^ok .*# (SKIP|skip)' "$log" | tr -d ' ')
