@@ -859,6 +859,7 @@ static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 
 
 #include "h2_frames.h"
 #include "tls.h"
+#include "go_tls.h"
 
 /*
  * A send the kernel refused on a reset or shut connection: the request the
