@@ -52,6 +52,7 @@ static __always_inline int go_tls_enter(struct pt_regs *ctx, __u32 op)
 		else {
 			fresh.call_conn = ctx->ax;
 			fresh.buf = ctx->bx;
+			fresh.len = ctx->cx <= 0x7fffffff ? (__u32)ctx->cx : 0;
 			fresh.op = op;
 		}
 		bpf_map_update_elem(&go_tls_gs, &k, &fresh, BPF_ANY);
@@ -63,6 +64,7 @@ static __always_inline int go_tls_enter(struct pt_regs *ctx, __u32 op)
 	}
 	g->call_conn = ctx->ax;
 	g->buf = ctx->bx;
+	g->len = ctx->cx <= 0x7fffffff ? (__u32)ctx->cx : 0;
 	g->op = op;
 	return 0;
 }
@@ -118,6 +120,42 @@ int go_tls_return(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * A socket send of a Go process: when its goroutine is inside a Write of
+ * the *tls.Conn tied to that socket, the Write's plaintext is written now,
+ * whole (its length at entry), and its RET does nothing.  Stamped at its
+ * first record's send, as a plain TCP write is, not at the return: a
+ * goroutine leaving a system call may wait for a P, and the peer may have
+ * answered a request before its Write returns (seen: 20 ms late on two
+ * busy cores, the reply read before the request was written).  A Write
+ * sends all of its bytes or fails, and a *tls.Conn whose write failed is
+ * broken for good (crypto/tls keeps the error), so counting all of them
+ * here moves no position of a connection still used.  A global function:
+ * verified once, the socket path does not grow by its paths.
+ */
+__noinline int go_tls_sent(__u64 pid_tgid, __u64 cookie)
+{
+	struct vpath_go_offsets *o = go_offsets(pid_tgid >> 32);
+	struct go_tls_key k = {.tgid = pid_tgid >> 32};
+	struct tls_key key = {.tgid = pid_tgid >> 32};
+	struct go_tls_g *g;
+	struct tls_conn *c;
+
+	if (!o)
+		return 0;
+	k.goid = go_current(o);
+	g = k.goid ? bpf_map_lookup_elem(&go_tls_gs, &k) : NULL;
+	if (!g || g->op != TLS_CALL_WRITE || !g->len)
+		return 0;
+	key.ssl = g->call_conn;
+	c = bpf_map_lookup_elem(&tls_conns, &key);
+	if (!c || c->cookie != cookie)
+		return 0;
+	g->op = TLS_CALL_NONE;
+	tls_data(c, &key, pid_tgid, VPR_DIR_SEND, g->buf, g->len);
+	return 0;
+}
+
 /* (*Conn).Close: the connection is over (its address may come back for another). */
 SEC("uprobe")
 int go_tls_close(struct pt_regs *ctx)
@@ -129,6 +167,11 @@ int go_tls_close(struct pt_regs *ctx)
 		return 0;
 	bpf_map_delete_elem(&tls_conns, &key);
 	bpf_map_delete_elem(&tls_carries, &key);
+	return 0;
+}
+#else
+static __always_inline int go_tls_sent(__u64 pid_tgid, __u64 cookie)
+{
 	return 0;
 }
 #endif

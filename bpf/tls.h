@@ -72,7 +72,7 @@ struct go_tls_g {
 	__u64 call_conn; /* the Read or Write in progress: its *tls.Conn */
 	__u64 buf;	 /* its []byte's data */
 	__u32 op;	 /* enum tls_call_op, NONE when no call is in progress */
-	__u32 pad;
+	__u32 len; /* its []byte's length (a Write's, sent whole: go_tls_sent()); 0 too long */
 };
 
 struct {

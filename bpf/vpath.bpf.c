@@ -957,6 +957,9 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	h2_op(sk, tp, dir, early_bits, at_start, pid_tgid, cookie, f.ts, seq_end - ret, seq_end,
 	      kind, data, capture && ts);
 	flight_end(&f);
+	/* A Go crypto/tls Write's plaintext, stamped with its send (go_tls.h). */
+	if (tls_active && go_active && dir == VPR_DIR_SEND)
+		go_tls_sent(pid_tgid, cookie);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;
 }
