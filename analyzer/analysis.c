@@ -563,6 +563,16 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		s->h2_preface_seen |= (op->flags & VPR_OP_H2_PREFACE) != 0;
 		return;
 	}
+	/*
+	 * Inside TLS, once plaintext came (the recorder writes VPR_TLS_OPs only
+	 * on connections it walks as HTTP/2, on trust at least): the first
+	 * frame makes what came before setup, and the ciphertext cuts nothing
+	 * meanwhile.  A gRPC server's SETTINGS read before the client's
+	 * preface was sent would otherwise end the handshake as an exchange
+	 * of its own, a call (Go's crypto/tls, tests/h2 go-grpc-tls).
+	 */
+	if (s->tls && s->last_tls_valid)
+		return;
 	/* The client's preface, in the connection's first operation: frames should follow. */
 	if (op->flags & VPR_OP_H2_PREFACE) {
 		s->h2_preface_seen = s->h2_preface_held = true;
