@@ -21,6 +21,9 @@
 #ifndef VPATH_GO_TLS_H
 #define VPATH_GO_TLS_H
 
+/* Set by the recorder once some Go binary's crypto/tls is probed: the send path's one test. */
+__u32 go_tls_active = 0;
+
 #if defined(__TARGET_ARCH_x86)
 /* The goroutine of a Go function's probe (R14 is its g); 0: not a followed Go process. */
 static __always_inline bool go_tls_key_of(struct pt_regs *ctx, __u64 pid_tgid, struct go_tls_key *k)

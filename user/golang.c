@@ -404,6 +404,8 @@ static void follow_tls(struct go_follow *gf, int fd, const char *label, const ch
 	}
 	if (gf->opts.tls_active)
 		*gf->opts.tls_active = 1;
+	if (gf->opts.go_tls_active)
+		*gf->opts.go_tls_active = 1;
 	if (gf->opts.verbose)
 		fprintf(stderr, "vpath-record: Go binary %s: crypto/tls probed (%u + %u returns)\n",
 			label, p.nrets[GO_TLS_WRITE], p.nrets[GO_TLS_READ]);
