@@ -563,6 +563,16 @@ static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const str
 		s->h2_preface_seen |= (op->flags & VPR_OP_H2_PREFACE) != 0;
 		return;
 	}
+	/*
+	 * Inside TLS, once plaintext came (the recorder writes VPR_TLS_OPs only
+	 * on connections it walks as HTTP/2, on trust at least): the first
+	 * frame makes what came before setup, and the ciphertext cuts nothing
+	 * meanwhile.  A gRPC server's SETTINGS read before the client's
+	 * preface was sent would otherwise end the handshake as an exchange
+	 * of its own, a call (Go's crypto/tls, tests/h2 go-grpc-tls).
+	 */
+	if (s->tls && s->last_tls_valid)
+		return;
 	/* The client's preface, in the connection's first operation: frames should follow. */
 	if (op->flags & VPR_OP_H2_PREFACE) {
 		s->h2_preface_seen = s->h2_preface_held = true;
@@ -750,11 +760,14 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 }
 
 /*
- * A plaintext operation of libssl (VPR_TLS_OP): the frame records that
- * follow it are its part.  It cuts nothing itself: the frames do.
+ * A plaintext operation of libssl or of Go's crypto/tls (VPR_TLS_OP): the
+ * frame records that follow it are its part.  It cuts nothing itself: the
+ * frames do.  In a Go process it is its goroutine's, as a socket
+ * operation is.
  */
 static void on_tls_op(struct vp_analysis *a, struct host_state *hs, const struct vpr_sock_op *op)
 {
+	struct vpr_sock_op gop;
 	struct vp_sock *s;
 
 	if (a->no_frames)
@@ -762,6 +775,7 @@ static void on_tls_op(struct vp_analysis *a, struct host_state *hs, const struct
 	s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
 	if (!s)
 		abort();
+	op = goroutine_op(hs, s, op, &gop);
 	s->last_tls_op = *op;
 	s->last_tls_valid = true;
 	s->tls_preface_seen |= (op->flags & VPR_OP_H2_PREFACE) != 0;

@@ -57,6 +57,31 @@ struct {
 	__type(value, struct tls_thread);
 } tls_threads SEC(".maps");
 
+/*
+ * Go's crypto/tls (go_tls.h): a goroutine's calls, by process and
+ * goroutine id (a goroutine changes threads inside a call that blocks).
+ */
+struct go_tls_key {
+	__u64 goid;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct go_tls_g {
+	__u64 last_conn; /* the *tls.Conn it last began a handshake with, until a handshake send takes it */
+	__u64 call_conn; /* the Read or Write in progress: its *tls.Conn */
+	__u64 buf;	 /* its []byte's data */
+	__u32 op;	 /* enum tls_call_op, NONE when no call is in progress */
+	__u32 len; /* its []byte's length (a Write's, sent whole: go_tls_sent()); 0 too long */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct go_tls_key);
+	__type(value, struct go_tls_g);
+} go_tls_gs SEC(".maps");
+
 /* An SSL object of a process: its address there. */
 struct tls_key {
 	__u64 ssl;
@@ -129,8 +154,40 @@ static __always_inline void tls_lose(struct tls_conn *c, __u64 pid_tgid, __u32 w
 }
 
 /*
+ * The object whose handshake the current thread sends: libssl's, the
+ * thread's last; Go's, its goroutine's last *tls.Conn (go_tls.h).  Taken:
+ * one handshake ties one connection.  0: none.
+ */
+static __always_inline __u64 tls_take_last(__u64 pid_tgid)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct tls_thread *t = bpf_map_lookup_elem(&tls_threads, &tid);
+	struct go_tls_key gk = {.tgid = pid_tgid >> 32};
+	struct vpath_go_offsets *o;
+	struct go_tls_g *g;
+	__u64 obj;
+
+	if (t && t->last_ssl) {
+		obj = t->last_ssl;
+		t->last_ssl = 0;
+		return obj;
+	}
+	o = go_offsets(gk.tgid);
+	if (!o)
+		return 0;
+	gk.goid = go_current(o);
+	g = gk.goid ? bpf_map_lookup_elem(&go_tls_gs, &gk) : NULL;
+	if (!g || !g->last_conn)
+		return 0;
+	obj = g->last_conn;
+	g->last_conn = 0;
+	return obj;
+}
+
+/*
  * A send that begins its connection's stream with a TLS handshake record
- * (record_op()): the thread's last SSL object is tied to it.  send_first
+ * (record_op()): the thread's last SSL object (or the goroutine's last Go
+ * *tls.Conn) is tied to it.  send_first
  * and recv_first are the first sequence numbers of the connection's two
  * directions; capture: the socket's bytes are captured (--capture), and so
  * are the header blocks of its plaintext.  A global function: verified
@@ -140,18 +197,13 @@ static __always_inline void tls_lose(struct tls_conn *c, __u64 pid_tgid, __u32 w
 __noinline int tls_bind(__u64 pid_tgid, __u64 cookie, __u32 send_first, __u32 recv_first,
 			__u32 capture)
 {
-	__u32 tid = (__u32)pid_tgid;
 	struct tls_conn fresh = {}, *c;
 	struct tls_key key = {};
-	struct tls_thread *t;
 
-	t = bpf_map_lookup_elem(&tls_threads, &tid);
-	if (!t || !t->last_ssl)
+	key.ssl = tls_take_last(pid_tgid);
+	if (!key.ssl)
 		return 0;
-	key.ssl = t->last_ssl;
 	key.tgid = pid_tgid >> 32;
-	/* One call of libssl ties one connection. */
-	t->last_ssl = 0;
 	c = bpf_map_lookup_elem(&tls_conns, &key);
 	/*
 	 * Plaintext went through it already: it speaks on another connection,

@@ -576,23 +576,25 @@ static __always_inline bool go_emit(__u64 pid_tgid, __u32 kind, __u64 goid, __u6
  * goroutine is not the one last written for it.  Stamped before the
  * operation, so it precedes it in the recording.  Written to the map only
  * once it is in the ring: a lost record is tried again at the next one.
+ * True for a Go process followed (the lookup the caller may reuse).
  */
-static __always_inline void go_note_running(__u64 pid_tgid)
+static __always_inline bool go_note_running(__u64 pid_tgid)
 {
 	struct vpath_go_offsets *o = go_offsets(pid_tgid >> 32);
 	__u32 tid = (__u32)pid_tgid;
 	__u64 goid, *last;
 
 	if (!o)
-		return;
+		return false;
 	goid = go_current(o);
 	if (!goid)
-		return;
+		return true;
 	last = bpf_map_lookup_elem(&go_last, &tid);
 	if (last && *last == goid)
-		return;
+		return true;
 	if (go_emit(pid_tgid, VPR_GO_RUN, goid, 0))
 		bpf_map_update_elem(&go_last, &tid, &goid, BPF_ANY);
+	return true;
 }
 
 /*
@@ -859,6 +861,7 @@ static __always_inline __u32 current_call_data(struct sock *sk, __u8 dir, __u64 
 
 #include "h2_frames.h"
 #include "tls.h"
+#include "go_tls.h"
 
 /*
  * A send the kernel refused on a reset or shut connection: the request the
@@ -891,7 +894,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	struct flight f;
 	__u64 pid_tgid, data = 0, cookie, ts;
 	__u32 seq_end, ref, kind = USER_DATA_NONE;
-	bool at_start, early, capture;
+	bool at_start, early, capture, is_go;
 	__u32 early_bits = 0;
 	__u8 op_flags;
 
@@ -941,7 +944,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	if (early)
 		early_bits = early_flags(at_start, ret, kind, data);
 	op_flags = (__u8)early_bits;
-	go_note_running(pid_tgid);
+	is_go = go_note_running(pid_tgid);
 	cookie = sk_cookie(sk);
 	/* A handshake's first send: which libssl object speaks on this connection (tls.h). */
 	if (tls_active && dir == VPR_DIR_SEND && at_start && (early_bits & VPR_OP_TLS_HS))
@@ -956,6 +959,9 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	h2_op(sk, tp, dir, early_bits, at_start, pid_tgid, cookie, f.ts, seq_end - ret, seq_end,
 	      kind, data, capture && ts);
 	flight_end(&f);
+	/* A Go crypto/tls Write's plaintext, stamped with its send (go_tls.h). */
+	if (is_go && go_tls_active && dir == VPR_DIR_SEND)
+		go_tls_sent(pid_tgid, cookie);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;
 }

@@ -30,7 +30,9 @@
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 
+#include "elfsyms.h"
 #include "golang.h"
+#include "gotls.h"
 
 /* Entry probes only: runtime functions whose arguments name the goroutines. */
 static const char *const go_probe_syms[] = {"runtime.newproc1", "runtime.runqput",
@@ -147,30 +149,18 @@ struct elf_facts {
 	int32_t tls_g;
 };
 
-static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf_facts *f)
+static void runtime_symbol(void *arg, const char *name, const GElf_Sym *sym)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct elf_facts *f = arg;
 
-	for (size_t i = 0; data && i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			break;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || strncmp(name, "runtime.", 8))
-			continue;
-		if (strcmp(name, "runtime.buildVersion") == 0)
-			f->build_version = sym.st_value;
-		for (int p = 0; p < GO_NPROBES; p++)
-			if (GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-			    strcmp(name, go_probe_syms[p]) == 0) {
-				f->syms[p] = true;
-				f->sym_addr[p] = sym.st_value;
-				f->sym_shndx[p] = sym.st_shndx;
-			}
-	}
+	if (strcmp(name, "runtime.buildVersion") == 0)
+		f->build_version = sym->st_value;
+	for (int p = 0; p < GO_NPROBES; p++)
+		if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && strcmp(name, go_probe_syms[p]) == 0) {
+			f->syms[p] = true;
+			f->sym_addr[p] = sym->st_value;
+			f->sym_shndx[p] = sym->st_shndx;
+		}
 }
 
 static void elf_scan(Elf *elf, struct elf_facts *f)
@@ -195,7 +185,7 @@ static void elf_scan(Elf *elf, struct elf_facts *f)
 			f->has_dwarf = true;
 		if (sh.sh_type == SHT_SYMTAB) {
 			f->has_symtab = true;
-			scan_symbols(elf, scn, &sh, f);
+			elf_syms__each(elf, scn, &sh, "runtime.", runtime_symbol, f);
 		}
 	}
 	/*
@@ -359,17 +349,66 @@ static int attach_here(struct go_follow *gf, const char *prog_name, int fd, uint
 	return 0;
 }
 
+static int attach_one(struct go_follow *gf, const char *prog, int fd, uint64_t off)
+{
+	return gf->ph ? priv_helper__attach_uprobe(gf->ph, prog, fd, off)
+		      : attach_here(gf, prog, fd, off);
+}
+
 static int attach_probes(struct go_follow *gf, int fd, const struct go_binary *info)
 {
 	for (int p = 0; p < GO_NPROBES; p++) {
-		int err = gf->ph ? priv_helper__attach_uprobe(gf->ph, go_probe_progs[p], fd,
-							      info->probe_off[p])
-				 : attach_here(gf, go_probe_progs[p], fd, info->probe_off[p]);
+		int err = attach_one(gf, go_probe_progs[p], fd, info->probe_off[p]);
 
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * crypto/tls's probes (gotls.h, bpf/go_tls.h).  The handshake's entry
+ * last: until it is in place no *tls.Conn is tied, so a failure half way
+ * leaves probes that count nothing, never positions missing a call.
+ */
+static int attach_tls_probes(struct go_follow *gf, int fd, const struct go_tls_probes *p)
+{
+	static const enum go_tls_fn order[] = {GO_TLS_CLOSE, GO_TLS_WRITE, GO_TLS_READ,
+					       GO_TLS_HANDSHAKE};
+	int err = 0;
+
+	for (int f = GO_TLS_WRITE; f <= GO_TLS_READ && !err; f++)
+		for (uint32_t i = 0; i < p->nrets[f] && !err; i++)
+			err = attach_one(gf, "go_tls_return", fd, p->rets[f][i]);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && !err; i++)
+		err = attach_one(gf, go_tls__entry_prog(order[i]), fd, p->entry[order[i]]);
+	return err;
+}
+
+/* A followed binary's crypto/tls, when it has one: its HTTP/2 plaintext read (one warning if not). */
+static void follow_tls(struct go_follow *gf, int fd, const char *label, const char *version)
+{
+	struct go_tls_probes p;
+	const char *why;
+	int err, found = go_tls__inspect(fd, version, &p, &why);
+
+	if (found == 0)
+		return;
+	err = found < 0 ? 0 : attach_tls_probes(gf, fd, &p);
+	if (found < 0 || err) {
+		fprintf(stderr,
+			"vpath-record: warning: Go binary %s: crypto/tls not probed (%s); its "
+			"HTTP/2 over TLS is not read\n",
+			label, found < 0 ? why : strerror(-err));
+		return;
+	}
+	if (gf->opts.tls_active)
+		*gf->opts.tls_active = 1;
+	if (gf->opts.go_tls_active)
+		*gf->opts.go_tls_active = 1;
+	if (gf->opts.verbose)
+		fprintf(stderr, "vpath-record: Go binary %s: crypto/tls probed (%u + %u returns)\n",
+			label, p.nrets[GO_TLS_WRITE], p.nrets[GO_TLS_READ]);
 }
 
 static struct vpath_go_exe go_exe_key(const struct stat *st)
@@ -465,6 +504,7 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 	}
 	e->off = info.off;
 	gf->nexes++;
+	follow_tls(gf, fd, label, info.version);
 	if (gf->opts.go_active)
 		*gf->opts.go_active = 1;
 	if (gf->opts.verbose)

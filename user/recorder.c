@@ -705,6 +705,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	}
 	/* Before the tracepoints: an operation seen is then one of a known Go process or none. */
 	gopts.go_active = (volatile uint32_t *)&r->skel->bss->go_active;
+	gopts.tls_active = (volatile uint32_t *)&r->skel->bss->tls_active;
+	gopts.go_tls_active = (volatile uint32_t *)&r->skel->bss->go_tls_active;
 	r->go = go_follow__start(r->skel->obj, r->ph, r->ph ? r->ew : NULL, &gopts);
 	if (!r->go) {
 		fprintf(stderr, "vpath-record: out of memory\n");
@@ -718,7 +720,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		fprintf(stderr, "vpath-record: out of memory\n");
 		return -ENOMEM;
 	}
-	r->skel->bss->tls_active = tls_follow__active(r->tls);
+	/* Or'ed: a Go binary's crypto/tls may have set it already (golang.c). */
+	r->skel->bss->tls_active |= tls_follow__active(r->tls);
 	err = vpath_bpf__attach(r->skel);
 	if (err) {
 		fprintf(stderr, "vpath-record: cannot attach the BPF programs: %s%s\n",

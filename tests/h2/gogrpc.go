@@ -4,8 +4,11 @@
 //
 //	cp tests/handoff/goapp.go tests/h2/gogrpc.go DIR && cd DIR &&
 //	    GOPATH=/usr/share/gocode GO111MODULE=off go build -o goapp goapp.go gogrpc.go
-//	goapp front-grpc LISTEN_IP:PORT BACKEND_IP:PORT [--proxied]
-//	goapp back-grpc LISTEN_IP:PORT
+//	goapp front-grpc LISTEN_IP:PORT BACKEND_IP:PORT [--proxied] [--tls CERT]
+//	goapp back-grpc LISTEN_IP:PORT [--tls KEY CERT]
+//
+// --tls: over TLS in Go's crypto/tls (credentials.NewTLS), the front
+// trusting CERT, the back end serving KEY and CERT.
 //
 // Debian's golang-google-grpc-dev (grpc-go 1.33) and no protoc: the service
 // vpath.h2.Work with its one unary method Call is a grpc.ServiceDesc written
@@ -41,6 +44,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -54,6 +59,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/peer"
 )
@@ -175,11 +181,24 @@ func (g *grpcFront) rpc(c call) ([]int, error) {
 
 func runFrontGRPC(args []string) error {
 	g := &grpcFront{}
+	security := grpc.WithInsecure()
+	if len(args) >= 4 && args[len(args)-2] == "--tls" {
+		pem, err := os.ReadFile(args[len(args)-1])
+		if err != nil {
+			return err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("%s: no certificate", args[len(args)-1])
+		}
+		security = grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool}))
+		args = args[:len(args)-2]
+	}
 	if len(args) == 3 && args[2] == "--proxied" {
 		g.proxied, args = true, args[:2]
 	}
 	if len(args) != 2 {
-		return fmt.Errorf("usage: goapp front-grpc LISTEN BACKEND [--proxied]")
+		return fmt.Errorf("usage: goapp front-grpc LISTEN BACKEND [--proxied] [--tls CERT]")
 	}
 	dial := func(ctx context.Context, addr string) (net.Conn, error) {
 		if atomic.LoadInt64(&g.port) != 0 {
@@ -195,7 +214,7 @@ func runFrontGRPC(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := grpc.DialContext(ctx, args[1], grpc.WithInsecure(), grpc.WithBlock(),
+	conn, err := grpc.DialContext(ctx, args[1], security, grpc.WithBlock(),
 		grpc.WithContextDialer(dial))
 	if err != nil {
 		return err
@@ -245,10 +264,18 @@ var workService = grpc.ServiceDesc{
 }
 
 func runBackGRPC(args []string) error {
-	if len(args) != 1 {
-		return fmt.Errorf("usage: goapp back-grpc LISTEN")
+	var opts []grpc.ServerOption
+	if len(args) == 4 && args[1] == "--tls" {
+		creds, err := credentials.NewServerTLSFromFile(args[3], args[2])
+		if err != nil {
+			return err
+		}
+		opts, args = append(opts, grpc.Creds(creds)), args[:1]
 	}
-	srv := grpc.NewServer()
+	if len(args) != 1 {
+		return fmt.Errorf("usage: goapp back-grpc LISTEN [--tls KEY CERT]")
+	}
+	srv := grpc.NewServer(opts...)
 	srv.RegisterService(&workService, backGRPC{})
 	return srv.Serve(listen(args[0], "back"))
 }

@@ -4,8 +4,8 @@
 //
 //	cp tests/handoff/goapp.go tests/h2/goh2.go DIR && cd DIR &&
 //	    go build -o goapp goapp.go goh2.go   (one directory: go build wants that)
-//	goapp front-h2 LISTEN_IP:PORT BACKEND_IP:PORT
-//	goapp back-h2 LISTEN_IP:PORT
+//	goapp front-h2 LISTEN_IP:PORT BACKEND_IP:PORT [--tls CERT]
+//	goapp back-h2 LISTEN_IP:PORT [--tls KEY CERT]
 //
 // front-h2: goapp's front (net/http server for the client, a stage of one
 // call on the handler's goroutine, a wider stage on a goroutine per call)
@@ -20,13 +20,19 @@
 // handlers would race (each stream's handler runs on a goroutine of its
 // own), and (id - 1) / 2 is not the ordinal: with AllowHTTP x/net's
 // Transport leaves stream 1 to an h2c upgrade and opens 3 first.
+//
+// --tls: the same over TLS with ALPN h2 (crypto/tls, compiled in): the
+// front trusts CERT (self-signed, the back end's address in it), the back
+// end serves KEY and CERT through x/net's http2.ConfigureServer.
 package main
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"reflect"
 
 	"golang.org/x/net/http2"
@@ -68,8 +74,11 @@ func serveBackH2(w http.ResponseWriter, r *http.Request) {
 }
 
 func runFrontH2(args []string) error {
+	if len(args) == 4 && args[2] == "--tls" {
+		return runFrontH2TLS(args[0], args[1], args[3])
+	}
 	if len(args) != 2 {
-		return fmt.Errorf("usage: goapp front-h2 LISTEN BACKEND")
+		return fmt.Errorf("usage: goapp front-h2 LISTEN BACKEND [--tls CERT]")
 	}
 	transport := &http2.Transport{
 		// h2c with prior knowledge: an http:// URL, and a plain TCP
@@ -84,9 +93,34 @@ func runFrontH2(args []string) error {
 	return (&http.Server{Handler: f}).Serve(listen(args[0], "front"))
 }
 
+// The front over TLS: x/net's Transport dials crypto/tls with ALPN h2.
+func runFrontH2TLS(listenAddr, backend, certFile string) error {
+	pem, err := os.ReadFile(certFile)
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return fmt.Errorf("%s: no certificate", certFile)
+	}
+	transport := &http2.Transport{
+		TLSClientConfig:    &tls.Config{RootCAs: pool, NextProtos: []string{"h2"}},
+		DisableCompression: true,
+	}
+	f := &front{client: &http.Client{Transport: transport}, callURL: "https://" + backend + "/call"}
+	return (&http.Server{Handler: f}).Serve(listen(listenAddr, "front"))
+}
+
 func runBackH2(args []string) error {
+	if len(args) == 4 && args[1] == "--tls" {
+		srv := &http.Server{Handler: http.HandlerFunc(serveBackH2)}
+		if err := http2.ConfigureServer(srv, &http2.Server{}); err != nil {
+			return err
+		}
+		return srv.ServeTLS(listen(args[0], "back"), args[3], args[2])
+	}
 	if len(args) != 1 {
-		return fmt.Errorf("usage: goapp back-h2 LISTEN")
+		return fmt.Errorf("usage: goapp back-h2 LISTEN [--tls KEY CERT]")
 	}
 	h := h2c.NewHandler(http.HandlerFunc(serveBackH2), &http2.Server{})
 	return (&http.Server{Handler: h}).Serve(listen(args[0], "back"))

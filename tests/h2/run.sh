@@ -9,7 +9,7 @@
 # Prints TAP lines and the figures.  Exit status: 0 when the gates pass, 1
 # when not, 2 when the run itself failed.  Needs root.
 #
-#   tests/h2/run.sh --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|
+#   tests/h2/run.sh --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-h2-tls|go-grpc|go-grpc-tls|python-grpc|
 #                             preexisting|nginx-grpc|nginx-grpc-close
 #                   [--requests N] [--sessions S] [--seed X] [--keep DIR]
 # node-h2:     gateway_h2.js (one event loop, one shared http2.connect()
@@ -20,8 +20,11 @@
 #              made with openssl in the scratch dir
 # go-h2:       goapp front-h2 (net/http, x/net/http2 Transport, h2c) ->
 #              goapp back-h2 (h2c.NewHandler), compiled offline
+# go-h2-tls:   the same over TLS with ALPN h2 (Go's crypto/tls, compiled in:
+#              read through the uprobes of bpf/go_tls.h)
 # go-grpc:     goapp front-grpc (net/http, one grpc.ClientConn, unary
 #              calls, h2c) -> goapp back-grpc (grpc.Server), compiled offline
+# go-grpc-tls: the same over TLS (credentials.NewTLS: Go's crypto/tls)
 # python-grpc: goapp front-grpc -> grpc_backend.py (grpcio, handlers on a
 #              thread pool)
 # preexisting: node-h2 with the gateway's session to the back end opened
@@ -57,13 +60,14 @@ variant=$wl_kind wl_front_host=front
 wl_score_opts=(--gate-roots)
 # Inside TLS the recorder reads the frames through libssl (docs/recorder.md):
 # every stream must be found as a call of its own.
-[ "$variant" != node-h2-tls ] || wl_score_opts+=(--gate-calls)
+case $variant in node-h2-tls | go-h2-tls | go-grpc-tls) wl_score_opts+=(--gate-calls) ;; esac
 # The ids on the front end's port (HTTP/1.1 traceparent from the client)
 # and the back end's (HTTP/2: each HEADERS frame's block, HPACK-coded), as
 # tests/evloop's HTTP variants record them.
 wl_record_opts=(--capture 256 --capture-port "${H2_FRONT##*:}" --capture-port "${H2_BACKEND##*:}")
 case $variant in
-node-h2 | node-h2-noprop | node-h2-tls | go-h2 | go-grpc | python-grpc | preexisting) ;;
+node-h2 | node-h2-noprop | node-h2-tls | go-h2 | go-h2-tls | go-grpc | go-grpc-tls | python-grpc | \
+	preexisting) ;;
 nginx-grpc | nginx-grpc-close)
 	# nginx on a host of its own at H2_BACKEND, the gRPC server behind it
 	wl_back_host=nginx wl_hop_host=backend wl_hop_addr=$H2_ORIGIN
@@ -71,7 +75,7 @@ nginx-grpc | nginx-grpc-close)
 	# both TLS ends read in libssl: each stream its own call, on both hops
 	wl_score_opts+=(--gate-calls)
 	;;
-*) echo "run.sh: --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-grpc|python-grpc|preexisting|nginx-grpc|nginx-grpc-close" >&2; exit 2 ;;
+*) echo "run.sh: --variant node-h2|node-h2-noprop|node-h2-tls|go-h2|go-h2-tls|go-grpc|go-grpc-tls|python-grpc|preexisting|nginx-grpc|nginx-grpc-close" >&2; exit 2 ;;
 esac
 
 # A Python that imports grpcio: Debian's (python3-grpcio), whatever python3
@@ -88,7 +92,7 @@ done
 h2_missing() {
 	case $variant in
 	node-* | preexisting) command -v node >/dev/null || echo nodejs ;;
-	go-h2)
+	go-h2 | go-h2-tls)
 		command -v go >/dev/null || echo golang-go
 		[ -d /usr/share/gocode/src/golang.org/x/net/http2/h2c ] || echo golang-golang-x-net-dev
 		;;
@@ -101,7 +105,7 @@ h2_missing() {
 	python-grpc | nginx-*) [ -n "$h2_python" ] || echo python3-grpcio ;;
 	esac
 	case $variant in
-	node-h2-tls | nginx-*) command -v openssl >/dev/null || echo openssl ;;
+	*-tls | nginx-*) command -v openssl >/dev/null || echo openssl ;;
 	esac
 	case $variant in
 	nginx-*) [ -x /usr/sbin/nginx ] || echo nginx ;;
@@ -145,10 +149,20 @@ h2_build() {
 		front_cmd=("$build/goapp" front-h2 "$H2_FRONT" "$H2_BACKEND")
 		back_cmd=("$build/goapp" back-h2 "$H2_BACKEND")
 		;;
+	go-h2-tls)
+		h2_goapp goh2.go "$build" && h2_cert "$build" "${H2_BACKEND%:*}" || return 1
+		front_cmd=("$build/goapp" front-h2 "$H2_FRONT" "$H2_BACKEND" --tls "$build/cert.pem")
+		back_cmd=("$build/goapp" back-h2 "$H2_BACKEND" --tls "$build/key.pem" "$build/cert.pem")
+		;;
 	go-grpc)
 		h2_goapp gogrpc.go "$build" || return 1
 		front_cmd=("$build/goapp" front-grpc "$H2_FRONT" "$H2_BACKEND")
 		back_cmd=("$build/goapp" back-grpc "$H2_BACKEND")
+		;;
+	go-grpc-tls)
+		h2_goapp gogrpc.go "$build" && h2_cert "$build" "${H2_BACKEND%:*}" || return 1
+		front_cmd=("$build/goapp" front-grpc "$H2_FRONT" "$H2_BACKEND" --tls "$build/cert.pem")
+		back_cmd=("$build/goapp" back-grpc "$H2_BACKEND" --tls "$build/key.pem" "$build/cert.pem")
 		;;
 	python-grpc)
 		h2_goapp gogrpc.go "$build" || return 1

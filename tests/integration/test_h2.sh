@@ -3,7 +3,8 @@
 # HTTP/2 workloads (tests/h2/README.md, issue 23): front ends whose
 # back-end calls are streams of one shared HTTP/2 connection: node-h2 (a
 # Node.js gateway, one event loop, http2.connect() h2c session), node-h2-tls
-# (the same over TLS, ALPN h2), node-h2-noprop (node-h2 not forwarding
+# (the same over TLS, ALPN h2), go-h2-tls (go-h2 over TLS, ALPN h2, in
+# Go's crypto/tls), node-h2-noprop (node-h2 not forwarding
 # the client's traceparent), go-h2 (Go net/http -> x/net/http2
 # Transport, h2c -> an h2c server), go-grpc (Go net/http -> one
 # grpc.ClientConn -> a Go grpc.Server), python-grpc (the same front -> a
@@ -15,11 +16,13 @@
 # recorded on three network-namespace hosts and scored against the truth of
 # the client and the back end, calls named by HTTP/2 stream id.  Gates: every request
 # found, every path and link marked exact right, no back-end call found as
-# a root marked exact, and for node-h2-tls and nginx-* every stream found
-# as a call of its own (the recorder reads its frames in libssl's plaintext;
-# nginx-*: on both hops, and nginx's calls scored too); paths right
-# and marked exact are printed, and gated where the evidence decides them:
-# go-h2 (per-stream writer goroutines) at 99%, node-h2 and node-h2-tls at
+# a root marked exact, and for node-h2-tls, go-h2-tls and nginx-* every
+# stream found as a call of its own (the recorder reads its frames in
+# libssl's plaintext, or crypto/tls's for go-h2-tls, whose frames must be
+# recorded as read inside TLS; nginx-*: on both hops, and nginx's calls
+# scored too); paths right and marked exact are printed, and gated where
+# the evidence decides them: go-h2 and go-h2-tls (per-stream writer
+# goroutines) at 99%, node-h2 and node-h2-tls at
 # 95% (its traceparent, read from the HEADERS blocks the recorders capture,
 # inside TLS through libssl, links each stream by the propagated-id rule),
 # go-grpc and python-grpc at 90% (grpc-go's reader readies the streams'
@@ -94,6 +97,21 @@ h2_without_frames() { # label dir
 		--found "$dir/found-noframes.json" | sed "s/^\(ok\|not ok\) - h2 [^:]*:/& (--no-frames)/"
 }
 
+# go-h2-tls tests what it says only if both Go ends read their frames in
+# crypto/tls's plaintext (h2_frame ... tls in the dump): without the Go
+# probes the recorder sees ciphertext and reads none.
+h2_tls_frames_check() { # label dir
+	local label=$1 dir=$2 host n
+	for host in front backend; do
+		n=$("$VPATH_ANALYZE" dump "$dir/$host.vpr" 2>/dev/null | grep -c '^h2_frame .* tls ')
+		check "$label: the $host read $n frames in Go's TLS plaintext" [ "$n" -gt 0 ]
+	done
+}
+
+# go-grpc-tls (gogrpc.go over crypto/tls) is not in the default list (the
+# time of make test): H2_VARIANTS=go-grpc-tls runs it, gated as go-grpc and
+# as go-h2-tls's frames.
+
 # preexisting tests what it says only if both ends found the front's
 # connection to the back end open (origin=preexisting) and recorded neither
 # its preface nor, therefore, any frame.
@@ -110,11 +128,11 @@ h2_preexisting_check() { # label dir
 	done
 }
 
-for variant in ${H2_VARIANTS:-node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc python-grpc \
+for variant in ${H2_VARIANTS:-node-h2 node-h2-noprop node-h2-tls go-h2 go-h2-tls go-grpc python-grpc \
 	preexisting nginx-grpc nginx-grpc-close}; do
 	case $variant in
 	node-* | preexisting) why=$node_why ;;
-	go-grpc) why=$grpc_why ;;
+	go-grpc | go-grpc-tls) why=$grpc_why ;;
 	python-grpc) why=$pygrpc_why ;;
 	nginx-*) why=$nginx_why ;;
 	*) why=$go_why ;;
@@ -126,21 +144,22 @@ for variant in ${H2_VARIANTS:-node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc p
 	wl_score_opts=(--gate-roots)
 	case $variant in
 	# Go's per-stream writer goroutines name their requests (docs/analyzer.md).
-	go-h2) min_accuracy=99 ;;
+	go-h2 | go-h2-tls) min_accuracy=99 ;;
 	# grpc-go's reader readies each stream's caller in first-frame order
 	# (h2batch.h, wakeup, inferred): 100% on a quieter machine, 95.8-100%
 	# in ten runs with other tests sharing the two cores, where a reader
 	# held up after its read readies callers out of turn; blinded, 4.4%
 	# (tests/h2/README.md)
-	go-grpc | python-grpc) min_accuracy=90 ;;
+	go-grpc | go-grpc-tls | python-grpc) min_accuracy=90 ;;
 	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md),
 	# read in libssl's plaintext for node-h2-tls
 	node-h2 | node-h2-tls) min_accuracy=95 ;;
 	*) min_accuracy= ;;
 	esac
-	# libssl's plaintext cuts the TLS variant's streams (docs/recorder.md, "TLS")
+	# libssl's (or crypto/tls's) plaintext cuts the TLS variants' streams
+	# (docs/recorder.md, "TLS")
 	case $variant in
-	node-h2-tls | nginx-*) wl_score_opts+=(--gate-calls) ;;
+	*-tls | nginx-*) wl_score_opts+=(--gate-calls) ;;
 	esac
 	wl_test_run "h2 $variant" h2.json tests/h2/run.sh --variant "$variant" \
 		--requests "$requests" --seed "$seed"
@@ -153,13 +172,16 @@ for variant in ${H2_VARIANTS:-node-h2 node-h2-noprop node-h2-tls go-h2 go-grpc p
 	# node-h2-tls and nginx-*'s calls to the gRPC server (--hop): their
 	# blocks read in libssl's plaintext.
 	case $variant in
-	node-h2 | node-h2-noprop | node-h2-tls) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" ;;
+	node-h2 | node-h2-noprop | node-h2-tls | go-h2-tls)
+		python3 tests/h2/labels.py "$wl_kept" "h2 $variant"
+		;;
 	go-h2) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --min 95 ;;
-	*-grpc | *-grpc-close) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
+	*-grpc | *-grpc-close | go-grpc-tls) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc ;;
 	esac
 	case $variant in
 	nginx-*) python3 tests/h2/labels.py "$wl_kept" "h2 $variant" --grpc --hop ;;
 	esac
 	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
+	case $variant in go-*-tls) h2_tls_frames_check "h2 $variant" "$wl_kept" ;; esac
 done
 exit 0
