@@ -31,8 +31,14 @@ int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag)
 		f->cap = cap;
 		f->head = 0;
 	}
-	/* Only the record's own bytes: readers look at the fields of its type, which it holds. */
-	memcpy(&f->v[(f->head + f->len) & (f->cap - 1)], rec, size);
+	/*
+	 * Only the record's own bytes: readers look at the fields of its type,
+	 * which it holds.  Most are socket operations, copied at a fixed size.
+	 */
+	if (size == sizeof(struct vpr_sock_op))
+		f->v[(f->head + f->len) & (f->cap - 1)].op = *(const struct vpr_sock_op *)rec;
+	else
+		memcpy(&f->v[(f->head + f->len) & (f->cap - 1)], rec, size);
 	f->tag[(f->head + f->len) & (f->cap - 1)] = tag;
 	f->len++;
 	return 0;
