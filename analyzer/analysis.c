@@ -402,6 +402,9 @@ static void socket_gone(void *ctx, const struct vp_sock *s)
 {
 	struct reaping *r = ctx;
 
+	/* Its operations still ahead look it up again (and find none, as before). */
+	if (s->ahead)
+		vp_fifo__untag(&r->a->hs[r->host].ahead, s);
 	if (s->have_tuple)
 		vp_streams__forget(&r->a->streams, r->host, s->cookie, &s->local, &s->remote);
 }
@@ -527,13 +530,16 @@ static bool release_preface(struct vp_analysis *a, struct host_state *hs, int h,
 	return false;
 }
 
-static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op)
+/* s: the operation's socket as the look-ahead found it, or NULL to look it up. */
+static void on_op(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_sock_op *op,
+		  struct vp_sock *s)
 {
-	struct vp_sock *s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
 	struct vpr_sock_op gop;
 	bool held;
 
-	if (!s)
+	if (s)
+		s->ahead--;
+	else if (!(s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns)))
 		abort();
 	op = goroutine_op(hs, s, op, &gop);
 	if (a->no_frames && (op->flags & VPR_OP_H2_PREFACE)) {
@@ -893,9 +899,10 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h,
 /*
  * The look-ahead sees a record of host h: where the sender's messages begin
  * (messages.h).  Hosts look ahead in parallel: what is shared (the stream
- * table) is kept aside and added in host order afterwards.
+ * table) is kept aside and added in host order afterwards.  Returns an
+ * operation's socket, which the analysis then need not look up again.
  */
-static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
+static struct vp_sock *look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
 {
 	const struct vpr_sock_op *op = (const struct vpr_sock_op *)rec;
 	struct host_state *hs = &a->hs[h];
@@ -904,18 +911,20 @@ static void look(struct vp_analysis *a, size_t h, const struct vpr_hdr *rec)
 	if (rec->type == VPR_CONN) {
 		const struct vpr_conn *c = (const struct vpr_conn *)rec;
 
-		if (vp_fifo__push(&hs->conns, rec))
+		if (vp_fifo__push(&hs->conns, rec, NULL))
 			abort(); /* out of memory: no sensible partial result */
 		/* Made here, not when analyzed: other hosts look sockets up meanwhile (find_sender). */
 		if (!vp_socktab__get(&hs->socks, c->cookie, c->h.ts_ns))
 			abort();
 	}
 	if (rec->type != VPR_SOCK_OP)
-		return;
+		return NULL;
 	s = vp_socktab__get(&hs->socks, op->cookie, op->h.ts_ns);
 	if (!s)
 		abort();
 	vp_cuts__see(&s->cuts, op);
+	s->ahead++;
+	return s;
 }
 
 /* Time of the host's next record to analyze, UINT64_MAX at its end. */
@@ -939,8 +948,7 @@ static void look_ahead(void *ctx, size_t h)
 		if (ts == UINT64_MAX || vp_paths__aligned(&a->paths, (int)h, ts) > a->look_until)
 			break;
 		rec = vp_input__next(a->in, h);
-		look(a, h, rec);
-		if (vp_fifo__push(&hs->ahead, rec))
+		if (vp_fifo__push(&hs->ahead, rec, look(a, h, rec)))
 			abort(); /* out of memory: no sensible partial result */
 	}
 	hs->at_end = vp_input__peek_ts(a->in, h) == UINT64_MAX;
@@ -978,14 +986,15 @@ static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
 						   g->kind == VPR_GO_NEW});
 }
 
-static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec)
+/* sock: what the look-ahead tagged rec with (its socket), or NULL. */
+static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec, struct vp_sock *sock)
 {
 	struct host_state *hs = &a->hs[h];
 
 	hs->events++;
 	switch (rec->type) {
 	case VPR_SOCK_OP:
-		on_op(a, hs, h, (const struct vpr_sock_op *)rec);
+		on_op(a, hs, h, (const struct vpr_sock_op *)rec, sock);
 		break;
 	case VPR_CONN:
 		on_conn(a, hs, h, (const struct vpr_conn *)rec);
@@ -1162,8 +1171,10 @@ static void analyze_host(void *ctx, size_t h)
 
 	while ((rec = vp_fifo__peek(&hs->ahead)) &&
 	       vp_paths__aligned(&a->paths, (int)h, rec->ts_ns) <= a->until) {
+		struct vp_sock *s = vp_fifo__peek_tag(&hs->ahead);
+
 		vp_fifo__pop(&hs->ahead); /* rec stays readable: nothing is pushed meanwhile */
-		process(a, (int)h, rec);
+		process(a, (int)h, rec, s);
 	}
 	if (hs->at_end && !hs->ended && !vp_fifo__peek(&hs->ahead))
 		end_host(a, hs, (int)h);

@@ -638,25 +638,24 @@ static void hold_open(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 {
 	struct vp_xchg *open[VP_HELD_MAX];
 	unsigned n = 0;
-	bool over = false;
 
-	/* One walk, the list as it is: counted and gathered at once. */
+	/* One walk, the list as it is: each held as it is passed, while it is in cache. */
 	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
-		if (n == VP_HELD_MAX) {
-			over = true;
+		if (n == VP_HELD_MAX)
 			break;
-		}
+		x->wait++;
 		open[n++] = x;
 	}
 	c->sent_among_open = n > 0;
-	if (over || !(c->held = malloc(n * sizeof(*c->held)))) {
+	if ((n == VP_HELD_MAX && open[n - 1]->list_next != &p->open) ||
+	    !(c->held = malloc(n * sizeof(*c->held)))) {
+		/* Too many (or no memory): none held, all tainted; each still waits for more. */
+		for (unsigned i = 0; i < n; i++)
+			open[i]->wait--;
 		taint_open(p);
 		return;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		c->held[i] = open[i];
-		open[i]->wait++;
-	}
+	memcpy(c->held, open, n * sizeof(*c->held));
 	c->nheld = (uint16_t)n;
 }
 

@@ -18,6 +18,7 @@
 
 struct vp_fifo {
 	union vpr_any *v;
+	void **tag; /* beside each record: what the pusher found for it (the look-ahead: its socket) */
 	size_t head, len, cap;
 };
 
@@ -26,13 +27,20 @@ static inline bool vp_fifo__full(const struct vp_fifo *f)
 	return f->len >= VP_FIFO_MAX;
 }
 
-/* Copy rec (at most sizeof(union vpr_any) bytes of it) in; 0 or -ENOMEM. */
-int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec);
+/* Copy rec (at most sizeof(union vpr_any) bytes of it) in, with its tag; 0 or -ENOMEM. */
+int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag);
 /* The oldest record, NULL when empty. */
 static inline const struct vpr_hdr *vp_fifo__peek(const struct vp_fifo *f)
 {
 	return f->len ? &f->v[f->head].h : NULL;
 }
+/* The oldest record's tag (NULL when empty, or none, or untagged since). */
+static inline void *vp_fifo__peek_tag(const struct vp_fifo *f)
+{
+	return f->len ? f->tag[f->head] : NULL;
+}
+/* Every record tagged `tag` loses its tag (what it named is gone). */
+void vp_fifo__untag(struct vp_fifo *f, const void *tag);
 /* Take the oldest record out; it stays readable until the next push. */
 const struct vpr_hdr *vp_fifo__pop(struct vp_fifo *f);
 void vp_fifo__free(struct vp_fifo *f);

@@ -62,7 +62,8 @@ struct vp_sock {
 	uint32_t sent_end, recv_end;
 	bool sent_any, recv_any;
 	uint64_t setup_first_ts; /* when the handshake began: setup time of the first call */
-	struct vp_cuts cuts;  /* where this end's sent messages begin (the look-ahead fills it) */
+	struct vp_cuts cuts; /* where this end's sent messages begin (the look-ahead fills it) */
+	uint32_t ahead; /* its operations the look-ahead holds tagged with it, not analyzed yet */
 	struct vp_pipe *pipe; /* pipelined requests waiting their turn (pipeline.h), NULL: none */
 	struct vp_h2 *h2;     /* HTTP/2 streams cut by frames (h2streams.h), NULL: not followed */
 	/*

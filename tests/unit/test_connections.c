@@ -260,6 +260,38 @@ static void test_role_inference(void **state)
 	(void)state;
 }
 
+/*
+ * A socket closed long before one more operation of its (a damaged
+ * recording): the look-ahead has that operation waiting, tagged with the
+ * socket, when the socket is reaped under it (some 42 ms after its close,
+ * while other traffic moves the analysis on: it advances every 1024 records).  The operation then looks its
+ * socket up afresh, as before the tag, instead of using the freed one
+ * (ASan's build catches the latter).
+ */
+static void test_operation_after_reaped_socket(void **state)
+{
+	struct two_hosts *t = *state;
+	struct synth_link *l1, *l2;
+	char sig[256];
+
+	l1 = synth_link__open(t->a, 1, 90, t->b, 11, 30, "10.0.0.9:40000", "10.0.0.1:80", US(10));
+	synth_req(l1, 100, 91, US(100), 31);
+	synth_rep(l1, 200, 31, US(110), 91);
+	synth_link__close(l1, US(1000));
+	l2 = synth_link__open(t->a, 2, 90, t->b, 12, 30, "10.0.0.9:40001", "10.0.0.1:80", US(1500));
+	for (uint64_t us = 2000; us < 100000; us += 10) {
+		synth_req(l2, 100, 92, US(us), 32);
+		synth_rep(l2, 200, 32, US(us + 5), 92);
+		if (us == 51000)
+			synth_op(t->a, US(us + 1), 90, 93, 1, VPR_DIR_SEND, 10, 12345);
+	}
+	synth_link__close(l2, US(100100));
+
+	analyze(t, 2);
+	assert_true(t->c.n >= 9801);
+	assert_string_equal(call_sig(&t->c, t->c.reqs[0]->root, sig, sizeof(sig)), "cli/91>srv/31");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +305,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_namespaces_external_and_missing, setup_machine,
 						teardown),
 		cmocka_unit_test(test_role_inference),
+		cmocka_unit_test_setup_teardown(test_operation_after_reaped_socket, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
