@@ -25,6 +25,7 @@ struct record_opts {
 	unsigned ring;	    /* segments kept; 0: one plain file */
 	const char *group;  /* --group: recordings are 0640 and owned by this group */
 	unsigned capture;   /* --capture N: first N bytes of each operation; 0: none */
+	unsigned capture_hash; /* --capture-hash N: keyed hashes of the first N bytes; 0: none */
 	uint32_t capture_pids[VPATH_MAX_PIDS];
 	unsigned ncapture_pids;
 	uint16_t capture_ports[VPATH_MAX_PORTS];
