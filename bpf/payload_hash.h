@@ -83,13 +83,13 @@ static __always_inline void emit_payload_hash(__u64 pid_tgid, __u64 ts, __u64 co
 	sc = bpf_map_lookup_elem(&hash_scratch, &zero);
 	if (!sc || len == 0)
 		return;
-	for (int i = 0; i < HASH_WORDS + 1; i++)
-		sc->w[i] = 0;
 	/* Bounded again where the verifier sees it: 1 <= len <= VPR_PAYLOAD_HASH_MAX. */
 	len &= VPR_PAYLOAD_HASH_MAX * 2 - 1;
 	if (len == 0 || len > VPR_PAYLOAD_HASH_MAX)
 		return;
 	barrier_var(len);
+	/* The tail word's bytes after len are hashed as zeros; the read overwrites the rest. */
+	sc->w[len >> 3] = 0;
 	if (bpf_probe_read_user(sc->w, len, (const void *)buf))
 		return;
 	p = bpf_ringbuf_reserve(&events, sizeof(*p), 0);

@@ -101,7 +101,7 @@ static const struct argp_option options[] = {
 	 "--capture-port/--capture-pid name; secrets are replaced (docs/security.md)",
 	 3},
 	{"capture-hash", OPT_CAPTURE_HASH, "N", 0,
-	 "Instead of --capture: record keyed hashes of the first N bytes (1-64) of each send "
+	 "Instead of --capture: record keyed hashes of the first N bytes (1-256) of each send "
 	 "and receive on those connections, never the bytes (enough to link a relay that "
 	 "forwards byte for byte)",
 	 3},

@@ -240,7 +240,7 @@ struct vpr_payload {
  * operations hashed over different lengths still compare on a common prefix.
  * A compatible addition to version 2: older readers step over it.
  */
-#define VPR_PAYLOAD_HASH_MAX 64
+#define VPR_PAYLOAD_HASH_MAX 256
 
 struct vpr_payload_hash {
 	struct vpr_hdr h;
