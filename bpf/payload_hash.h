@@ -26,9 +26,15 @@ const volatile __u64 capture_hash_key[2] = {};
 
 #define HASH_WORDS (VPR_PAYLOAD_HASH_MAX / 8)
 
-/* The bytes being hashed: one word more than the most, the tail word of a full read. */
+/*
+ * The bytes being hashed (one word more than the most, the tail word of a
+ * full read), how many, and their hashes once hash_prefixes() is done.
+ */
 struct hash_scratch {
 	__u64 w[HASH_WORDS + 1];
+	__u32 len;
+	__u32 pad;
+	__u64 hash, hash_8, hash_24;
 };
 
 struct {
@@ -38,26 +44,36 @@ struct {
 	__type(value, struct hash_scratch);
 } hash_scratch SEC(".maps");
 
-/* The hashes of the len bytes in sc (zero after them) into p. */
-static __always_inline void hash_prefixes(const struct hash_scratch *sc, __u32 len,
-					  struct vpr_payload_hash *p)
+/*
+ * The hashes of the sc->len bytes in sc->w (zero after them).  A global
+ * function, so verified once on its own: its loop's many exits would
+ * otherwise each go on through the rest of its caller, past the
+ * verifier's limit at 256 bytes.
+ */
+__noinline int hash_prefixes(struct hash_scratch *sc)
 {
 	struct siphash s;
-	__u32 i;
+	__u32 i, len;
 
+	if (!sc)
+		return 0;
+	len = sc->len;
+	if (len > VPR_PAYLOAD_HASH_MAX)
+		return 0;
 	sip_init(&s, capture_hash_key[0], capture_hash_key[1]);
-	p->hash_8 = p->hash_24 = 0;
+	sc->hash_8 = sc->hash_24 = 0;
 	for (i = 0; i < HASH_WORDS; i++) {
 		if ((i + 1) * 8 > len)
 			break;
 		sip_word(&s, sc->w[i]);
 		if (i == 0)
-			p->hash_8 = sip_final(&s, 0, 8);
+			sc->hash_8 = sip_final(&s, 0, 8);
 		if (i == 2)
-			p->hash_24 = sip_final(&s, 0, 24);
+			sc->hash_24 = sip_final(&s, 0, 24);
 	}
 	/* i == len / 8 here: the tail word holds the last len % 8 bytes. */
-	p->hash = sip_final(&s, sc->w[i < HASH_WORDS ? i : HASH_WORDS], len);
+	sc->hash = sip_final(&s, sc->w[i < HASH_WORDS ? i : HASH_WORDS], len);
+	return 1;
 }
 
 /*
@@ -92,12 +108,17 @@ static __always_inline void emit_payload_hash(__u64 pid_tgid, __u64 ts, __u64 co
 	sc->w[len >> 3] = 0;
 	if (bpf_probe_read_user(sc->w, len, (const void *)buf))
 		return;
+	sc->len = len;
+	if (!hash_prefixes(sc))
+		return;
 	p = bpf_ringbuf_reserve(&events, sizeof(*p), 0);
 	if (!p) {
 		count_lost(1);
 		return;
 	}
-	hash_prefixes(sc, len, p);
+	p->hash = sc->hash;
+	p->hash_8 = sc->hash_8;
+	p->hash_24 = sc->hash_24;
 	p->h.type = VPR_PAYLOAD_HASH;
 	p->h.size = sizeof(*p);
 	p->h.tid = (__u32)pid_tgid;
