@@ -30,8 +30,7 @@ static bool hashed_prefix(const struct vp_wit_req *c, const struct vp_wit_req *r
 }
 
 /* Whether the first n bytes of c and r differ: by their bytes, or by their hashes. */
-static enum vp_fwd_fit prefix_fit(const struct vp_wit_req *c, const struct vp_wit_req *r,
-				  size_t *n)
+static enum vp_fwd_fit prefix_fit(const struct vp_wit_req *c, const struct vp_wit_req *r, size_t *n)
 {
 	uint64_t hc, hr;
 

@@ -81,9 +81,8 @@ __noinline int hash_prefixes(struct hash_scratch *sc)
  * emit_payload() would have taken its bytes: the same buffer, the first
  * min(bytes, capture_hash_len, first buffer) of them.
  */
-static __always_inline void emit_payload_hash(__u64 pid_tgid, __u64 ts, __u64 cookie,
-					      __u32 bytes, __u32 seq_end, __u8 dir, __u32 kind,
-					      __u64 arg)
+static __always_inline void emit_payload_hash(__u64 pid_tgid, __u64 ts, __u64 cookie, __u32 bytes,
+					      __u32 seq_end, __u8 dir, __u32 kind, __u64 arg)
 {
 	struct vpr_payload_hash *p;
 	struct hash_scratch *sc;

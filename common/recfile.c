@@ -279,13 +279,20 @@ size_t vpr_record_min_size(uint16_t type)
 const char *vpr_type_name(uint16_t type)
 {
 	static const char *const names[VPR_TYPE_MAX] = {
-		[VPR_SOCK_OP] = "sock_op",     [VPR_CONN] = "conn",
-		[VPR_TASK] = "task",	       [VPR_CLOCK] = "clock",
-		[VPR_DROPS] = "drops",	       [VPR_ADDR] = "addr",
-		[VPR_PAYLOAD] = "payload",     [VPR_WAKEUP] = "wakeup",
-		[VPR_GOROUTINE] = "goroutine", [VPR_SEND_FAILED] = "send_failed",
-		[VPR_H2_FRAME] = "h2_frame",   [VPR_WRITER] = "writer",
-		[VPR_TLS_OP] = "tls_op",       [VPR_LOG] = "log",
+		[VPR_SOCK_OP] = "sock_op",
+		[VPR_CONN] = "conn",
+		[VPR_TASK] = "task",
+		[VPR_CLOCK] = "clock",
+		[VPR_DROPS] = "drops",
+		[VPR_ADDR] = "addr",
+		[VPR_PAYLOAD] = "payload",
+		[VPR_WAKEUP] = "wakeup",
+		[VPR_GOROUTINE] = "goroutine",
+		[VPR_SEND_FAILED] = "send_failed",
+		[VPR_H2_FRAME] = "h2_frame",
+		[VPR_WRITER] = "writer",
+		[VPR_TLS_OP] = "tls_op",
+		[VPR_LOG] = "log",
 		[VPR_PAYLOAD_HASH] = "payload_hash",
 	};
 	return type < VPR_TYPE_MAX && names[type] ? names[type] : "unknown";

@@ -380,7 +380,8 @@ static void check_all(struct argp_state *state)
 	if (o->capture_hash && !o->ncapture_ports && !o->ncapture_pids)
 		refuse(state, "--capture-hash N needs --capture-port PORT or --capture-pid PID");
 	if (!o->capture && !o->capture_hash && (o->ncapture_ports || o->ncapture_pids))
-		refuse(state, "--capture-port and --capture-pid need --capture N or --capture-hash N");
+		refuse(state,
+		       "--capture-port and --capture-pid need --capture N or --capture-hash N");
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)

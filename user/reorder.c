@@ -187,8 +187,8 @@ int reorder__add_payload(struct reorder *ro, const struct vpr_payload *p)
 	if (p->h.type == VPR_PAYLOAD_HASH) {
 		if (p->h.size != sizeof(struct vpr_payload_hash) || p->len > VPR_PAYLOAD_HASH_MAX)
 			return -EINVAL;
-	} else if ((p->h.type != VPR_PAYLOAD && p->h.type != VPR_LOG) ||
-		   p->len > VPR_PAYLOAD_MAX || p->h.size != VPR_PAYLOAD_SIZE(p->len))
+	} else if ((p->h.type != VPR_PAYLOAD && p->h.type != VPR_LOG) || p->len > VPR_PAYLOAD_MAX ||
+		   p->h.size != VPR_PAYLOAD_SIZE(p->len))
 		return -EINVAL;
 	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs),
 			   &q->calm);

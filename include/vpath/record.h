@@ -480,10 +480,10 @@ _Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn),
 #define VPR_ID_LEN 40
 #define VPR_KERNEL_LEN 64
 
-#define VPR_FILE_FALLBACK 0x1 /* recorded with the syscall fallback */
-#define VPR_FILE_SEGMENT 0x2  /* one segment of a --ring recording */
-#define VPR_FILE_PAYLOAD 0x4  /* may hold VPR_PAYLOAD records (--capture; docs/security.md) */
-#define VPR_FILE_LOGS 0x8     /* may hold VPR_LOG records (--logs; docs/security.md) */
+#define VPR_FILE_FALLBACK 0x1	   /* recorded with the syscall fallback */
+#define VPR_FILE_SEGMENT 0x2	   /* one segment of a --ring recording */
+#define VPR_FILE_PAYLOAD 0x4	   /* may hold VPR_PAYLOAD records (--capture; docs/security.md) */
+#define VPR_FILE_LOGS 0x8	   /* may hold VPR_LOG records (--logs; docs/security.md) */
 #define VPR_FILE_PAYLOAD_HASH 0x10 /* may hold VPR_PAYLOAD_HASH records (--capture-hash) */
 
 struct vpr_file_header {

@@ -109,14 +109,13 @@ static void test_fit_common_prefix(void **state)
 	assert_int_equal(fit(hashed(Q2, 40, 40), hashed(Q1, 64, 80), &k), VP_FWD_AGREE);
 	assert_int_equal(k, 24);
 	/* Different within the first 24 bytes: different messages. */
-	assert_int_equal(fit(hashed("UPDATE items SET val = 1 WHERE", 30, 30), hashed(Q1, 64, 80),
-			     &k),
-			 VP_FWD_DIFFER);
+	assert_int_equal(
+		fit(hashed("UPDATE items SET val = 1 WHERE", 30, 30), hashed(Q1, 64, 80), &k),
+		VP_FWD_DIFFER);
 	/* Only 8 bytes in common: compared there, too few to decide. */
 	assert_int_equal(fit(hashed(Q1, 12, 12), hashed(Q1, 64, 80), &k), VP_FWD_AGREE);
 	assert_int_equal(k, 8);
-	assert_int_equal(fit(hashed("INSERT INTO", 11, 11), hashed(Q1, 64, 80), &k),
-			 VP_FWD_DIFFER);
+	assert_int_equal(fit(hashed("INSERT INTO", 11, 11), hashed(Q1, 64, 80), &k), VP_FWD_DIFFER);
 	/* Fewer than 8: nothing to compare. */
 	assert_int_equal(fit(hashed("SEL", 3, 3), hashed(Q1, 64, 80), &k), VP_FWD_UNKNOWN);
 }
