@@ -847,6 +847,17 @@ static void on_log(struct vp_analysis *a, struct host_state *hs, int h, const st
 		abort(); /* out of memory: no sensible partial result */
 }
 
+/* x's request's first bytes, or their hashes, just came: a relay's call carries a request's (forward.h). */
+static void content_came(struct host_state *hs, struct vp_xchg *x, bool had_content)
+{
+	if (!x || had_content || !x->content)
+		return;
+	if (x->side == VP_CLIENT)
+		vp_attr__forwarded(&hs->attr, x);
+	if (x->side == VP_SERVER && vp_attr__request_content(&hs->attr, x))
+		abort(); /* out of memory: a repeat not counted could decide wrongly */
+}
+
 /* A payload record: its whole bytes from the read stage, to the exchange of its operation. */
 static void on_payload(struct vp_analysis *a, struct host_state *hs, int h,
 		       const struct vpr_hdr *rec)
@@ -887,12 +898,29 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h,
 		abort(); /* out of memory: an id not counted could decide wrongly */
 	if (x && !had_mixed && x->id_mixed && x->side == VP_CLIENT)
 		vp_attr__id_mixed(&hs->attr, x);
-	/* And its first bytes: a relay's call carries a request's (forward.h). */
-	if (x && !had_content && x->content && x->side == VP_CLIENT)
-		vp_attr__forwarded(&hs->attr, x);
-	if (x && !had_content && x->content && x->side == VP_SERVER &&
-	    vp_attr__request_content(&hs->attr, x))
-		abort(); /* out of memory: a repeat not counted could decide wrongly */
+	content_came(hs, x, had_content);
+	steps(a, hs, h, s);
+}
+
+/* A payload's hashes (--capture-hash): the exchange's content, as its bytes would be. */
+static void on_payload_hash(struct vp_analysis *a, struct host_state *hs, int h,
+			    const struct vpr_hdr *rec)
+{
+	struct vpr_payload_hash p = *(const struct vpr_payload_hash *)rec;
+	struct vp_sock *s = u64map__get(&hs->socks.by_cookie, p.cookie);
+	struct vp_xchg *x;
+	bool had_content;
+
+	if (!s)
+		return;
+	/* As on_payload(): a Go thread's operation went to the socket's last unit. */
+	if (s->last_unit && vp_gor__of_thread(&hs->gor, p.h.tid))
+		p.h.tid = s->last_unit;
+	x = s->x;
+	had_content = x && x->content;
+	if (vp_exchanges__payload_hash(s, &p))
+		abort(); /* out of memory: no sensible partial result */
+	content_came(hs, x, had_content);
 	steps(a, hs, h, s);
 }
 
@@ -1004,6 +1032,9 @@ static void process(struct vp_analysis *a, int h, const struct vpr_hdr *rec, str
 		break;
 	case VPR_PAYLOAD:
 		on_payload(a, hs, h, rec);
+		break;
+	case VPR_PAYLOAD_HASH:
+		on_payload_hash(a, hs, h, rec);
 		break;
 	case VPR_LOG:
 		on_log(a, hs, h, rec);

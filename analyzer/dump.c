@@ -120,6 +120,16 @@ static void dump_payload(FILE *out, const struct vpr_payload *p)
 	dump_bytes(out, p->data, p->len);
 }
 
+/* A payload's hashes (--capture-hash): there are no bytes to show. */
+static void dump_payload_hash(FILE *out, const struct vpr_payload_hash *p)
+{
+	fprintf(out,
+		" pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u hash=%016" PRIx64
+		" hash_8=%016" PRIx64 " hash_24=%016" PRIx64,
+		p->pid, (uint64_t)p->cookie, p->dir == VPR_DIR_SEND ? "send" : "recv", p->bytes,
+		p->seq_end, p->len, (uint64_t)p->hash, (uint64_t)p->hash_8, (uint64_t)p->hash_24);
+}
+
 /* A log write's first bytes, C-escaped like a payload's. */
 static void dump_log(FILE *out, const struct vpr_log *l)
 {
@@ -261,6 +271,9 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	case VPR_LOG:
 		dump_log(out, (const struct vpr_log *)h);
 		break;
+	case VPR_PAYLOAD_HASH:
+		dump_payload_hash(out, (const struct vpr_payload_hash *)h);
+		break;
 	case VPR_SEND_FAILED: {
 		const struct vpr_send_failed *sf = (const void *)h;
 
@@ -290,7 +303,7 @@ void vp_dump_header(FILE *out, const struct vpr_file_header *hd)
 	fprintf(out,
 		"header  version=%u host=\"%.*s\" machine_id=%.*s boot_id=%.*s kernel=\"%.*s\""
 		" start_mono=%" PRIu64 " start_real=%" PRIu64 ".%09" PRIu64
-		" netns=%u flags=%s%s%s%s%s",
+		" netns=%u flags=%s%s%s%s%s%s",
 		hd->version, VPR_HOSTNAME_LEN, hd->hostname, VPR_ID_LEN, hd->machine_id, VPR_ID_LEN,
 		hd->boot_id, VPR_KERNEL_LEN, hd->kernel, (uint64_t)hd->start_mono_ns,
 		(uint64_t)hd->start_real_ns / 1000000000, (uint64_t)hd->start_real_ns % 1000000000,
@@ -298,7 +311,8 @@ void vp_dump_header(FILE *out, const struct vpr_file_header *hd)
 		hd->flags & VPR_FILE_FALLBACK ? "fallback," : "",
 		hd->flags & VPR_FILE_SEGMENT ? "segment," : "",
 		hd->flags & VPR_FILE_PAYLOAD ? "payload," : "",
-		hd->flags & VPR_FILE_LOGS ? "logs," : "");
+		hd->flags & VPR_FILE_LOGS ? "logs," : "",
+		hd->flags & VPR_FILE_PAYLOAD_HASH ? "payload_hash," : "");
 	if (hd->flags & VPR_FILE_SEGMENT)
 		fprintf(out, " segment=%u", hd->segment);
 	fputc('\n', out);

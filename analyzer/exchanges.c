@@ -657,6 +657,24 @@ int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p)
 	return reply_bytes(s, x, p->data, p->len, p->bytes, off);
 }
 
+int vp_exchanges__payload_hash(struct vp_sock *s, const struct vpr_payload_hash *ph)
+{
+	struct vp_xchg *x = s->x;
+	const struct vp_msg *m;
+
+	/* As request_payload() takes a request's first bytes as its content. */
+	if (!x || !ph->len || x->setup || x->has_rep || x->content || pipe_waits(s) ||
+	    ph->dir != vp_request_dir(s->role))
+		return 0;
+	m = &x->req;
+	if (!m->nops || m->first_ts != ph->h.ts_ns || m->first_tid != ph->h.tid ||
+	    m->seq_start != ph->seq_end - ph->bytes)
+		return 0;
+	if (!(x->content = vp_wit_req__hashed(ph)))
+		return -ENOMEM;
+	return 0;
+}
+
 int vp_exchanges__step(struct vp_sock *s, int host, struct vp_xpool *pool, struct vp_step *st)
 {
 	struct vp_pipe *pp = s->pipe;

@@ -48,6 +48,14 @@ int vp_exchanges__op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
  */
 int vp_exchanges__payload(struct vp_sock *s, const struct vpr_payload *p);
 /*
+ * The hashes of one of s's operations' first bytes (VPR_PAYLOAD_HASH, right
+ * after the operation): those of a request's first operation are the
+ * exchange's content (x->content, forward.h), as a payload's bytes would
+ * be; nothing else is done with them (they give no witness, cut no
+ * pipeline).  -ENOMEM.
+ */
+int vp_exchanges__payload_hash(struct vp_sock *s, const struct vpr_payload_hash *ph);
+/*
  * Pipelined requests (pipeline.h): after each operation and payload of s,
  * while this returns 1, the exchange in progress ended with its reply
  * (st->finished) and the next request cut from the same message began

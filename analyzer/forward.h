@@ -18,6 +18,16 @@
  * that a client happened to send too).  What decides is the part of the
  * call's bytes that no other candidate shares: a candidate agreeing with
  * it on all it captured, however long, makes the bytes decide nothing.
+ *
+ * Recorded with --capture-hash, content is keyed hashes of a message's
+ * first operation's first bytes (vp_wit_req.hashed): of its first len
+ * bytes, its first 24 and its first 8.  Two contents hashed over the same
+ * length compare by that hash; over different lengths (one message shorter
+ * than the other or than N), by the hash of the longest of those prefixes
+ * both have.  Equal hashes stand for equal bytes (64-bit SipHash: a chance
+ * collision among the candidates is about 2^-50); a call agreeing over 24
+ * bytes only may decide, as VP_FWD_MIN bytes do.  Fewer than 8 bytes in
+ * common, or bytes against hashes, compare as unknown: nothing decided.
  */
 #ifndef VPATH_FORWARD_H
 #define VPATH_FORWARD_H

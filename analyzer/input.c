@@ -411,6 +411,8 @@ static bool plausible(const struct vpr_hdr *rec)
 		return false;
 	if (rec->type == VPR_SOCK_OP && ((const struct vpr_sock_op *)rec)->dir > VPR_DIR_RECV)
 		return false;
+	if (rec->type == VPR_PAYLOAD_HASH)
+		return vp_payload_hash__valid((const struct vpr_payload_hash *)rec);
 	return true;
 }
 

@@ -16,6 +16,12 @@ bool vp_payload__valid(const struct vpr_payload *p)
 	       p->len <= p->bytes && p->dir <= VPR_DIR_RECV;
 }
 
+bool vp_payload_hash__valid(const struct vpr_payload_hash *p)
+{
+	return p->h.size == sizeof(*p) && p->len && p->len <= VPR_PAYLOAD_HASH_MAX &&
+	       p->len <= p->bytes && p->dir <= VPR_DIR_RECV;
+}
+
 bool vp_log__valid(const struct vpr_log *l)
 {
 	return l->len <= VPR_LOG_MAX && l->h.size >= VPR_LOG_SIZE(l->len) && l->len <= l->bytes &&

@@ -28,6 +28,8 @@ struct vp_payloads {
 
 /* Whether a payload record's len fits its size and its operation (else it is damaged). */
 bool vp_payload__valid(const struct vpr_payload *p);
+/* Whether a VPR_PAYLOAD_HASH record's size, len and dir are those a recorder writes. */
+bool vp_payload_hash__valid(const struct vpr_payload_hash *p);
 /*
  * Whether a VPR_LOG record's len fits its size and write.  Log lines wait
  * here too, passed as a struct vpr_payload: the two share their layout up

@@ -70,7 +70,7 @@ struct vp_wit_req *vp_wit_req__join(struct vp_wit_req *w, const uint8_t *data, s
 {
 	struct vp_wit_req *j;
 
-	if (w->len != w->total || w->len + len > VP_WIT_JOIN_MAX)
+	if (w->hashed || w->len != w->total || w->len + len > VP_WIT_JOIN_MAX)
 		return w;
 	if (!(j = realloc(w, sizeof(*w) + w->len + len)))
 		return NULL;
@@ -88,8 +88,24 @@ struct vp_wit_req *vp_wit_req__new(const uint8_t *data, size_t len, uint64_t tot
 		return NULL;
 	w->total = total;
 	w->len = (uint16_t)len;
+	w->hashed = false;
+	w->hash = w->hash_8 = w->hash_24 = 0;
 	if (len)
 		memcpy(w->data, data, len);
+	return w;
+}
+
+struct vp_wit_req *vp_wit_req__hashed(const struct vpr_payload_hash *ph)
+{
+	struct vp_wit_req *w = vp_wit_req__new(NULL, 0, ph->bytes);
+
+	if (!w)
+		return NULL;
+	w->len = ph->len;
+	w->hashed = true;
+	w->hash = ph->hash;
+	w->hash_8 = ph->hash_8;
+	w->hash_24 = ph->hash_24;
 	return w;
 }
 

@@ -66,6 +66,8 @@ size_t vp_pipe__cuts(const struct vp_bytes *b, uint8_t *proto, uint32_t *at, siz
 		     bool *ends);
 /* A copy of len captured bytes of an operation part of total bytes; NULL on ENOMEM. */
 struct vp_wit_req *vp_wit_req__new(const uint8_t *data, size_t len, uint64_t total);
+/* The hashes of an operation's first bytes (--capture-hash), no bytes; NULL on ENOMEM. */
+struct vp_wit_req *vp_wit_req__hashed(const struct vpr_payload_hash *ph);
 /*
  * Captured bytes that go on in the request's next operation (AMQP clients
  * write a message's method, header and body frames apart): when every byte

@@ -41,10 +41,16 @@ struct vp_sock;
 struct vp_proc;
 struct vp_logline;
 
-/* The first captured bytes of a request's first operation (VPR_PAYLOAD). */
+/*
+ * The first captured bytes of a request's first operation (VPR_PAYLOAD),
+ * or, hashed, only their hashes (VPR_PAYLOAD_HASH: len bytes were hashed,
+ * data[] is empty).
+ */
 struct vp_wit_req {
 	uint64_t total; /* the operation's bytes */
 	uint16_t len;
+	bool hashed;
+	uint64_t hash, hash_8, hash_24; /* when hashed: as in struct vpr_payload_hash */
 	uint8_t data[];
 };
 

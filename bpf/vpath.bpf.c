@@ -214,6 +214,7 @@ static __always_inline void submit(void *rec, struct flight *f)
 }
 
 #include "capture.h"
+#include "payload_hash.h"
 
 /* ---- per-CPU batches of socket operations ---- */
 
@@ -894,7 +895,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	struct flight f;
 	__u64 pid_tgid, data = 0, cookie, ts;
 	__u32 seq_end, ref, kind = USER_DATA_NONE;
-	bool at_start, early, capture, is_go;
+	bool at_start, early, capture, hashed, is_go;
 	__u32 early_bits = 0;
 	__u8 op_flags;
 
@@ -932,6 +933,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	}
 	/* capture_len is a .rodata constant: with capture off this is the old path. */
 	capture = capture_len && capture_wanted(sk, pid_tgid >> 32);
+	hashed = capture_hash_len && capture_wanted(sk, pid_tgid >> 32);
 	/*
 	 * Finding the caller's buffer (its registers, the walk from its fd to
 	 * the socket) costs more than the rest of this program: done only when
@@ -939,7 +941,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	 * enough to hold a record header (a 1-byte echo is early for its first
 	 * 4096 round trips).
 	 */
-	if (capture || (early && ret >= TLS_RECORD_HEADER_LEN))
+	if (capture || hashed || (early && ret >= TLS_RECORD_HEADER_LEN))
 		kind = current_call_data(sk, dir, &data);
 	if (early)
 		early_bits = early_flags(at_start, ret, kind, data);
@@ -955,6 +957,8 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	ts = emit_op(&f, pid_tgid, cookie, ret, seq_end, dir, op_flags);
 	if (capture && ts && !h2_followed(sk, early_bits))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, kind, data);
+	if (hashed && ts)
+		emit_payload_hash(pid_tgid, ts, cookie, ret, seq_end, dir, kind, data);
 	/* Stamped like the operation, in flight with it. */
 	h2_op(sk, tp, dir, early_bits, at_start, pid_tgid, cookie, f.ts, seq_end - ret, seq_end,
 	      kind, data, capture && ts);
@@ -1307,6 +1311,9 @@ static __always_inline int fallback_exit(long ret, __u8 dir)
 			(early ? (__u8)early_flags(at_start, ret, call.data_kind, call.data) : 0));
 	if (capture_len && ts && capture_wanted(sk, pid_tgid >> 32))
 		emit_payload(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind, call.data);
+	if (capture_hash_len && ts && capture_wanted(sk, pid_tgid >> 32))
+		emit_payload_hash(pid_tgid, ts, cookie, ret, seq_end, dir, call.data_kind,
+				  call.data);
 	flight_end(&f);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;

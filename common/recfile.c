@@ -269,6 +269,8 @@ size_t vpr_record_min_size(uint16_t type)
 		return VPR_LOG_HDR_SIZE; /* data[] is stored only as far as len */
 	case VPR_TLS_OP:
 		return sizeof(struct vpr_tls_op);
+	case VPR_PAYLOAD_HASH:
+		return sizeof(struct vpr_payload_hash);
 	default:
 		return 0;
 	}
@@ -277,13 +279,21 @@ size_t vpr_record_min_size(uint16_t type)
 const char *vpr_type_name(uint16_t type)
 {
 	static const char *const names[VPR_TYPE_MAX] = {
-		[VPR_SOCK_OP] = "sock_op",     [VPR_CONN] = "conn",
-		[VPR_TASK] = "task",	       [VPR_CLOCK] = "clock",
-		[VPR_DROPS] = "drops",	       [VPR_ADDR] = "addr",
-		[VPR_PAYLOAD] = "payload",     [VPR_WAKEUP] = "wakeup",
-		[VPR_GOROUTINE] = "goroutine", [VPR_SEND_FAILED] = "send_failed",
-		[VPR_H2_FRAME] = "h2_frame",   [VPR_WRITER] = "writer",
-		[VPR_TLS_OP] = "tls_op",       [VPR_LOG] = "log",
+		[VPR_SOCK_OP] = "sock_op",
+		[VPR_CONN] = "conn",
+		[VPR_TASK] = "task",
+		[VPR_CLOCK] = "clock",
+		[VPR_DROPS] = "drops",
+		[VPR_ADDR] = "addr",
+		[VPR_PAYLOAD] = "payload",
+		[VPR_WAKEUP] = "wakeup",
+		[VPR_GOROUTINE] = "goroutine",
+		[VPR_SEND_FAILED] = "send_failed",
+		[VPR_H2_FRAME] = "h2_frame",
+		[VPR_WRITER] = "writer",
+		[VPR_TLS_OP] = "tls_op",
+		[VPR_LOG] = "log",
+		[VPR_PAYLOAD_HASH] = "payload_hash",
 	};
 	return type < VPR_TYPE_MAX && names[type] ? names[type] : "unknown";
 }

@@ -7,7 +7,7 @@
 # fails when they differ.
 
 _vpath_record_opts='--duration --output --cgroup --go-binary --netns --port --pid --group --host
-	--no-wakeups --ring --segment-size --wakeups --capture --capture-pid --capture-port --logs
+	--no-wakeups --ring --segment-size --wakeups --capture --capture-hash --capture-pid --capture-port --logs
 	--ringbuf-size --verbose --help --usage --version'
 _vpath_analyze_cmds='paths show table patterns dot dump local calls otlp sqlite report baseline'
 # Each command's options, as `vpath-analyze COMMAND --help` lists them.
@@ -80,7 +80,7 @@ _vpath_record()
 		COMPREPLY=($(compgen -g -- "$cur"))
 		return
 		;;
-	-d | --duration | --port | --host | --ring | --segment-size | --capture | --capture-port | \
+	-d | --duration | --port | --host | --ring | --segment-size | --capture | --capture-hash | --capture-port | \
 		--logs | --ringbuf-size)
 		COMPREPLY=() # a value of the user's own
 		return

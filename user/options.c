@@ -24,6 +24,7 @@ enum {
 	OPT_GROUP,
 	OPT_GO_BINARY,
 	OPT_CAPTURE,
+	OPT_CAPTURE_HASH,
 	OPT_CAPTURE_PORT,
 	OPT_CAPTURE_PID,
 	OPT_NO_WAKEUPS,
@@ -52,10 +53,13 @@ static const char doc[] =
 	"                          # flight recorder: rec.000, rec.001, ..., 8 newest kept\n"
 	"  vpath-record --capture 256 --capture-port 8080 -o web.vpr\n"
 	"                          # also the first 256 bytes of each message on port 8080\n"
+	"  vpath-record --capture-hash 64 --capture-port 6432 -o pool.vpr\n"
+	"                          # keyed hashes of those bytes instead (a pooler's two sides)\n"
 	"  vpath-record --logs 200 -o web.vpr\n"
 	"                          # also the first 200 bytes of each write to a log\n"
 	"\n"
-	"Payload capture is off unless --capture is given.  Captured bytes can hold "
+	"Payload capture is off unless --capture is given; --capture-hash stores only "
+	"keyed hashes of the first bytes, never the bytes.  Captured bytes can hold "
 	"personal data; HTTP Authorization/Cookie values, PostgreSQL and MySQL passwords "
 	"and Redis AUTH arguments are replaced before anything is written "
 	"(docs/security.md).  Log lines (--logs) are off unless asked for too; "
@@ -96,10 +100,17 @@ static const struct argp_option options[] = {
 	 "Also record the first N bytes (1-256) of each send and receive on the connections "
 	 "--capture-port/--capture-pid name; secrets are replaced (docs/security.md)",
 	 3},
+	{"capture-hash", OPT_CAPTURE_HASH, "N", 0,
+	 "Instead of --capture: record keyed hashes of the first N bytes (1-256) of each send "
+	 "and receive on those connections, never the bytes (enough to link a relay that "
+	 "forwards byte for byte)",
+	 3},
 	{"capture-port", OPT_CAPTURE_PORT, "PORT", 0,
-	 "With --capture: connections with this local or remote port (repeatable, up to 16)", 3},
+	 "With --capture or --capture-hash: connections with this local or remote port "
+	 "(repeatable, up to 16)",
+	 3},
 	{"capture-pid", OPT_CAPTURE_PID, "PID", 0,
-	 "With --capture: operations of this process (repeatable, up to 16; with "
+	 "With --capture or --capture-hash: operations of this process (repeatable, up to 16; with "
 	 "--capture-port both must match)",
 	 3},
 	{"logs", OPT_LOGS, "N", 0,
@@ -220,7 +231,7 @@ static error_t parse_filter(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* Payload capture: --capture, --capture-port, --capture-pid. */
+/* Payload capture: --capture, --capture-hash, --capture-port, --capture-pid. */
 static error_t parse_capture(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -233,6 +244,13 @@ static error_t parse_capture(int key, char *arg, struct argp_state *state)
 			       VPR_PAYLOAD_MAX);
 		else
 			o->capture = (unsigned)v;
+		return 0;
+	case OPT_CAPTURE_HASH:
+		if (parse_u64(arg, VPR_PAYLOAD_HASH_MAX, &v) || !v)
+			refuse(state, "invalid --capture-hash '%s' (1 to %d bytes)", arg,
+			       VPR_PAYLOAD_HASH_MAX);
+		else
+			o->capture_hash = (unsigned)v;
 		return 0;
 	case OPT_LOGS:
 		if (parse_u64(arg, VPR_LOG_MAX, &v) || !v)
@@ -355,10 +373,15 @@ static void check_all(struct argp_state *state)
 	if (o->segment_size && !o->ring)
 		refuse(state, "--segment-size needs --ring N");
 	/* Capturing everything is never what the user meant to ask for. */
+	if (o->capture && o->capture_hash)
+		refuse(state, "--capture and --capture-hash exclude each other");
 	if (o->capture && !o->ncapture_ports && !o->ncapture_pids)
 		refuse(state, "--capture N needs --capture-port PORT or --capture-pid PID");
-	if (!o->capture && (o->ncapture_ports || o->ncapture_pids))
-		refuse(state, "--capture-port and --capture-pid need --capture N");
+	if (o->capture_hash && !o->ncapture_ports && !o->ncapture_pids)
+		refuse(state, "--capture-hash N needs --capture-port PORT or --capture-pid PID");
+	if (!o->capture && !o->capture_hash && (o->ncapture_ports || o->ncapture_pids))
+		refuse(state,
+		       "--capture-port and --capture-pid need --capture N or --capture-hash N");
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)

@@ -19,12 +19,13 @@ struct record_opts {
 	unsigned nports;
 	const char *go_binaries[VPATH_MAX_GO_BINARIES]; /* --go-binary */
 	unsigned ngo_binaries;
-	const char *cgroup; /* cgroup v2 directory */
-	const char *netns;  /* path, name in /run/netns, or inode */
-	const char *host;   /* label written as the host name */
-	unsigned ring;	    /* segments kept; 0: one plain file */
-	const char *group;  /* --group: recordings are 0640 and owned by this group */
-	unsigned capture;   /* --capture N: first N bytes of each operation; 0: none */
+	const char *cgroup;    /* cgroup v2 directory */
+	const char *netns;     /* path, name in /run/netns, or inode */
+	const char *host;      /* label written as the host name */
+	unsigned ring;	       /* segments kept; 0: one plain file */
+	const char *group;     /* --group: recordings are 0640 and owned by this group */
+	unsigned capture;      /* --capture N: first N bytes of each operation; 0: none */
+	unsigned capture_hash; /* --capture-hash N: keyed hashes of the first N bytes; 0: none */
 	uint32_t capture_pids[VPATH_MAX_PIDS];
 	unsigned ncapture_pids;
 	uint16_t capture_ports[VPATH_MAX_PORTS];

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -349,6 +350,22 @@ static int take_log(struct recorder *r, const void *data, size_t size)
 	return reorder__add_payload(r->ro, (const struct vpr_payload *)&l);
 }
 
+/* A payload's hashes (payload_hash.h): held with the payloads, to follow their operation. */
+static int take_payload_hash(struct recorder *r, const void *data, size_t size)
+{
+	const struct vpr_payload_hash *in = data;
+	struct vpr_payload held;
+
+	if (size != sizeof(*in) || in->h.size != sizeof(*in) || in->len == 0 ||
+	    in->len > r->opts->capture_hash || in->len > in->bytes) {
+		r->malformed++;
+		return 0;
+	}
+	memset(&held, 0, sizeof(held));
+	memcpy(&held, in, sizeof(*in));
+	return reorder__add_payload(r->ro, &held);
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	union vpr_any rec;
@@ -359,6 +376,8 @@ static int handle_record(void *ctx, void *data, size_t size)
 		err = take_batch(r, data, size);
 	else if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPR_PAYLOAD)
 		err = take_payload(r, data, size);
+	else if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPR_PAYLOAD_HASH)
+		err = take_payload_hash(r, data, size);
 	else if (size >= sizeof(uint16_t) && *(const uint16_t *)data == VPR_LOG)
 		err = take_log(r, data, size);
 	else if (size < sizeof(rec.h) || size > sizeof(rec)) {
@@ -400,6 +419,28 @@ static int emit_record(void *ctx, const void *rec)
 	return err;
 }
 
+/*
+ * --capture-hash: the key of this recording's hashes, from the kernel's
+ * random pool, kept only in the BPF program's read-only data: hashes of two
+ * recordings cannot be compared, nor looked up in a table of likely messages.
+ */
+static int draw_hash_key(struct recorder *r)
+{
+	uint64_t key[2];
+
+	if (!r->opts->capture_hash)
+		return 0;
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+		fprintf(stderr, "vpath-record: cannot draw a key for --capture-hash: %s\n",
+			strerror(errno));
+		return -EIO;
+	}
+	r->skel->rodata->capture_hash_key[0] = key[0];
+	r->skel->rodata->capture_hash_key[1] = key[1];
+	explicit_bzero(key, sizeof(key));
+	return 0;
+}
+
 static void set_filters(struct recorder *r, uint64_t cgroup_id)
 {
 	const struct record_opts *o = r->opts;
@@ -413,6 +454,7 @@ static void set_filters(struct recorder *r, uint64_t cgroup_id)
 	skel->rodata->filter_nports = o->nports;
 	skel->rodata->filter_cgroup = cgroup_id;
 	skel->rodata->capture_len = o->capture;
+	skel->rodata->capture_hash_len = o->capture_hash;
 	for (unsigned i = 0; i < o->ncapture_pids; i++)
 		skel->rodata->capture_pids[i] = o->capture_pids[i];
 	skel->rodata->capture_npids = o->ncapture_pids;
@@ -657,6 +699,9 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		return err;
 	}
 	set_filters(r, cgroup_id);
+	err = draw_hash_key(r);
+	if (err)
+		return err;
 	choose_programs(r);
 	/* Run on demand (flush_batches), never attached. */
 	bpf_program__set_autoattach(r->skel->progs.flush_stage, false);
@@ -760,6 +805,8 @@ static int open_output(struct recorder *r)
 		oo.header.flags |= VPR_FILE_FALLBACK;
 	if (o->capture)
 		oo.header.flags |= VPR_FILE_PAYLOAD;
+	if (o->capture_hash)
+		oo.header.flags |= VPR_FILE_PAYLOAD_HASH;
 	if (o->logs)
 		oo.header.flags |= VPR_FILE_LOGS;
 	err = task_table__scan_proc(r->tasks, &tf);

@@ -180,9 +180,15 @@ int reorder__add_payload(struct reorder *ro, const struct vpr_payload *p)
 	size_t at;
 	int err;
 
-	/* A log line (VPR_LOG, the same size and framing) waits here too. */
-	if ((p->h.type != VPR_PAYLOAD && p->h.type != VPR_LOG) || p->len > VPR_PAYLOAD_MAX ||
-	    p->h.size != VPR_PAYLOAD_SIZE(p->len))
+	/*
+	 * A log line (VPR_LOG, the same size and framing) waits here too, and a
+	 * payload's hashes (VPR_PAYLOAD_HASH, framed like a payload up to its flags).
+	 */
+	if (p->h.type == VPR_PAYLOAD_HASH) {
+		if (p->h.size != sizeof(struct vpr_payload_hash) || p->len > VPR_PAYLOAD_HASH_MAX)
+			return -EINVAL;
+	} else if ((p->h.type != VPR_PAYLOAD && p->h.type != VPR_LOG) || p->len > VPR_PAYLOAD_MAX ||
+		   p->h.size != VPR_PAYLOAD_SIZE(p->len))
 		return -EINVAL;
 	err = reserve_tail((void **)&q->recs, &q->head, &q->len, &q->cap, 1, sizeof(*q->recs),
 			   &q->calm);
@@ -297,7 +303,8 @@ static int follow_with_payload(struct reorder *ro, const struct vpr_sock_op *op,
 	for (size_t i = q->head; i < q->len && q->recs[i].h.ts_ns <= op->h.ts_ns; i++) {
 		struct vpr_payload *p = &q->recs[i];
 
-		if (p->h.type != VPR_PAYLOAD || p->h.ts_ns != op->h.ts_ns || !payload_of(p, op))
+		if ((p->h.type != VPR_PAYLOAD && p->h.type != VPR_PAYLOAD_HASH) ||
+		    p->h.ts_ns != op->h.ts_ns || !payload_of(p, op))
 			continue;
 		err = fn(ctx, p);
 		if (!err)

@@ -39,7 +39,7 @@ int reorder__add_ops(struct reorder *ro, unsigned cpu, const struct vpr_sock_op 
 /* Any record of at most sizeof(union vpr_any) bytes, in any order.  -ENOMEM, -EINVAL. */
 int reorder__add(struct reorder *ro, const void *rec);
 /*
- * A VPR_PAYLOAD (h.size bytes), in any order.  It is handed out right
+ * A VPR_PAYLOAD (h.size bytes), or a VPR_PAYLOAD_HASH, in any order.  It is handed out right
  * behind the VPR_SOCK_OP it names (same ts_ns, tid, cookie, dir, seq_end),
  * or in time order when that operation never came.  Payloads have a queue
  * of their own, allocated when the first one comes: the others' records

@@ -48,6 +48,7 @@ enum vpr_type {
 	VPR_TLS_OP = 13, /* one libssl read or write: plaintext bytes at their plaintext position */
 	VPR_LOG =
 		14, /* first bytes of a write to a log: file, pipe, unix socket (opt-in: --logs) */
+	VPR_PAYLOAD_HASH = 15, /* keyed hashes of an operation's first bytes (--capture-hash) */
 	VPR_TYPE_MAX,
 };
 
@@ -227,6 +228,35 @@ struct vpr_payload {
 #define VPR_PAYLOAD_SIZE(len) (VPR_PAYLOAD_HDR_SIZE + (((__u32)(len) + 7u) & ~7u))
 
 /*
+ * Keyed hashes of the first bytes of one socket operation's data, never the
+ * bytes, written only when the user asks for them (vpath-record
+ * --capture-hash N; docs/recorder.md).  Like a VPR_PAYLOAD it follows its
+ * operation's VPR_SOCK_OP and names it by the same fields, at the same
+ * offsets (the recorder holds it with the payloads).  Each hash is
+ * SipHash-2-4 under a key drawn at random for the recording and stored
+ * nowhere: equal hashes within one recording mean equal bytes, and nothing
+ * else can be learnt from them.  hash covers the first len bytes; hash_8
+ * and hash_24 the first 8 and 24 (0 when len is shorter), so that two
+ * operations hashed over different lengths still compare on a common prefix.
+ * A compatible addition to version 2: older readers step over it.
+ */
+#define VPR_PAYLOAD_HASH_MAX 256
+
+struct vpr_payload_hash {
+	struct vpr_hdr h;
+	__u64 cookie;
+	__u32 pid;
+	__u32 seq_end; /* as in the operation's vpr_sock_op */
+	__u32 bytes;   /* the operation's bytes; the first len of them were hashed */
+	__u16 len;     /* 1..VPR_PAYLOAD_HASH_MAX */
+	__u8 dir;      /* enum vpr_dir */
+	__u8 flags;    /* 0 */
+	__u64 hash;    /* of the first len bytes */
+	__u64 hash_8;  /* of the first 8 bytes, 0 when len < 8 */
+	__u64 hash_24; /* of the first 24 bytes, 0 when len < 24 */
+};
+
+/*
  * A thread made another runnable (sched_waking), recorded only between
  * threads that can matter (docs/recorder.md).  h.tid is the waker (0 when
  * the wake-up came from interrupt context), h.ts_ns when it happened.
@@ -403,6 +433,7 @@ union vpr_any {
 	struct vpr_send_failed send_failed;
 	struct vpr_h2_frame h2;
 	struct vpr_tls_op tls_op;
+	struct vpr_payload_hash payload_hash;
 };
 
 #ifndef __VMLINUX_H__
@@ -415,6 +446,10 @@ _Static_assert(sizeof(struct vpr_drops) == 24, "vpr_drops layout");
 _Static_assert(sizeof(struct vpr_addr) == 48, "vpr_addr layout");
 _Static_assert(__builtin_offsetof(struct vpr_payload, data) == VPR_PAYLOAD_HDR_SIZE,
 	       "vpr_payload layout");
+_Static_assert(sizeof(struct vpr_payload_hash) == 64, "vpr_payload_hash layout");
+_Static_assert(__builtin_offsetof(struct vpr_payload_hash, flags) ==
+		       __builtin_offsetof(struct vpr_payload, flags),
+	       "vpr_payload_hash: held like a payload");
 _Static_assert(sizeof(struct vpr_wakeup) == 32, "vpr_wakeup layout");
 _Static_assert(sizeof(struct vpr_goroutine) == 40, "vpr_goroutine layout");
 _Static_assert(sizeof(struct vpr_send_failed) == 32, "vpr_send_failed layout");
@@ -445,10 +480,11 @@ _Static_assert(sizeof(union vpr_any) == sizeof(struct vpr_conn),
 #define VPR_ID_LEN 40
 #define VPR_KERNEL_LEN 64
 
-#define VPR_FILE_FALLBACK 0x1 /* recorded with the syscall fallback */
-#define VPR_FILE_SEGMENT 0x2  /* one segment of a --ring recording */
-#define VPR_FILE_PAYLOAD 0x4  /* may hold VPR_PAYLOAD records (--capture; docs/security.md) */
-#define VPR_FILE_LOGS 0x8     /* may hold VPR_LOG records (--logs; docs/security.md) */
+#define VPR_FILE_FALLBACK 0x1	   /* recorded with the syscall fallback */
+#define VPR_FILE_SEGMENT 0x2	   /* one segment of a --ring recording */
+#define VPR_FILE_PAYLOAD 0x4	   /* may hold VPR_PAYLOAD records (--capture; docs/security.md) */
+#define VPR_FILE_LOGS 0x8	   /* may hold VPR_LOG records (--logs; docs/security.md) */
+#define VPR_FILE_PAYLOAD_HASH 0x10 /* may hold VPR_PAYLOAD_HASH records (--capture-hash) */
 
 struct vpr_file_header {
 	char magic[8];	     /* VPR_MAGIC */

@@ -5,12 +5,16 @@
 # fast as they go through a relay (RELAY: PgBouncer in transaction pooling,
 # 2 server connections, or haproxy in TCP mode) to PostgreSQL, all three on
 # one network-namespace host (tests/pgbouncer/servers.sh), in interleaved runs
-# with the recorder (--netns: that host) off and on, two ways: plain (every
-# operation) and capture (also each message's first 256 bytes,
+# with the recorder (--netns: that host) off and on, three ways: plain (every
+# operation), capture (also each message's first 256 bytes,
 # --capture 256 on both of the relay's ports: what linking by forwarded
-# bytes needs).  Every query crosses two captured connections, each way.
-# Reports queries/s of each run and the on/off ratio (median of the pairs,
-# min, max), what the recorder lost and the payload records it wrote.
+# bytes needs) and hash (--capture-hash 256 there instead: keyed hashes of
+# those bytes, computed in BPF, no bytes stored).  Every query crosses two
+# captured connections, each way.  Reports queries/s of each run and the
+# on/off ratio (median of the pairs, min, max), what the recorder lost, the
+# payload and hash records it wrote and the size of its recording; then
+# hash against capture: the ratio of their medians of on/off queries/s and
+# of their bytes recorded per query.
 #
 # Environment: PAIRS (5), RUN_S (5 seconds per run), CLIENTS (8),
 # RELAY (pgbouncer or haproxy).
@@ -70,26 +74,34 @@ load() {
 	}
 	echo "$out" | awk '/^tps = / { print $3; exit }'
 }
-# load_on NAME ARGS...: a run under the recorder; prints "queries/s lost payload-records".
+# load_on NAME ARGS...: a run under the recorder; prints
+# "queries/s lost payload-records hash-records bytes-per-query".
 load_on() {
-	local name=$1 qps st
+	local name=$1 qps st dump size
 	shift
 	start_recorder "$dir/$name.vpr" --netns "/run/netns/$(e2e_ns bench)" "$@" || return 1
 	qps=$(load)
 	stop_recorder || return 1
 	st=$("$VPRSTAT" "$dir/$name.vpr") || return 1
-	echo "$qps $(kv lost "$st") $("$VPATH_ANALYZE" dump "$dir/$name.vpr" | grep -c '^payload')"
+	dump=$("$VPATH_ANALYZE" dump "$dir/$name.vpr")
+	size=$(stat -c %s "$dir/$name.vpr")
+	echo "$qps $(kv lost "$st") $(grep -c '^payload ' <<<"$dump")" \
+		"$(grep -c '^payload_hash ' <<<"$dump") $(calc "$size / ($qps * $RUN_S)")"
 	rm -f "$dir/$name.vpr"
 }
 
 echo "vpath relay benchmark: $CLIENTS pgbench clients -> $RELAY -> PostgreSQL, one netns host"
 echo "$(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r), $PAIRS pairs of $RUN_S s"
-printf '%-4s %-8s %10s %10s %6s %6s %9s\n' pair mode "off q/s" "on q/s" ratio lost payload
-for mode in plain capture; do
+printf '%-4s %-8s %10s %10s %6s %6s %9s %9s %8s\n' pair mode "off q/s" "on q/s" ratio lost \
+	payload hashes "B/query"
+declare -A median size_med
+for mode in plain capture hash; do
 	case $mode in
 	plain) args=() ;;
 	capture) args=(--capture 256 --capture-port "${PROXY#*:}" --capture-port "${DB#*:}") ;;
+	hash) args=(--capture-hash 256 --capture-port "${PROXY#*:}" --capture-port "${DB#*:}") ;;
 	esac
+	sizes=()
 	ratios=()
 	for i in $(seq "$PAIRS"); do
 		if [ $((i % 2)) -eq 1 ]; then
@@ -99,13 +111,21 @@ for mode in plain capture; do
 			on=$(load_on "$mode$i" "${args[@]}") || exit 1
 			off=$(load) || exit 1
 		fi
-		read -r qps lost payload <<<"$on"
+		read -r qps lost payload hashes bpq <<<"$on"
 		r=$(calc "$qps / $off")
 		ratios+=("$r")
-		printf '%-4s %-8s %10.0f %10.0f %6.3f %6s %9s\n' "$i" "$mode" "$off" "$qps" "$r" \
-			"$lost" "$payload"
+		sizes+=("$bpq")
+		printf '%-4s %-8s %10.0f %10.0f %6.3f %6s %9s %9s %8.1f\n' "$i" "$mode" "$off" "$qps" \
+			"$r" "$lost" "$payload" "$hashes" "$bpq"
 	done
 	read -r med lo hi <<<"$(stats "${ratios[@]}")"
+	median[$mode]=$med
+	read -r size_med[$mode] _ _ <<<"$(stats "${sizes[@]}")"
 	echo "$mode: on/off queries/s median $med (min $lo, max $hi)"
 done
+echo "hash vs capture: on/off queries/s $(calc "${median[hash]} / ${median[capture]}")" \
+	"(medians ${median[hash]} / ${median[capture]}), bytes recorded per query" \
+	"$(calc "${size_med[hash]} / ${size_med[capture]}")" \
+	"(${size_med[hash]} / ${size_med[capture]})"
+
 e2e_servers_stop

@@ -172,8 +172,13 @@ e2e_recorders_start() { # extra recorder options...
 		return
 	fi
 	for host in "${E2E_HOSTS[@]}"; do
+		local args=("$@")
+		# A host recorded otherwise than the rest: E2E_HOST_ARGS[host] (words), if set.
+		if declare -p E2E_HOST_ARGS >/dev/null 2>&1 && [ -n "${E2E_HOST_ARGS[$host]:-}" ]; then
+			read -r -a args <<<"${E2E_HOST_ARGS[$host]}"
+		fi
 		setsid "$VPATH_RECORD" --netns "/run/netns/$(e2e_ns "$host")" --host "$host" \
-			-o "$E2E_DIR/$host.vpr" "$@" 2>"$E2E_DIR/$host.record.log" </dev/null &
+			-o "$E2E_DIR/$host.vpr" "${args[@]}" 2>"$E2E_DIR/$host.record.log" </dev/null &
 		E2E_RECORDER_PIDS+=($!)
 	done
 	_e2e_names=("${E2E_HOSTS[@]}") _e2e_pids=("${E2E_RECORDER_PIDS[@]}")

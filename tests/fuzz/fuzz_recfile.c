@@ -5,7 +5,9 @@
  * with valid CRCs so that mutations reach the unpacking.  Whatever the
  * reader hands out must be a sound record, and must survive a round trip:
  * written again in version 2 and in version 1, the records read back are
- * the same bytes (else abort()).
+ * the same bytes (else abort()).  A payload's hashes (VPR_PAYLOAD_HASH)
+ * that the analyzer takes as valid must make a content (forward.h) that
+ * agrees with itself on all it hashed.
  *
  * Input: blocks, each a u8 record count, a little-endian u16 length and
  * that many bytes (zero padded to a multiple of 8 here).  `make fuzz`
@@ -21,6 +23,9 @@
 #include <zlib.h>
 
 #include "recfile.h"
+#include "forward.h"
+#include "payloads.h"
+#include "pipeline.h"
 
 static int memfd, copyfd;
 static char path[32], copy_path[32];
@@ -85,6 +90,24 @@ static void frame(const uint8_t *data, size_t size)
 	store(memfd, &file);
 }
 
+/* The analyzer's reading of a payload's hashes (input.c, exchanges.c), checked. */
+static void hashes_sound(const struct vpr_hdr *rec)
+{
+	const struct vpr_payload_hash *p = (const struct vpr_payload_hash *)rec;
+	struct vp_wit_req *w;
+	size_t k;
+
+	if (!vp_payload_hash__valid(p))
+		return;
+	w = vp_wit_req__hashed(p);
+	if (!w)
+		abort();
+	if (!w->hashed || w->len != p->len || w->total != p->bytes ||
+	    vp_fwd__fit(w, w, &k) != VP_FWD_AGREE || k != p->len)
+		abort();
+	free(w);
+}
+
 /* Every record the file at p holds, appended to im; the reader's status. */
 static enum vpr_read_status read_all(const char *p, struct image *im)
 {
@@ -99,6 +122,8 @@ static enum vpr_read_status read_all(const char *p, struct image *im)
 		if (rec->size < sizeof(*rec) || rec->size % 8 ||
 		    rec->size < vpr_record_min_size(rec->type))
 			abort();
+		if (rec->type == VPR_PAYLOAD_HASH)
+			hashes_sound(rec);
 		put(im, rec, rec->size);
 	}
 	st = vpr_reader__status(r);

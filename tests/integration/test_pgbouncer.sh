@@ -13,8 +13,11 @@
 # in transaction pooling, has 30% of the requests also run one statement
 # that is the same for all (two clients' identical queries): those calls
 # must not be linked by their bytes, and every path and link marked exact
-# stays right.  Then the scorer must fail a copy with a call moved or a
-# request lost.
+# stays right.  A fourth, shorter (PGBOUNCER_HASH_REQUESTS, 500), records
+# PgBouncer's host with --capture-hash 256 instead: keyed hashes of each
+# message's first bytes and no payload record (checked), the calls linked
+# by the hashes, with the same gates.  Then the scorer must fail a copy with
+# a call moved or a request lost.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -29,6 +32,10 @@ check "pgbouncer, session pooling, --capture 256: the gates pass (99% right, eve
 	[ $? -eq 0 ]
 relay_run pgbouncer shared --shared 30
 check "pgbouncer, a statement shared by 30% of the requests: linked by its bytes at most on its first run, every exact path and link right" \
+	[ $? -eq 0 ]
+relay_run pgbouncer hashed --hash 256 --requests "${PGBOUNCER_HASH_REQUESTS:-500}" \
+	--min-accuracy 99
+check "pgbouncer, transaction pooling, its host with --capture-hash 256: no payload recorded, the gates pass (99% right, every exact path and link right)" \
 	[ $? -eq 0 ]
 relay_scorer_can_fail pgbouncer run
 exit 0

@@ -10,6 +10,7 @@
 #include "endpoint.h"
 #include "recfile.h"
 #include "synth.h"
+#include "../../bpf/siphash.h"
 
 union synth_rec {
 	struct vpr_hdr h;
@@ -334,6 +335,55 @@ void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, u
 			synth_payload(l->host[side], sender ? send_ts : recv_ts, l->pid[side],
 				      sender ? stid : rtid, l->cookie[side],
 				      sender ? VPR_DIR_SEND : VPR_DIR_RECV, bytes, end, data, len);
+	}
+}
+
+/* The key of a synthetic recording's hashes (a recorder draws one at random). */
+static const uint64_t synth_key[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
+
+void synth_hash_prefixes(const uint64_t key[2], const void *data, uint16_t len,
+			 struct vpr_payload_hash *p)
+{
+	uint64_t w[VPR_PAYLOAD_HASH_MAX / 8 + 1] = {0};
+	struct siphash s;
+	uint32_t i;
+
+	memcpy(w, data, len < VPR_PAYLOAD_HASH_MAX ? len : VPR_PAYLOAD_HASH_MAX);
+	sip_init(&s, key[0], key[1]);
+	p->hash_8 = p->hash_24 = 0;
+	for (i = 0; (i + 1) * 8 <= len && i < VPR_PAYLOAD_HASH_MAX / 8; i++) {
+		sip_word(&s, w[i]);
+		if (i == 0)
+			p->hash_8 = sip_final(&s, 0, 8);
+		if (i == 2)
+			p->hash_24 = sip_final(&s, 0, 24);
+	}
+	p->hash = sip_final(&s, w[i], len);
+}
+
+void synth_xfer_hash(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
+		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid,
+		     uint64_t recv_ts)
+{
+	uint32_t end = l->seq[d] + bytes;
+	uint16_t len = capture < bytes ? capture : (uint16_t)bytes;
+
+	synth_xfer(l, d, bytes, stid, send_ts, rtid, recv_ts);
+	for (int side = 0; side < 2; side++) {
+		bool sender = (d == SYNTH_C2S) == (side == 0);
+		struct vpr_payload_hash p = {0};
+
+		if (!l->host[side])
+			continue;
+		synth_hash_prefixes(synth_key, data, len, &p);
+		p.cookie = l->cookie[side];
+		p.pid = l->pid[side];
+		p.seq_end = end;
+		p.bytes = bytes;
+		p.len = len;
+		p.dir = sender ? VPR_DIR_SEND : VPR_DIR_RECV;
+		put(l->host[side], &p.h, VPR_PAYLOAD_HASH, sizeof(p), sender ? send_ts : recv_ts,
+		    sender ? stid : rtid);
 	}
 }
 

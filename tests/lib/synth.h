@@ -169,6 +169,16 @@ void synth_link__close_server_first(struct synth_link *l, uint64_t ts);
 void synth_xfer_data(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
 		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid,
 		     uint64_t recv_ts);
+/*
+ * The hashes of the first len bytes of data as the BPF program computes
+ * them for --capture-hash (bpf/payload_hash.h), under key (two words).
+ */
+void synth_hash_prefixes(const uint64_t key[2], const void *data, uint16_t len,
+			 struct vpr_payload_hash *p);
+/* synth_xfer of data, each recorded end's operation followed by its hashes (--capture-hash). */
+void synth_xfer_hash(struct synth_link *l, enum synth_dir d, const void *data, uint32_t bytes,
+		     uint16_t capture, uint32_t stid, uint64_t send_ts, uint32_t rtid,
+		     uint64_t recv_ts);
 void synth_link__free(struct synth_link *l);
 /* One HTTP/2 frame header record (VPR_H2_FRAME) at stream position seq. */
 void synth_h2_frame(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t cookie, uint8_t dir,

@@ -13,8 +13,13 @@
 #
 #   tests/pgbouncer/run.sh [--relay pgbouncer|haproxy] [--pool-mode transaction|session]
 #                      [--requests N] [--sessions S] [--seed X]
-#                      [--min-accuracy P] [--shared P] [--keep DIR]
+#                      [--min-accuracy P] [--shared P] [--keep DIR] [--hash N]
 # --pool-mode: PgBouncer's (transaction by default).
+# --hash N: the relay's host records --capture-hash N instead of --capture
+# 256 (keyed hashes, no bytes: it is linked by them); the app's and the
+# database's hosts still capture the bytes, from which the scorer reads the
+# statements (the truth), and the check that the relay's recording holds
+# no payload record is a gate.
 # --shared P: P percent of the requests also run a statement that is the
 # same for all (app.py), which its bytes must not link.
 # --keep DIR: the recordings, truth.jsonl, found.json, failures.jsonl and
@@ -31,7 +36,7 @@ R_CLIENT_IP=$R_NET.10
 R_APP=$R_NET.1:8000
 R_RELAY=$R_NET.2:6432
 R_DB=$R_NET.3:5432
-requests=2000 sessions=8 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 shared=0
+requests=2000 sessions=8 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 shared=0 hash=
 relay=pgbouncer pool_mode=transaction
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -43,7 +48,8 @@ while [ $# -gt 0 ]; do
 	--shared) shared=$2; shift ;;
 	--relay) relay=$2; shift ;;
 	--pool-mode) pool_mode=$2; shift ;;
-	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--hash) hash=$2; shift ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -76,6 +82,9 @@ e2e_log "$what: seed $seed, $requests requests on $sessions sessions, $shared% w
 # The relay's two sides: the queries it reads and those it sends on (the
 # scorer reads the statements from the same bytes).
 rec=(--capture 256 --capture-port "${R_RELAY#*:}" --capture-port "${R_DB#*:}")
+declare -A E2E_HOST_ARGS=()
+[ -z "$hash" ] ||
+	E2E_HOST_ARGS[relay]="--capture-hash $hash --capture-port ${R_RELAY#*:} --capture-port ${R_DB#*:}"
 # The servers first (the pools' connections open), then the recorders: the
 # client's connections and ordinals are recorded from their start.
 relay_postgres_start db "$R_DB" || exit 2
@@ -94,6 +103,16 @@ e2e_log "client: $(cat "$E2E_DIR/client.json")"
 e2e_recorders_stop || { e2e_log "a recorder failed"; exit 2; }
 e2e_servers_stop
 e2e_analyze || exit 2
+if [ -n "$hash" ]; then
+	# The relay's recording: hashes, and not one payload record.
+	n_hash=$("$VPATH_ANALYZE" dump "$E2E_DIR/relay.vpr" | grep -c '^payload_hash ')
+	n_payload=$("$VPATH_ANALYZE" dump "$E2E_DIR/relay.vpr" | grep -c '^payload ')
+	e2e_log "relay's recording: $n_hash payload_hash records, $n_payload payload records"
+	if [ "$n_payload" != 0 ] || [ "$n_hash" = 0 ]; then
+		e2e_log "FAIL: the relay's recording must hold hashes and no payload"
+		exit 1
+	fi
+fi
 python3 "$R_SRC/score.py" --truth "$E2E_DIR/truth.jsonl" --found "$E2E_DIR/found.json" \
 	--app "$R_APP" --relay "$R_RELAY" --db "$R_DB" --min-accuracy "$min_accuracy" \
 	--failures "$E2E_DIR/failures.jsonl"

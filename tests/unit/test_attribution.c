@@ -1291,12 +1291,19 @@ static void test_pipelined_ids_decide_nothing(void **state)
 	assert_int_equal(collected_proc(&w->c, "web", 300)->id_disagree, 0);
 }
 
-/* Message `m` (captured whole) from l's client to its server, or a call's. */
+/* Recorded with --capture-hash 64 instead of --capture 256 (send_text). */
+static bool hash_capture;
+
+/* Message `m` (captured whole, or hashed) from l's client to its server, or a call's. */
 static void send_text(struct synth_link *l, const char *m, uint32_t stid, uint64_t ts,
 		      uint32_t rtid)
 {
-	synth_xfer_data(l, SYNTH_C2S, m, (uint32_t)strlen(m), 256, stid, ts, rtid,
-			ts + SYNTH_DELAY_NS);
+	if (hash_capture)
+		synth_xfer_hash(l, SYNTH_C2S, m, (uint32_t)strlen(m), 64, stid, ts, rtid,
+				ts + SYNTH_DELAY_NS);
+	else
+		synth_xfer_data(l, SYNTH_C2S, m, (uint32_t)strlen(m), 256, stid, ts, rtid,
+				ts + SYNTH_DELAY_NS);
 }
 
 #define Q1 "SELECT val FROM items WHERE id = 17 /* request 1 */"
@@ -1342,6 +1349,14 @@ static void test_forwarded_bytes_decide(void **state)
 	assert_int_equal(p->fwd_disagree, 0);
 }
 
+/* The same with only the hashes of the first 64 bytes recorded (--capture-hash 64). */
+static void test_forwarded_hashes_decide(void **state)
+{
+	hash_capture = true;
+	test_forwarded_bytes_decide(state);
+	hash_capture = false;
+}
+
 /* Both open requests carry the same bytes (two clients' identical queries): nothing decided. */
 static void test_forwarded_same_bytes_decide_nothing(void **state)
 {
@@ -1354,6 +1369,13 @@ static void test_forwarded_same_bytes_decide_nothing(void **state)
 	assert_int_equal(call->link.basis, VP_BASIS_LAST_INPUT);
 	assert_false(call->link.exact);
 	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
+}
+
+static void test_forwarded_same_hashes_decide_nothing(void **state)
+{
+	hash_capture = true;
+	test_forwarded_same_bytes_decide_nothing(state);
+	hash_capture = false;
 }
 
 /* Request 2's bytes were not captured: it may carry the same, so nothing is decided. */
@@ -1406,6 +1428,54 @@ static void test_forwarded_cut_where_it_differs(void **state)
 	assert_string_equal(analyze(w), "lg/901>web/300(web/300>db/401) | lg/902>web/300");
 	assert_int_equal(w->c.reqs[0]->root->calls[0]->link.basis, VP_BASIS_FORWARDED);
 	assert_true(w->c.reqs[0]->root->calls[0]->link.exact);
+}
+
+/*
+ * Requests longer than the 64 bytes hashed (request 1 is Q1 twice, 2 is Q2
+ * then Q1), the call request 1's first relay_cut bytes (a relay may send a
+ * message on in other pieces than it came in).  Q1 and Q2 differ at byte 34.
+ */
+static void relay_forwards_hashed(struct world *w, uint32_t relay_cut)
+{
+	struct links k = open_links(w);
+	uint32_t n = (uint32_t)strlen(Q1);
+
+	synth_xfer_hash(k.l1, SYNTH_C2S, Q1 Q1, 2 * n, 64, 901, US(100), 300,
+			US(100) + SYNTH_DELAY_NS);
+	synth_xfer_hash(k.l2, SYNTH_C2S, Q2 Q1, 2 * n, 64, 902, US(102), 300,
+			US(102) + SYNTH_DELAY_NS);
+	synth_xfer_hash(k.d1, SYNTH_C2S, Q1 Q1, relay_cut, 64, 300, US(110), 401,
+			US(110) + SYNTH_DELAY_NS);
+	synth_rep(k.d1, 30, 401, US(116), 300);
+	synth_rep(k.l2, 50, 300, US(125), 902);
+	synth_rep(k.l1, 100, 300, US(130), 901);
+	close_links(&k, US(400));
+}
+
+/* The first 64 bytes hashed on both sides (of 80 and 102): the hashes decide, exact. */
+static void test_forwarded_hashes_of_longer_messages(void **state)
+{
+	struct world *w = *state;
+
+	relay_forwards_hashed(w, 80);
+	assert_string_equal(analyze(w), "lg/901>web/300(web/300>db/401) | lg/902>web/300");
+	assert_int_equal(w->c.reqs[0]->root->calls[0]->link.basis, VP_BASIS_FORWARDED);
+	assert_true(w->c.reqs[0]->root->calls[0]->link.exact);
+}
+
+/*
+ * The call's 40 bytes hashed against the requests' 64: compared on their
+ * first 24, where Q1 and Q2 are the same: both may be its source, nothing
+ * is decided (bytes would have decided: they differ at byte 34).
+ */
+static void test_forwarded_hashes_common_prefix_decide_nothing(void **state)
+{
+	struct world *w = *state;
+
+	relay_forwards_hashed(w, 40);
+	assert_string_equal(analyze(w), "lg/901>web/300 | lg/902>web/300(web/300>db/401)");
+	assert_false(w->c.reqs[1]->root->calls[0]->link.exact);
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
 }
 
 /* Short messages (`PING`) are common to many requests: equal bytes there prove nothing. */
@@ -1932,6 +2002,13 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_ids_decide_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forwarded_bytes_decide, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_hashes_decide, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_same_hashes_decide_nothing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_hashes_of_longer_messages, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_hashes_common_prefix_decide_nothing,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forwarded_same_bytes_decide_nothing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_forwarded_unknown_bytes_decide_nothing, setup,
