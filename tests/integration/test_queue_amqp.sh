@@ -66,7 +66,7 @@ linked = bad = received = 0
 for s in spans.values():
     a = attrs(s)
     received += a.get("messaging.operation.type") == "receive" and \
-        a.get("messaging.system") == "rabbitmq" and a.get("messaging.destination.name") == "jobs"
+        a.get("messaging.system") == "rabbitmq" and a.get("messaging.destination.name") in ("jobs", "jobs.fanout")
     for l in s.get("links", []):
         p = spans.get((l["traceId"], l["spanId"]))
         pa = attrs(p) if p else {}
