@@ -96,7 +96,7 @@ static bool same_thread(const struct vp_qdel *d, const struct vp_call_end *e)
 
 static struct vp_qthread thread_of(const struct vp_call_end *e)
 {
-	return (struct vp_qthread){e->host, e->pid, e->tid};
+	return (struct vp_qthread){e->host, e->pid, e->tid, INT64_MIN};
 }
 
 static bool same_thread_end(const struct vp_qthread *t, const struct vp_call_end *e)
@@ -159,27 +159,41 @@ static void loose_place(struct vp_queues *q, const struct vp_call *before)
 	q->nloose = o;
 }
 
-/* A wait on a list: it ends the thread's delivery before it; one that delivers opens the next. */
-static void on_wait(struct vp_queues *q, struct vp_request *r)
+/*
+ * A list delivers a message once, so two deliveries of it open together
+ * are one delivery relayed (a proxy whose call to the broker did not link
+ * under its client's wait: its thread looks like a consumer's, and its
+ * next calls like the job's work) or the same bytes queued twice: which
+ * is the consumer is not decided, so neither's work is exact.
+ */
+static void del_twins(struct vp_queues *q, struct vp_qdel *d)
+{
+	for (size_t i = 0; i < q->ndel && !fans_out(d->proto); i++)
+		if (q->del[i]->proto == d->proto && q->del[i]->msg == d->msg)
+			q->del[i]->partial = d->partial = true;
+}
+
+/* The consumer thread of e, added when it is new (*first). */
+static struct vp_qthread *thread_get(struct vp_queues *q, const struct vp_call_end *e, bool *first)
+{
+	for (size_t i = 0; i < q->nthr; i++)
+		if (same_thread_end(&q->thr[i], e)) {
+			*first = false;
+			return &q->thr[i];
+		}
+	*first = true;
+	q->thr = grow(q->thr, &q->thrcap, q->nthr + 1, sizeof(*q->thr));
+	q->thr[q->nthr] = thread_of(e);
+	return &q->thr[q->nthr++];
+}
+
+/* The delivery wait c's reply opens on its thread. */
+static struct vp_qdel *del_new(struct vp_queues *q, struct vp_request *r, bool first)
 {
 	const struct vp_call *c = r->root;
-	bool first = !is_consumer(q, &c->client);
-	struct vp_qdel *d;
+	struct vp_qdel *d = calloc(1, sizeof(*d));
 
-	if (first) {
-		q->thr = grow(q->thr, &q->thrcap, q->nthr + 1, sizeof(*q->thr));
-		q->thr[q->nthr++] = thread_of(&c->client);
-	}
-	for (size_t i = 0; i < q->ndel; i++)
-		if (same_thread(q->del[i], &c->client) && q->del[i]->close_ns == INT64_MAX &&
-		    q->del[i]->open_ns <= c->start_ns)
-			q->del[i]->close_ns = c->start_ns;
-	loose_place(q, c);
-	if (c->wit.qkind != VP_WIT_Q_POP) {
-		q->out(q->ctx, r);
-		return;
-	}
-	if (!(d = calloc(1, sizeof(*d))))
+	if (!d)
 		abort();
 	d->host = c->client.host;
 	d->pid = c->client.pid;
@@ -190,23 +204,94 @@ static void on_wait(struct vp_queues *q, struct vp_request *r)
 	d->open_ns = c->end_ns;
 	d->close_ns = INT64_MAX;
 	d->partial = first;
+	del_twins(q, d);
 	del_add(d, r);
+	return d;
+}
+
+/*
+ * Wait c ends its thread's delivery before it.  Requests come in the
+ * order their paths end, not always their threads' (a wait whose call a
+ * relay forwarded may come after the next one): a wait that comes late
+ * splits the delivery whose window it falls in, and the work from its
+ * start on goes to its own delivery d (or out: a wait that delivered
+ * nothing).  A late wait whose earlier delivery is gone (settled) leaves
+ * d's work short, so d is not exact.
+ */
+static void del_close(struct vp_queues *q, const struct vp_call *c, struct vp_qdel *d, bool late)
+{
+	for (size_t i = 0; i < q->ndel; i++) {
+		struct vp_qdel *o = q->del[i];
+		size_t n = 1;
+
+		if (!same_thread(o, &c->client) || o->open_ns > c->start_ns ||
+		    o->close_ns <= c->start_ns)
+			continue;
+		late = false;
+		o->close_ns = c->start_ns;
+		for (size_t k = 1; k < o->n; k++) {
+			struct vp_request *w = o->reqs[k];
+
+			if (w->root->start_ns < c->start_ns)
+				o->reqs[n++] = w;
+			else if (d && w->root->start_ns >= d->open_ns)
+				del_add(d, w);
+			else
+				q->out(q->ctx, w);
+		}
+		o->n = n;
+	}
+	if (d)
+		d->partial |= late;
+}
+
+/* A wait on a list: it ends the thread's delivery before it; one that delivers opens the next. */
+static void on_wait(struct vp_queues *q, struct vp_request *r)
+{
+	const struct vp_call *c = r->root;
+	bool first;
+	struct vp_qthread *th = thread_get(q, &c->client, &first);
+	bool late = c->start_ns < th->last_wait;
+	struct vp_qdel *d = c->wit.qkind == VP_WIT_Q_POP ? del_new(q, r, first) : NULL;
+
+	if (!late)
+		th->last_wait = c->start_ns;
+	del_close(q, c, d, late);
+	loose_place(q, c);
+	if (!d) {
+		q->out(q->ctx, r);
+		return;
+	}
 	q->del = grow(q->del, &q->delcap, q->ndel + 1, sizeof(*q->del));
 	q->del[q->ndel++] = d;
 }
 
-static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call *c)
+static bool same_message(const struct vp_call *a, const struct vp_call *b)
 {
-	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
+	return a && a->wit.proto == b->wit.proto && a->wit.qmsg == b->wit.qmsg;
+}
+
+/*
+ * The request's pushes.  One below a push of the same message (outer) is
+ * that push relayed (a proxy in TCP mode forwarding the LPUSH to Redis):
+ * one message, not two that would make every delivery of it ambiguous.
+ * The outer one, the publisher's own call, is the push: its consumer's
+ * delivery is the call it made to the same relay.
+ */
+static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call *c,
+			const struct vp_call *outer)
+{
+	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete && !same_message(outer, c)) {
 		q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
 		q->push[q->npush++] = (struct vp_qpush){c->wit.proto, c->wit.qmsg, c,	      pub,
 							c->end_ns,    false,	   c->wit.qid};
 		pub->pending++;
 		if (c->end_ns > pub->last)
 			pub->last = c->end_ns;
+		outer = c;
 	}
 	for (size_t i = 0; i < c->ncalls; i++)
-		find_pushes(q, pub, c->calls[i]);
+		find_pushes(q, pub, c->calls[i], outer);
 }
 
 /* A request with pushes is held for them (true); one without is not (false). */
@@ -218,7 +303,7 @@ static bool hold_publisher(struct vp_queues *q, struct vp_request *r)
 		abort();
 	pub->r = r;
 	pub->last = INT64_MIN;
-	find_pushes(q, pub, r->root);
+	find_pushes(q, pub, r->root, NULL);
 	if (!pub->pending) {
 		free(pub);
 		return false;

@@ -43,6 +43,12 @@
  * and its request VP_QUEUE_SETTLE_NS after each, so each copy hangs under
  * the one publish.
  *
+ * Through a relay (a proxy in TCP mode): a push below a push of the same
+ * message is the outer one forwarded, one message; two deliveries of one
+ * list message open together (the relay's and its client's) are not
+ * exact.  A wait that comes after its thread's next one splits the
+ * delivery its start falls in.
+ *
  * Limits: a publisher whose request ends more than VP_QUEUE_SETTLE_NS
  * after its message was delivered is not seen in time (the delivery's
  * work stays where the other rules put it); pushes made by a consumer's
@@ -76,6 +82,7 @@ struct vp_qdel;
 struct vp_qthread {
 	int host;
 	uint32_t pid, tid;
+	int64_t last_wait; /* the latest start of a wait of it seen */
 };
 
 /* A request rooted in a consumer thread's call, until the delivery it was made for is known. */

@@ -271,6 +271,59 @@ static void witness_attrs(cJSON *attrs, const struct vp_witness *w)
 		attr_bool(attrs, "vpath.witness.cut", true);
 }
 
+/*
+ * OpenTelemetry's messaging conventions, where the witness read a queue
+ * message (queues.h): the system, the operation (a push sends; a delivery
+ * receives; the work hung under a push as a queue hop processes it) and,
+ * for AMQP, the exchange and routing key it was published with.  Redis's
+ * key is not kept in the witness, so its destination is not given.
+ */
+static void messaging_attrs(cJSON *attrs, const struct vp_call *c)
+{
+	const struct vp_witness *w = &c->wit;
+	const char *op = NULL, *route = w->text, *slash;
+	bool amqp = w->proto == VP_PROTO_AMQP;
+
+	if (w->qkind == VP_WIT_Q_PUSH)
+		op = "send";
+	else if (w->qkind == VP_WIT_Q_POP)
+		op = "receive";
+	else if (c->link.basis == VP_BASIS_QUEUED)
+		op = "process";
+	if (!op)
+		return;
+	if (amqp || w->proto == VP_PROTO_REDIS)
+		attr_str(attrs, "messaging.system", amqp ? "rabbitmq" : "redis");
+	attr_str(attrs, "messaging.operation.type", op);
+	if (!strncmp(route, "deliver ", 8))
+		route += 8;
+	if (!amqp || !w->qkind || !route[0] || (w->flags & VP_WIT_CUT))
+		return;
+	/* amqp.c's route text: "exchange/key", or the key alone on the default exchange. */
+	slash = strchr(route, '/');
+	if (slash) {
+		char ex[VP_WIT_TEXT_MAX];
+
+		snprintf(ex, sizeof(ex), "%.*s", (int)(slash - route), route);
+		attr_str(attrs, "messaging.destination.name", ex);
+		route = slash + 1;
+	} else {
+		attr_str(attrs, "messaging.destination.name", route);
+	}
+	attr_str(attrs, "messaging.rabbitmq.destination.routing_key", route);
+}
+
+/* A queue hop's span links to the span of the push it hangs under (OTLP Span.links). */
+static void hop_link(const struct build *b, cJSON *span, uint64_t push)
+{
+	cJSON *links = cJSON_AddArrayToObject(span, "links"), *l = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(l, "traceId", b->trace_hex);
+	add_hex(l, "spanId", push);
+	attr_str(cJSON_AddArrayToObject(l, "attributes"), "vpath.link.basis", "queued");
+	cJSON_AddItemToArray(links, l);
+}
+
 static void span_name(const struct vp_call *c, char *buf, size_t len)
 {
 	char ad[VP_ADDRSTRLEN];
@@ -289,8 +342,8 @@ static void span_name(const struct vp_call *c, char *buf, size_t len)
 		snprintf(buf, len, "%s", vp_endpoint__format(&c->server.addr, ad, sizeof(ad)));
 }
 
-static void add_span(struct build *b, const struct vp_request *r, const struct vp_call *c,
-		     bool server, uint64_t id, uint64_t parent)
+static cJSON *add_span(struct build *b, const struct vp_request *r, const struct vp_call *c,
+		       bool server, uint64_t id, uint64_t parent)
 {
 	const struct vp_call_end *me = server ? &c->server : &c->client;
 	const struct vp_call_end *peer = server ? &c->client : &c->server;
@@ -336,6 +389,7 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 		attr_int(attrs, "vpath.setup_ns", c->setup_ns);
 	if (c->wit.proto)
 		witness_attrs(attrs, &c->wit);
+	messaging_attrs(attrs, c);
 	if (c == r->root) {
 		attr_bool(attrs, "vpath.request.exact", r->exact);
 		attr_bool(attrs, "vpath.request.complete", r->complete);
@@ -346,24 +400,39 @@ static void add_span(struct build *b, const struct vp_request *r, const struct v
 	} else
 		loss_events(b, span, me->host, c->cli_first, c->cli_last);
 	cJSON_AddItemToArray(resource_spans(b, me), span);
+	return span;
 }
 
+/*
+ * Call c's spans under parent; push: the span of the call whose push c's
+ * queue hop hangs under (its client's, the publisher's own), for the link.
+ */
 static void add_call(struct build *b, const struct vp_request *r, const struct vp_call *c,
-		     uint64_t parent)
+		     uint64_t parent, uint64_t push)
 {
 	size_t index = b->next_index++;
 	uint64_t client = 0, server = 0;
+	cJSON *first = NULL;
 
 	if (c->client.recorded) {
 		client = span_id(b, index, 0);
-		add_span(b, r, c, false, client, parent);
+		first = add_span(b, r, c, false, client, parent);
 	}
 	if (c->server.recorded) {
 		server = span_id(b, index, 1);
-		add_span(b, r, c, true, server, client ? client : parent);
+		if (!first)
+			first = add_span(b, r, c, true, server, parent);
+		else
+			add_span(b, r, c, true, server, client);
 	}
+	if (first && c->link.basis == VP_BASIS_QUEUED && push)
+		hop_link(b, first, push);
 	for (size_t i = 0; i < c->ncalls; i++)
-		add_call(b, r, c->calls[i], server ? server : client ? client : parent);
+		add_call(b, r, c->calls[i],
+			 server	  ? server
+			 : client ? client
+				  : parent,
+			 client ? client : server);
 }
 
 void vp_otlp_request(const struct vp_analysis *a, const struct vp_request *r, cJSON *into)
@@ -373,6 +442,6 @@ void vp_otlp_request(const struct vp_analysis *a, const struct vp_request *r, cJ
 	trace_id(r, b.epoch, &b.trace_hi, &b.trace_lo);
 	snprintf(b.trace_hex, sizeof(b.trace_hex), "%016" PRIx64 "%016" PRIx64, b.trace_hi,
 		 b.trace_lo);
-	add_call(&b, r, r->root, 0);
+	add_call(&b, r, r->root, 0, 0);
 	free(b.res);
 }

@@ -10,8 +10,8 @@
 # request that published them.  Recorded without capture, nothing new is
 # stored (no payload records) and nothing is linked by a queue.  Then the
 # scorer must fail a copy with a hop moved or a request lost.  Then the
-# same gates with BLMOVE (a reliable queue) and with a stream's consumer
-# group (XADD, XREADGROUP).
+# same gates with BLMOVE (a reliable queue), with a stream's consumer
+# group (XADD, XREADGROUP), and through haproxy in TCP mode.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -62,6 +62,16 @@ for mode in blmove stream; do
 	check "queue ($mode), --capture 256 on Redis: the gates pass (99% of the jobs' work under their request, every exact hop right)" \
 		[ $? -eq 0 ]
 done
+# haproxy in TCP mode between Redis and its clients (--relay haproxy): the
+# LPUSH reaches Redis forwarded by haproxy (basis forwarded below the web
+# front's call), the job reaches the worker through it; the relay hop and
+# the queue hop compose (one message, not two).
+requests=$QUEUE_MODE_REQUESTS q_run haproxy --relay haproxy --min-accuracy 99
+check "queue through haproxy (TCP mode), --capture 256 on both its sides: the gates pass (99% of the jobs' work under their request, every exact hop right)" \
+	[ $? -eq 0 ]
+relayed() { grep -c '"forwarded"' "$keep/haproxy/found.json" 2>/dev/null; }
+check "queue through haproxy: the LPUSHes linked through it by their bytes ($(relayed) forwarded)" \
+	[ "$(relayed)" -gt 0 ]
 grep -q '"queued"' "$keep/stream/found.json" 2>/dev/null &&
 	python3 - "$keep/stream/found.json" <<'PY'
 import json, sys

@@ -83,12 +83,12 @@ relay_pgbouncer_start() { # host addr db transaction|session
 		--init-groups /usr/sbin/pgbouncer "$R_DIR/pgbouncer.ini"
 }
 
-# haproxy on HOST at ADDR in front of DB, in TCP mode: each client
-# connection spliced to a server connection of its own, on 2 threads (each
-# connection stays on one; each thread serves many).
-relay_haproxy_start() { # host addr db
-	local host=$1 addr=$2 db=$3
-	cat >"$R_DIR/haproxy.cfg" <<-EOF2
+# haproxy's configuration, in TCP mode, listening on ADDR in front of SERVER:
+# each client connection spliced to a server connection of its own, on 2
+# threads (each connection stays on one; each thread serves many).  Also
+# tests/queue/run.sh --relay haproxy's, in front of Redis.
+relay_haproxy_cfg() { # addr server
+	cat <<-EOF2
 	global
 	    nbthread 2
 	    maxconn 200
@@ -97,12 +97,18 @@ relay_haproxy_start() { # host addr db
 	    timeout connect 5s
 	    timeout client 10m
 	    timeout server 10m
-	frontend pg
-	    bind $addr
-	    default_backend db
-	backend db
-	    server db $db
+	frontend relay
+	    bind $1
+	    default_backend server
+	backend server
+	    server server $2
 	EOF2
+}
+
+# haproxy on HOST at ADDR in front of DB.
+relay_haproxy_start() { # host addr db
+	local host=$1 addr=$2 db=$3
+	relay_haproxy_cfg "$addr" "$db" >"$R_DIR/haproxy.cfg"
 	chown postgres: "$R_DIR"/*
 	e2e_spawn haproxy "$host" "$addr" setpriv --reuid=postgres --regid=postgres \
 		--init-groups /usr/sbin/haproxy -db -f "$R_DIR/haproxy.cfg"

@@ -20,11 +20,18 @@
 # and XREADGROUP of a consumer group (stream).
 # --keep DIR: the recordings, truth files, found.json, failures.jsonl and
 # every log are copied to DIR.
+# --fanout (rabbitmq): each job published to a fanout exchange bound to
+# two queues, jobs.1 and jobs.2, each consumed by half the workers: every
+# job runs twice, and both copies' work belongs under its publish.
+# --relay haproxy: haproxy in TCP mode (tests/pgbouncer/servers.sh) between
+# Redis and its clients, the web front and the workers, on a host of its
+# own at 10.211.0.5:6379 (the same port: --capture 256 on both its sides).
 set -u
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
 source tests/queue/rabbitmq.sh
+source tests/pgbouncer/servers.sh
 
 Q_SRC=tests/queue
 Q_NET=10.211.0
@@ -34,6 +41,7 @@ Q_REDIS=$Q_NET.2:6379
 Q_WORKERS_IP=$Q_NET.3
 Q_BACK=$Q_NET.4:8100
 Q_PY=/usr/bin/python3 # Debian's, where python3-redis lives
+Q_RELAY=$Q_NET.5:6379 relay=none fanout=0
 requests=2000 sessions=8 workers=2 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 capture=1
 mode=list
 broker=redis
@@ -48,7 +56,9 @@ while [ $# -gt 0 ]; do
 	--no-capture) capture=0 ;;
 	--mode) mode=$2; shift ;;
 	--broker) broker=$2; shift ;;
-	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--relay) relay=$2; shift ;;
+	--fanout) fanout=2 ;;
+	-h|--help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -63,6 +73,12 @@ redis) ;;
 rabbitmq) Q_REDIS=$Q_NET.2:5672 ;; # the broker's address, whichever it is
 *) echo "run.sh: unknown broker $broker" >&2; exit 2 ;;
 esac
+case $broker/$relay in
+*/none) Q_VIA=$Q_REDIS ;; # where the web front and the workers send Redis's commands
+redis/haproxy) Q_VIA=$Q_RELAY ;;
+*) echo "run.sh: --relay haproxy (in front of Redis) or none" >&2; exit 2 ;;
+esac
+[ "$fanout" = 0 ] || [ "$broker" = rabbitmq ] || { echo "run.sh: --fanout is RabbitMQ's" >&2; exit 2; }
 
 q_missing() {
 	if [ "$broker" = rabbitmq ]; then
@@ -72,6 +88,7 @@ q_missing() {
 	fi
 	[ -x /usr/bin/redis-server ] || echo redis-server
 	"$Q_PY" -c 'import redis' 2>/dev/null || echo python3-redis
+	[ "$relay" = none ] || [ -x /usr/sbin/haproxy ] || echo haproxy
 }
 
 q_servers_start() {
@@ -82,12 +99,17 @@ q_servers_start() {
 			--port "${Q_REDIS#*:}" --protected-mode no --save '' --appendonly no \
 			--dir "$E2E_DIR" || return 1
 	fi
+	if [ "$relay" = haproxy ]; then
+		relay_haproxy_cfg "$Q_RELAY" "$Q_REDIS" >"$E2E_DIR/haproxy.cfg"
+		e2e_spawn haproxy relay "$Q_RELAY" /usr/sbin/haproxy -db -f "$E2E_DIR/haproxy.cfg" ||
+			return 1
+	fi
 	e2e_spawn back back "$Q_BACK" "$Q_PY" "$Q_SRC/back.py" --listen "$Q_BACK" || return 1
 	if [ "$broker" = rabbitmq ]; then
 		e2e_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web_amqp.py" --listen "$Q_WEB" \
-			--amqp "$Q_REDIS" || return 1
+			--amqp "$Q_REDIS" --fanout "$fanout" || return 1
 	else
-		e2e_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_REDIS" \
+		e2e_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_VIA" \
 			--mode "$mode" || return 1
 		q_workers_start || return 1
 	fi
@@ -98,9 +120,11 @@ q_workers_start() {
 	for ((i = 1; i <= workers; i++)); do
 		if [ "$broker" = rabbitmq ]; then
 			e2e_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker_amqp.py" --amqp "$Q_REDIS" \
-				--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" || return 1
+				--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" \
+				--queue "$([ "$fanout" = 0 ] && echo jobs || echo "jobs.$(((i - 1) % fanout + 1))")" ||
+				return 1
 		else
-			e2e_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_REDIS" \
+			e2e_spawn "worker$i" workers "" "$Q_PY" "$Q_SRC/worker.py" --redis "$Q_VIA" \
 				--back "$Q_BACK" --out "$E2E_DIR/jobs.jsonl" --mode "$mode" || return 1
 		fi
 	done
@@ -109,7 +133,7 @@ q_workers_start() {
 # Waits until the workers ran every job the client queued (their truth lines).
 q_jobs_wait() {
 	local n i
-	n=$(wc -l <"$E2E_DIR/truth.jsonl")
+	n=$(($(wc -l <"$E2E_DIR/truth.jsonl") * (fanout ? fanout : 1)))
 	for ((i = 0; i < 600; i++)); do
 		[ "$(cat "$E2E_DIR/jobs.jsonl" 2>/dev/null | wc -l)" -ge "$n" ] && return 0
 		sleep 0.1
@@ -124,9 +148,9 @@ if [ -n "$why" ]; then
 	exit 2
 fi
 e2e_hosts_setup client:$Q_CLIENT_IP web:${Q_WEB%:*} broker:${Q_REDIS%:*} workers:$Q_WORKERS_IP \
-	back:${Q_BACK%:*} || exit 2
+	back:${Q_BACK%:*} $([ "$relay" = none ] || echo relay:${Q_RELAY%:*}) || exit 2
 on_exit 'e2e_keep_results "$keep"'
-e2e_log "queue ($broker, $mode): seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
+e2e_log "queue ($broker, $mode, relay $relay): seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
 rec=()
 [ $capture -eq 0 ] || rec=(--capture 256 --capture-port "${Q_REDIS#*:}")
 # The servers and workers first (their connections open), then the

@@ -8,7 +8,9 @@ GET /r?id=N&k=K publishes the job {"id": N, "k": K, ...} (basic.publish on
 the default exchange, routing key `jobs`, with publisher confirms: the
 publish waits for the broker's basic.ack) over the thread's own pika
 BlockingConnection, opened at its first request, and answers with the
-job's bytes (the client's truth)."""
+job's bytes (the client's truth).  --fanout N: the job is published
+to the fanout exchange `jobs.fanout` instead (routing key `jobs`), bound
+to the N queues jobs.1 .. jobs.N, so each queue's consumer gets a copy."""
 import argparse
 import json
 import threading
@@ -25,7 +27,9 @@ def main():
     ap.add_argument("--listen", required=True)
     ap.add_argument("--amqp", required=True)
     ap.add_argument("--queue", default="jobs")
+    ap.add_argument("--fanout", type=int, default=0)
     args = ap.parse_args()
+    exchange = "jobs.fanout" if args.fanout else ""
     host, port = args.amqp.rsplit(":", 1)
     params = pika.ConnectionParameters(host, int(port), heartbeat=0)
     local = threading.local()
@@ -41,12 +45,18 @@ def main():
     def answer(path, q):
         rid, k = int(q["id"][0]), int(q["k"][0])
         job = json.dumps({"id": rid, "k": k, "kind": "resize-image"})
-        channel().basic_publish("", args.queue, job.encode())
+        channel().basic_publish(exchange, args.queue, job.encode())
         return dumps({"id": rid, "job": job})
 
     # The queue exists before a worker consumes from it.
     conn = pika.BlockingConnection(params)
-    conn.channel().queue_declare(args.queue)
+    ch = conn.channel()
+    ch.queue_declare(args.queue)
+    if args.fanout:
+        ch.exchange_declare(exchange, "fanout")
+        for i in range(1, args.fanout + 1):
+            ch.queue_declare("jobs.%d" % i)
+            ch.queue_bind("jobs.%d" % i, exchange)
     conn.close()
     serve(args.listen, answer, "web: listening on %s, queue %s" % (args.listen, args.queue))
 

@@ -344,6 +344,78 @@ static void test_witness_outputs(void **state)
 	cJSON_Delete(rs);
 }
 
+/* The span of spans[0..n) with attribute key = v. */
+static const cJSON *span_with(const cJSON **sp, size_t n, const char *key, const char *v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (attr(sp[i], key) && !strcmp(attr(sp[i], key), v))
+			return sp[i];
+	return NULL;
+}
+
+/*
+ * A queue hop (queues.h) in OTLP: the request's call made a basic.publish
+ * (a push), under it hang, as queue hops, the consumer's call that
+ * delivered the message and a call of its work.  Messaging attributes on
+ * each, and each hop's span links to the publisher's span.
+ */
+static void test_otlp_queue_hop(void **state)
+{
+	struct two_hosts *t = *state;
+	struct vp_call *push, hops[2], *kids[2] = {&hops[0], &hops[1]};
+	const cJSON *sp[8], *pub, *del, *work, *l;
+	cJSON *rs = cJSON_CreateArray();
+	size_t n;
+
+	witnessed_traffic(t);
+	push = t->c.reqs[0]->root->calls[0];
+	memset(&push->wit, 0, sizeof(push->wit));
+	push->wit.proto = VP_PROTO_AMQP;
+	push->wit.qkind = VP_WIT_Q_PUSH;
+	strcpy(push->wit.verb, "basic.publish");
+	strcpy(push->wit.text, "jobs.fanout/jobs");
+	for (int i = 0; i < 2; i++) {
+		hops[i] = *push;
+		hops[i].client = push->server; /* a consumer on db's host */
+		hops[i].server.recorded = false;
+		hops[i].link = vp_link_make(VP_BASIS_QUEUED, 1);
+		hops[i].link.exact = true;
+		hops[i].queue_ns = 5000;
+	}
+	hops[0].wit.qkind = VP_WIT_Q_POP;
+	strcpy(hops[0].wit.verb, "basic.ack");
+	strcpy(hops[0].wit.text, "deliver jobs.fanout/jobs");
+	memset(&hops[1].wit, 0, sizeof(hops[1].wit));
+	push->calls = kids;
+	push->ncalls = 2;
+	vp_otlp_request(t->c.a, t->c.reqs[0], rs);
+	push->ncalls = 0;
+	n = spans_of(rs, sp, 8);
+	assert_int_equal(n, 5);
+	pub = span_with(sp, n, "messaging.operation.type", "send");
+	del = span_with(sp, n, "messaging.operation.type", "receive");
+	work = span_with(sp, n, "messaging.operation.type", "process");
+	assert_non_null(pub);
+	assert_non_null(del);
+	assert_non_null(work);
+	assert_int_equal(cJSON_GetObjectItem(pub, "kind")->valueint, 3); /* the publisher's own */
+	assert_string_equal(attr(pub, "messaging.system"), "rabbitmq");
+	assert_string_equal(attr(pub, "messaging.destination.name"), "jobs.fanout");
+	assert_string_equal(attr(pub, "messaging.rabbitmq.destination.routing_key"), "jobs");
+	assert_string_equal(attr(del, "messaging.destination.name"), "jobs.fanout");
+	assert_null(cJSON_GetObjectItem(pub, "links"));
+	for (int i = 0; i < 2; i++) {
+		l = cJSON_GetArrayItem(cJSON_GetObjectItem(i ? work : del, "links"), 0);
+		assert_non_null(l);
+		assert_string_equal(cJSON_GetObjectItem(l, "spanId")->valuestring,
+				    cJSON_GetObjectItem(pub, "spanId")->valuestring);
+		assert_string_equal(cJSON_GetObjectItem(l, "traceId")->valuestring,
+				    cJSON_GetObjectItem(pub, "traceId")->valuestring);
+		assert_string_equal(attr(l, "vpath.link.basis"), "queued");
+	}
+	cJSON_Delete(rs);
+}
+
 static void test_progress_line(void **state)
 {
 	char line[160];
@@ -366,6 +438,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sqlite_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_escapes_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_witness_outputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_otlp_queue_hop, setup, teardown),
 		cmocka_unit_test(test_progress_line),
 	};
 

@@ -5,6 +5,10 @@
  * message, its work, its next BRPOP; the work hangs under the push, exact,
  * with the message's time in the queue.  Two pushes of the same bytes
  * link nothing; a request without Redis calls passes straight through.
+ * Through a relay (haproxy in TCP mode): the LPUSH forwarded below the
+ * publisher's is one message, not two; two deliveries of one message open
+ * together (the relay's and the consumer's) are not exact.  A wait that
+ * comes after its thread's next one takes its work back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -239,6 +243,112 @@ static void test_same_bytes_twice(void **state)
 	vp_queues__free(&q);
 }
 
+/* Publisher's LPUSH (to the relay) with the relay's LPUSH of the same message below it. */
+static struct vp_request *relayed_publisher(int64_t at, uint64_t msg)
+{
+	struct vp_request *r = publisher(at, msg), *fwd = publisher(at, msg);
+	struct vp_call *push = r->root->calls[0];
+
+	fwd->root->calls[0]->link = vp_link_make(VP_BASIS_FORWARDED, 1);
+	end(&fwd->root->calls[0]->client, 1, 7);
+	push->calls = fwd->root->calls;
+	push->ncalls = 1;
+	r->ncalls = 3;
+	r->owned = malloc(sizeof(*r->owned));
+	assert_non_null(r->owned);
+	r->owned[0] = fwd;
+	r->nowned = 1;
+	fwd->root->ncalls = 0;
+	return r;
+}
+
+static void test_relayed_push(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_call *push;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, relayed_publisher(5 * MS, 42));
+	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 42));
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 10, 14 * MS, 20 * MS, "BRPOP", 0, 0));
+	vp_queues__flush(&q);
+	assert_int_equal(g.n, 3);
+	push = g.r[2]->root->calls[0];
+	assert_int_equal(push->ncalls, 3); /* by start: the delivery, the relay's copy, the work */
+	assert_int_equal(push->calls[0]->link.basis, VP_BASIS_QUEUED);
+	assert_int_equal(push->calls[1]->link.basis, VP_BASIS_FORWARDED);
+	assert_int_equal(push->calls[2]->link.basis, VP_BASIS_QUEUED);
+	assert_true(push->calls[2]->link.exact);
+	assert_true(g.r[2]->exact);
+	for (size_t i = 0; i < g.n; i++)
+		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+}
+
+/* The relay's wait on the broker came as a root too: which delivery is the consumer's is open. */
+static void test_relayed_delivery_twins(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, req(1, 7, -20 * MS, -MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, publisher(5 * MS, 42));
+	vp_queues__request(&q, req(1, 7, 0, 9 * MS, "BRPOP", VP_WIT_Q_POP, 42)); /* the relay's */
+	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 42));
+	vp_queues__request(&q, req(1, 7, 11 * MS, 12 * MS, NULL, 0, 0)); /* another client's */
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(1, 7, 14 * MS, 20 * MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, req(3, 10, 14 * MS, 20 * MS, "BRPOP", 0, 0));
+	vp_queues__flush(&q);
+	assert_int_equal(q.hops_exact, 0);
+	for (size_t i = 0; i < g.n; i++) {
+		if (g.r[i]->root->link.basis == VP_BASIS_ROOT && g.r[i]->root->ncalls)
+			assert_false(g.r[i]->exact);
+		vp_request__free(g.r[i]);
+	}
+	vp_queues__free(&q);
+}
+
+/* A wait that comes after its thread's next one (its path ended later) takes its work back. */
+static void test_late_wait(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *late = req(3, 10, 14 * MS, 20 * MS, "BRPOP", VP_WIT_Q_POP, 2);
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, publisher(-10 * MS, 1));
+	vp_queues__request(&q, publisher(-9 * MS, 2));
+	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 1));
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 10, 22 * MS, 23 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 10, 25 * MS, 30 * MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, late);
+	vp_queues__flush(&q);
+	assert_int_equal(q.hops, 4);
+	assert_int_equal(q.hops_exact, 4);
+	for (size_t i = 0; i < g.n; i++) {
+		const struct vp_call *push = g.r[i]->root->ncalls ? g.r[i]->root->calls[0] : NULL;
+
+		if (push && push->wit.qkind == VP_WIT_Q_PUSH) {
+			assert_int_equal(push->ncalls, 2);
+			assert_int_equal(push->calls[1]->start_ns,
+					 push->wit.qmsg == 1 ? 12 * MS : 22 * MS);
+		}
+		vp_request__free(g.r[i]);
+	}
+	vp_queues__free(&q);
+}
+
 static void test_pass_through(void **state)
 {
 	struct vp_queues q;
@@ -261,6 +371,9 @@ int main(void)
 		cmocka_unit_test(test_first_wait_not_exact),
 		cmocka_unit_test(test_same_bytes_twice),
 		cmocka_unit_test(test_stream_id),
+		cmocka_unit_test(test_relayed_push),
+		cmocka_unit_test(test_relayed_delivery_twins),
+		cmocka_unit_test(test_late_wait),
 		cmocka_unit_test(test_pass_through),
 	};
 
