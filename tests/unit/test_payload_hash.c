@@ -38,7 +38,8 @@ static void test_siphash_vectors(void **state)
 static void test_prefix_hashes(void **state)
 {
 	struct vpr_payload_hash whole = {0}, p8 = {0}, p24 = {0}, p7 = {0};
-	const char *m = "Q\0\0\0\x40SELECT val FROM items WHERE id = 17 /* request 1 */ AND x";
+	const char m[80] =
+		"Q\0\0\0\x40SELECT val FROM items WHERE id = 17 /* request 1 */ AND x = 1";
 
 	(void)state;
 	synth_hash_prefixes(ref_key, m, 64, &whole);
