@@ -895,7 +895,7 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	struct flight f;
 	__u64 pid_tgid, data = 0, cookie, ts;
 	__u32 seq_end, ref, kind = USER_DATA_NONE;
-	bool at_start, early, capture, hashed, is_go;
+	bool at_start, early, capture, hashed;
 	__u32 early_bits = 0;
 	__u8 op_flags;
 
@@ -946,8 +946,14 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	if (early)
 		early_bits = early_flags(at_start, ret, kind, data);
 	op_flags = (__u8)early_bits;
-	is_go = go_note_running(pid_tgid);
 	cookie = sk_cookie(sk);
+	/*
+	 * A Go crypto/tls Write's plaintext, stamped with its send (go_tls.h),
+	 * just before it: decided here, so that nothing stays live across the
+	 * frame walk below (the verifier would walk it twice).
+	 */
+	if (go_note_running(pid_tgid) && go_tls_active && dir == VPR_DIR_SEND)
+		go_tls_sent(pid_tgid, cookie);
 	/* A handshake's first send: which libssl object speaks on this connection (tls.h). */
 	if (tls_active && dir == VPR_DIR_SEND && at_start && (early_bits & VPR_OP_TLS_HS))
 		tls_bind(pid_tgid, cookie, seq_end - ret, tp->rcv_nxt - (__u32)tp->bytes_received,
@@ -963,9 +969,6 @@ static __always_inline int record_op(struct sock *sk, int ret, int flags, __u8 d
 	h2_op(sk, tp, dir, early_bits, at_start, pid_tgid, cookie, f.ts, seq_end - ret, seq_end,
 	      kind, data, capture && ts);
 	flight_end(&f);
-	/* A Go crypto/tls Write's plaintext, stamped with its send (go_tls.h). */
-	if (is_go && go_tls_active && dir == VPR_DIR_SEND)
-		go_tls_sent(pid_tgid, cookie);
 	mark_tcp_proc(pid_tgid >> 32);
 	return 0;
 }
