@@ -73,7 +73,7 @@ def main():
     jobs = {}
     for line in open(args.jobs):
         j = json.loads(line)
-        jobs[j["id"]] = {tuple(c) for c in j["calls"]}
+        jobs.setdefault(j["id"], set()).update(tuple(c) for c in j["calls"])  # fan-out: all
     owner = {c: rid for rid, cs in jobs.items() for c in cs}
     found = json.load(open(args.found))
     if args.brk:
