@@ -71,14 +71,18 @@ void vp_queues__init(struct vp_queues *q, vp_request_fn out, void *ctx)
  * The protocol parsers say what a call did to a queue (proto.h: qkind,
  * qmsg): a push, a delivery, a consumer's wait that delivered nothing.  A
  * Redis BRPOP/BLPOP is a wait whatever its reply, and so is a SUBSCRIBE
- * (its pushes, each a call of its own, are the deliveries).
+ * (its pushes, each a call of its own, are the deliveries).  So is every
+ * push, whatever its witness: one that delivers none (several pushes read
+ * at once, bytes not captured) is still the subscriber reading its
+ * subscription again, the end of the work before it.
  */
 static bool is_wait(const struct vp_call *c)
 {
 	if (!c->client.recorded)
 		return false;
 	return c->wit.qkind == VP_WIT_Q_POP || c->wit.qkind == VP_WIT_Q_WAIT ||
-	       vp_witness_waits(&c->wit) || vp_witness_subscribes(&c->wit);
+	       vp_witness_waits(&c->wit) || vp_witness_subscribes(&c->wit) ||
+	       (!c->request_bytes && c->reply_bytes);
 }
 
 /*

@@ -11,7 +11,8 @@
 # stored (no payload records) and nothing is linked by a queue.  Then the
 # scorer must fail a copy with a hop moved or a request lost.  Then the
 # same gates with BLMOVE (a reliable queue) and with a stream's consumer
-# group (XADD, XREADGROUP).
+# group (XADD, XREADGROUP), and with pub/sub: the fan-out, every job
+# PUBLISHed to 2 SUBSCRIBEd workers, each of which does it.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -62,6 +63,12 @@ for mode in blmove stream; do
 	check "queue ($mode), --capture 256 on Redis: the gates pass (99% of the jobs' work under their request, every exact hop right)" \
 		[ $? -eq 0 ]
 done
+# Pub/sub: one session, so that each push is read alone (the front waits
+# for both workers' answers before its next request); each job's work is
+# under its request once per subscriber, or the request is not right.
+requests=${QUEUE_PUBSUB_REQUESTS:-200} q_run pubsub --mode pubsub --sessions 1 --min-accuracy 99
+check "queue (pubsub, fanned out to 2 subscribers), --capture 256 on Redis: the gates pass (99% of the jobs' work, each worker's, under their request, every exact hop right)" \
+	[ $? -eq 0 ]
 grep -q '"queued"' "$keep/stream/found.json" 2>/dev/null &&
 	python3 - "$keep/stream/found.json" <<'PY'
 import json, sys
