@@ -603,6 +603,9 @@ static int witness(struct vp_xchg *x, const struct vp_bytes *rep, bool last)
 	*x->wit = w;
 	if (x->sock && vp_witness_subscribes(&w))
 		x->sock->subscribed = true;
+	else if (x->sock && vp_witness_unsubscribes(&w))
+		x->sock->subscribed =
+			false; /* pushes still coming join its reply: no link, none wrong */
 	return 0;
 }
 

@@ -15,7 +15,8 @@
  * on where its reply begins, so the matcher pairs them), begun by the
  * thread that read or wrote the push, and its witness read from the push
  * alone (vp_witness_push).  One operation holding several pushes is one
- * exchange, with no witness.
+ * exchange, with no witness.  An UNSUBSCRIBE (or RESET) ends that: the
+ * replies after it may come in several reads.
  */
 #ifndef VPATH_EXCHANGES_H
 #define VPATH_EXCHANGES_H

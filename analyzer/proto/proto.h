@@ -131,6 +131,11 @@ bool vp_witness_waits(const struct vp_witness *w);
 /* A call after whose reply the server sends unasked (Redis SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE). */
 bool vp_witness_subscribes(const struct vp_witness *w);
 /*
+ * One that may end that (UNSUBSCRIBE, PUNSUBSCRIBE, SUNSUBSCRIBE, RESET):
+ * a reply in several reads after it must not be taken for pushes.
+ */
+bool vp_witness_unsubscribes(const struct vp_witness *w);
+/*
  * A message the server sent unasked on a subscribed connection, with no
  * request (Redis pub/sub's `message`, `pmessage`, `smessage` push): true
  * and *w a delivery (qkind POP, VP_WIT_FANOUT) when b holds exactly one

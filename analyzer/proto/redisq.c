@@ -124,6 +124,8 @@ static const char *const list_moves[] = {"BLMOVE", "BRPOPLPUSH", "LMOVE", "RPOPL
 static const char *const list_pops[] = {"BRPOP", "BLPOP", NULL};
 static const char *const stream_reads[] = {"XREADGROUP", "XREAD", NULL};
 static const char *const subscribes[] = {"SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", NULL};
+static const char *const unsubscribes[] = {"UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "RESET",
+					   NULL};
 static const char *const publishes[] = {"PUBLISH", "SPUBLISH", NULL};
 
 bool vp_witness_waits(const struct vp_witness *w)
@@ -135,6 +137,11 @@ bool vp_witness_waits(const struct vp_witness *w)
 bool vp_witness_subscribes(const struct vp_witness *w)
 {
 	return w->proto == VP_PROTO_REDIS && !(w->flags & VP_WIT_ERROR) && verb_in(w, subscribes);
+}
+
+bool vp_witness_unsubscribes(const struct vp_witness *w)
+{
+	return w->proto == VP_PROTO_REDIS && verb_in(w, unsubscribes);
 }
 
 /* XADD's first field: after the key, NOMKSTREAM, MAXLEN|MINID [=|~] n [LIMIT n], the id. */

@@ -408,6 +408,11 @@ static void test_redis_pubsub(void **state)
 	assert_true(wit(B("*2\r\n$9\r\nSUBSCRIBE\r\n$4\r\njobs\r\n"),
 			B("*3\r\n$9\r\nsubscribe\r\n$4\r\njobs\r\n:1\r\n"), &w));
 	assert_true(vp_witness_subscribes(&w));
+	assert_false(vp_witness_unsubscribes(&w));
+	assert_true(wit(B("*2\r\n$11\r\nUNSUBSCRIBE\r\n$4\r\njobs\r\n"),
+			B("*3\r\n$11\r\nunsubscribe\r\n$4\r\njobs\r\n:0\r\n"), &w));
+	assert_true(vp_witness_unsubscribes(&w));
+	assert_false(vp_witness_subscribes(&w));
 	assert_true(wit(B("*2\r\n$9\r\nSUBSCRIBE\r\n$4\r\njobs\r\n"), B("-ERR no\r\n"), &w));
 	assert_false(vp_witness_subscribes(&w));
 }
