@@ -489,6 +489,10 @@ static void byte_op(struct vp_analysis *a, struct host_state *hs, int h, struct 
 	case VP_OP_REP_MORE:
 		on_reply(hs, x, op, res.kind == VP_OP_REP_FIRST);
 		break;
+	case VP_OP_PUSH:
+		new_exchange(a, hs, x, &res.req_op);
+		on_reply(hs, x, op, true);
+		break;
 	default:
 		break;
 	}

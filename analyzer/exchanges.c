@@ -264,6 +264,32 @@ static int request_pipelined(struct vp_sock *s, const struct vpr_sock_op *op,
 	return request_more(s, op, res);
 }
 
+/*
+ * A subscribed connection's reply-direction operation after a reply: a
+ * push, an exchange of its own (exchanges.h).
+ */
+static int push_exchange(struct vp_sock *s, const struct vpr_sock_op *op, int host,
+			 struct vp_xpool *pool, struct vp_op_result *res)
+{
+	struct vpr_sock_op *req = &res->req_op;
+
+	*req = *op;
+	req->dir = vp_request_dir(s->role);
+	req->bytes = 0;
+	req->seq_end = req->dir == VPR_DIR_SEND ? s->sent_end : s->recv_end;
+	res->finished = finish(s);
+	if (!(s->x = xchg_new(s, req, host, pool)))
+		return -ENOMEM;
+	s->x->push = true;
+	/* Its reply begins where the push does, not after what the other end had seen. */
+	s->x->other_known = false;
+	s->x->has_rep = true;
+	vp_msg__start(&s->x->rep, op);
+	res->kind = VP_OP_PUSH;
+	res->x = s->x;
+	return 0;
+}
+
 static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host,
 		       struct vp_xpool *pool, struct vp_op_result *res)
 {
@@ -332,6 +358,8 @@ static int exchange_op(struct vp_sock *s, const struct vpr_sock_op *op, int host
 		res->kind = VP_OP_SETUP;
 		return 0;
 	}
+	if (s->subscribed && s->x->has_rep && !pipe_waits(s))
+		return push_exchange(s, op, host, pool, res);
 	res->x = s->x;
 	s->req_next_known = false;
 	if (!s->x->has_rep) {
@@ -547,6 +575,12 @@ static int witness(struct vp_xchg *x, const struct vp_bytes *rep, bool last)
 	struct vp_witness w;
 	bool found;
 
+	if (x->push && !x->wit && rep->len && vp_witness_push(rep, &w)) {
+		if (!(x->wit = malloc(sizeof(*x->wit))))
+			return -ENOMEM;
+		*x->wit = w;
+		return 0;
+	}
 	if (!x->wit_req || x->wit || !rep->len)
 		return 0;
 	req = (struct vp_bytes){x->wit_req->data, x->wit_req->len, x->wit_req->total};
@@ -567,6 +601,11 @@ static int witness(struct vp_xchg *x, const struct vp_bytes *rep, bool last)
 	if (!x->wit)
 		return -ENOMEM;
 	*x->wit = w;
+	if (x->sock && vp_witness_subscribes(&w))
+		x->sock->subscribed = true;
+	else if (x->sock && vp_witness_unsubscribes(&w))
+		x->sock->subscribed =
+			false; /* pushes still coming join its reply: no link, none wrong */
 	return 0;
 }
 

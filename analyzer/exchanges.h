@@ -7,6 +7,16 @@
  * greeting (MySQL, SMTP), or the tail of a reply whose request came before
  * the recording started.  An exchange ends when the next request begins on
  * the same end, when the connection closes, or when the recording ends.
+ *
+ * A subscribed connection (an exchange's witness said so: Redis SUBSCRIBE)
+ * carries messages the server sends unasked: each reply-direction
+ * operation after a reply is then an exchange of its own, a push, with an
+ * empty request where the request stream stands (both ends agree on it and
+ * on where its reply begins, so the matcher pairs them), begun by the
+ * thread that read or wrote the push, and its witness read from the push
+ * alone (vp_witness_push).  One operation holding several pushes is one
+ * exchange, with no witness.  An UNSUBSCRIBE (or RESET) ends that: the
+ * replies after it may come in several reads.
  */
 #ifndef VPATH_EXCHANGES_H
 #define VPATH_EXCHANGES_H
@@ -24,12 +34,14 @@ enum vp_op_kind {
 	VP_OP_REQ_MORE,
 	VP_OP_REP_FIRST, /* began the reply of res->x */
 	VP_OP_REP_MORE,
+	VP_OP_PUSH, /* began a push's exchange (res->x, its empty request res->req_op) and its reply */
 };
 
 struct vp_op_result {
 	enum vp_op_kind kind;
-	struct vp_xchg *x;	  /* the exchange the op belongs to */
-	struct vp_xchg *finished; /* the exchange this op ended (a new request began), or NULL */
+	struct vp_xchg *x;	   /* the exchange the op belongs to */
+	struct vp_xchg *finished;  /* the exchange this op ended (a new request began), or NULL */
+	struct vpr_sock_op req_op; /* VP_OP_PUSH: the request it stands for, no bytes */
 };
 
 /*

@@ -339,6 +339,12 @@ static bool shown(const struct vp_xchg *c)
 static const struct vp_witness *witness_of(const struct vp_xchg *c, const struct vp_xchg *s)
 {
 	/*
+	 * A push: what the subscriber read in one operation is what it went on
+	 * with (the broker's writes of several pushes may come in one read).
+	 */
+	if (c && c->push)
+		return c->wit;
+	/*
 	 * A queue's message read whole on the client's side only: a reply the
 	 * broker wrote with writev (Redis's XREADGROUP reply, its lengths in
 	 * nodes of their own), whose capture holds the first iovec alone, is

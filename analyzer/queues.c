@@ -19,6 +19,7 @@ struct vp_qpub {
 
 struct vp_qpush {
 	uint8_t proto; /* the broker's protocol: a message matches only its own broker's */
+	bool fans;     /* it may be delivered several times (fans_out) */
 	uint64_t msg;
 	struct vp_call *call; /* NULL: its request went out without this message's work */
 	struct vp_qpub *pub;
@@ -31,6 +32,7 @@ struct vp_qdel {
 	int host;
 	uint32_t pid, tid;
 	uint8_t proto;
+	bool fans;
 	uint64_t msg, qid;
 	int64_t open_ns, close_ns; /* its reply .. the thread's next wait (INT64_MAX: none yet) */
 	/*
@@ -68,25 +70,31 @@ void vp_queues__init(struct vp_queues *q, vp_request_fn out, void *ctx)
 /*
  * The protocol parsers say what a call did to a queue (proto.h: qkind,
  * qmsg): a push, a delivery, a consumer's wait that delivered nothing.  A
- * Redis BRPOP/BLPOP is a wait whatever its reply.
+ * Redis BRPOP/BLPOP is a wait whatever its reply, and so is a SUBSCRIBE
+ * (its pushes, each a call of its own, are the deliveries).  So is every
+ * push, whatever its witness: one that delivers none (several pushes read
+ * at once, bytes not captured) is still the subscriber reading its
+ * subscription again, the end of the work before it.
  */
 static bool is_wait(const struct vp_call *c)
 {
 	if (!c->client.recorded)
 		return false;
 	return c->wit.qkind == VP_WIT_Q_POP || c->wit.qkind == VP_WIT_Q_WAIT ||
-	       vp_witness_waits(&c->wit);
+	       vp_witness_waits(&c->wit) || vp_witness_subscribes(&c->wit) ||
+	       (!c->request_bytes && c->reply_bytes);
 }
 
 /*
- * A broker that may deliver one message several times (AMQP: an exchange
- * routes it to every queue bound, a rejected message is delivered again):
- * a push delivered stays a candidate, and its request waits
- * VP_QUEUE_SETTLE_NS after each delivery for another copy.
+ * A message that may be delivered several times (AMQP: an exchange routes
+ * it to every queue bound, a rejected message is delivered again; Redis
+ * pub/sub: every subscriber gets it): a push delivered stays a candidate,
+ * and its request waits VP_QUEUE_SETTLE_NS after each delivery for
+ * another copy.
  */
-static bool fans_out(uint8_t proto)
+static bool fans_out(const struct vp_witness *w)
 {
-	return proto == VP_PROTO_AMQP;
+	return w->proto == VP_PROTO_AMQP || (w->flags & VP_WIT_FANOUT);
 }
 
 static bool same_thread(const struct vp_qdel *d, const struct vp_call_end *e)
@@ -168,7 +176,7 @@ static void loose_place(struct vp_queues *q, const struct vp_call *before)
  */
 static void del_twins(struct vp_queues *q, struct vp_qdel *d)
 {
-	for (size_t i = 0; i < q->ndel && !fans_out(d->proto); i++)
+	for (size_t i = 0; i < q->ndel && !d->fans; i++)
 		if (q->del[i]->proto == d->proto && q->del[i]->msg == d->msg)
 			q->del[i]->partial = d->partial = true;
 }
@@ -199,6 +207,7 @@ static struct vp_qdel *del_new(struct vp_queues *q, struct vp_request *r, bool f
 	d->pid = c->client.pid;
 	d->tid = c->client.tid;
 	d->proto = c->wit.proto;
+	d->fans = fans_out(&c->wit);
 	d->msg = c->wit.qmsg;
 	d->qid = c->wit.qid;
 	d->open_ns = c->end_ns;
@@ -283,8 +292,15 @@ static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call
 {
 	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete && !same_message(outer, c)) {
 		q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
-		q->push[q->npush++] = (struct vp_qpush){c->wit.proto, c->wit.qmsg, c,	      pub,
-							c->end_ns,    false,	   c->wit.qid};
+		q->push[q->npush++] = (struct vp_qpush){
+			.proto = c->wit.proto,
+			.fans = fans_out(&c->wit),
+			.msg = c->wit.qmsg,
+			.call = c,
+			.pub = pub,
+			.at = c->end_ns,
+			.qid = c->wit.qid,
+		};
 		pub->pending++;
 		if (c->end_ns > pub->last)
 			pub->last = c->end_ns;
@@ -433,7 +449,7 @@ static struct vp_qpush *pick_push(struct vp_queues *q, struct vp_qdel *d)
 			continue;
 		if (d->qid && p->qid == d->qid)
 			return p->taken ? NULL : p;
-		if (!p->taken || fans_out(d->proto)) {
+		if (!p->taken || p->fans) {
 			cands++;
 			s = p;
 		}
@@ -454,9 +470,9 @@ static void settle(struct vp_queues *q, size_t i)
 		s->taken = true;
 	if (s && s->call) {
 		graft(q, d, s);
-		if (fans_out(d->proto))
+		if (s->fans)
 			s->pub->until = q->now + VP_QUEUE_SETTLE_NS;
-		if (first && !--s->pub->pending && !fans_out(d->proto))
+		if (first && !--s->pub->pending && !s->fans)
 			for (size_t k = 0; k < q->npub; k++)
 				if (q->pub[k] == s->pub) {
 					pub_out(q, k);
@@ -477,8 +493,7 @@ static void pushes_prune(struct vp_queues *q)
 	for (size_t k = 0; k < q->npush; k++) {
 		struct vp_qpush *s = &q->push[k];
 
-		if (!s->pub &&
-		    ((s->taken && !fans_out(s->proto)) || s->at + VP_QUEUE_HOLD_NS <= q->now))
+		if (!s->pub && ((s->taken && !s->fans) || s->at + VP_QUEUE_HOLD_NS <= q->now))
 			continue;
 		q->push[o++] = *s;
 	}

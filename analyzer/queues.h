@@ -4,11 +4,14 @@
  * puts on a queue and a consumer takes off it later links the consumer's
  * work to that call, as an asynchronous hop, by the message's bytes.
  *
- * Redis lists and streams: a call whose witness says it pushed one message
+ * Redis lists, streams and pub/sub: a call whose witness says it pushed one message
  * (LPUSH or RPUSH, XADD, its queue and bytes whole in the capture:
  * vp_witness.qmsg) is a push; a consumer thread's wait (vp_witness_waits:
  * BRPOP/BLPOP, BLMOVE/BRPOPLPUSH/LMOVE/RPOPLPUSH, XREADGROUP/XREAD) whose
- * reply delivered one is a delivery.  The consumer's work on it is every request rooted in a call
+ * reply delivered one is a delivery, and so is a subscriber's push
+ * (exchanges.h: each an exchange of its own after SUBSCRIBE, every one a
+ * wait; the message goes to every subscriber, as AMQP's fan-out below).
+ * The consumer's work on it is every request rooted in a call
  * that thread made from the delivery's reply to its next BRPOP/BLPOP:
  * each is hung under the push, with the delivery first, with basis
  * `queued` and the message's time in the queue (vp_call.queue_ns: the
@@ -53,8 +56,8 @@
  * after its message was delivered is not seen in time (the delivery's
  * work stays where the other rules put it); pushes made by a consumer's
  * work (a job queuing a job) are not followed; an entry several XREAD
- * readers read is linked to the first only; pub/sub is not read yet; a
- * fan-out copy whose work settles more than VP_QUEUE_SETTLE_NS after the
+ * readers read is linked to the first only; pub/sub's pushes read
+ * several at once link nothing; a fan-out copy whose work settles more than VP_QUEUE_SETTLE_NS after the
  * previous copy's stays where it was.
  */
 #ifndef VPATH_QUEUES_H

@@ -35,6 +35,7 @@ struct vp_call {
 	struct vp_call_end client, server;
 	uint32_t conn_index;
 	int64_t start_ns, end_ns; /* at the client when recorded, else at the server */
+	/* A request of 0 bytes with a reply: a push the server sent unasked (exchanges.h). */
 	uint64_t request_bytes, reply_bytes;
 	/* At the server, when recorded: request received, reply sent (first .. last op). */
 	int64_t srv_req_first, srv_req_last, srv_rep_first, srv_rep_last;

@@ -58,6 +58,12 @@ struct vp_sock {
 	 * or once an exchange on it is seen to overlap another.
 	 */
 	bool muxed;
+	/*
+	 * An exchange on it subscribed (Redis SUBSCRIBE): the server now sends
+	 * unasked, and each reply-direction operation after a reply is a push
+	 * of its own (exchanges.h).
+	 */
+	bool subscribed;
 	/* Where each direction's stream stood after this end's last operation (the *_any: one seen). */
 	uint32_t sent_end, recv_end;
 	bool sent_any, recv_any;

@@ -79,6 +79,11 @@ struct vp_xchg {
 	bool pipe_head; /* requests after its own were cut off its message (pipeline.h) */
 	bool pipe_tail; /* cut off the message of the request before it (pipeline.h) */
 	bool killed;	/* server: its process died of a signal with this reply begun (paths.c) */
+	/*
+	 * A message the server sent unasked on a subscribed connection (Redis
+	 * pub/sub): no request bytes, its reply the push (exchanges.h).
+	 */
+	bool push;
 	bool muxed; /* on a connection carrying several exchanges at once (socktab.h): never exact */
 	bool plaintext; /* an HTTP/2 stream read inside TLS: its positions are the plaintext's (record.h) */
 	/*

@@ -38,6 +38,11 @@ enum vp_proto {
 #define VP_WIT_MORE \
 	0x04 /* bytes after the counted requests were not read whole: count is a minimum */
 #define VP_WIT_GRPC 0x08 /* grpc_status holds the reply's grpc-status (HTTP/2, hpack.h) */
+/*
+ * A queue message every subscriber gets (Redis pub/sub, qkind PUSH or
+ * POP): one publish may have several deliveries.
+ */
+#define VP_WIT_FANOUT 0x10
 
 enum vp_wit_qkind {
 	VP_WIT_Q_NONE = 0,
@@ -123,6 +128,20 @@ bool vp_proto_witness_as(uint8_t proto, const struct vp_bytes *req, const struct
  * ...), whether or not its reply delivered one: a consumer's wait.
  */
 bool vp_witness_waits(const struct vp_witness *w);
+/* A call after whose reply the server sends unasked (Redis SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE). */
+bool vp_witness_subscribes(const struct vp_witness *w);
+/*
+ * One that may end that (UNSUBSCRIBE, PUNSUBSCRIBE, SUNSUBSCRIBE, RESET):
+ * a reply in several reads after it must not be taken for pushes.
+ */
+bool vp_witness_unsubscribes(const struct vp_witness *w);
+/*
+ * A message the server sent unasked on a subscribed connection, with no
+ * request (Redis pub/sub's `message`, `pmessage`, `smessage` push): true
+ * and *w a delivery (qkind POP, VP_WIT_FANOUT) when b holds exactly one
+ * push, whole; false and *w zeroed otherwise.
+ */
+bool vp_witness_push(const struct vp_bytes *b, struct vp_witness *w);
 
 /* "GET /cart 200", "SELECT * FROM t WHERE id = 5", "GET (3 commands)": cut to len. */
 char *vp_witness_label(const struct vp_witness *w, size_t max_text, char *buf, size_t len);

@@ -9,6 +9,16 @@
  *                                                   src ... -> reply msg
  *   streams  XADD key [opts] id f v [f v ...]    -> XREADGROUP/XREAD reply with one
  *            (reply: the entry's id)                stream and one entry [id, [f v ...]]
+ *   pub/sub  PUBLISH/SPUBLISH channel msg         -> a push on each subscriber's connection:
+ *            (reply: the subscribers reached)       [message, channel, msg],
+ *                                                   [pmessage, pattern, channel, msg],
+ *                                                   [smessage, channel, msg]
+ *
+ * A push has no request: the exchanges stage cuts each of a subscribed
+ * connection's reply-direction operations into an exchange of its own
+ * (exchanges.h), whose witness vp_witness_push reads from the push alone.
+ * Its message goes to every subscriber (VP_WIT_FANOUT), so one PUBLISH
+ * may have several deliveries.
  *
  * A stream's entry also carries its id (qid): the one XADD's reply gives
  * is the one the delivery shows, so when both are captured the id decides
@@ -26,6 +36,8 @@
 #define FNV_BASIS 0xcbf29ce484222325ull
 /* Streams' hashes start elsewhere: a list's message never equals a stream's. */
 #define STREAM_BASIS (FNV_BASIS ^ 0x5354524541ull)
+/* And pub/sub's: a channel is not a list of the same name. */
+#define PUBSUB_BASIS (FNV_BASIS ^ 0x505542ull)
 
 struct args {
 	size_t n;
@@ -111,11 +123,25 @@ static bool verb_in(const struct vp_witness *w, const char *const *verbs)
 static const char *const list_moves[] = {"BLMOVE", "BRPOPLPUSH", "LMOVE", "RPOPLPUSH", NULL};
 static const char *const list_pops[] = {"BRPOP", "BLPOP", NULL};
 static const char *const stream_reads[] = {"XREADGROUP", "XREAD", NULL};
+static const char *const subscribes[] = {"SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", NULL};
+static const char *const unsubscribes[] = {"UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "RESET",
+					   NULL};
+static const char *const publishes[] = {"PUBLISH", "SPUBLISH", NULL};
 
 bool vp_witness_waits(const struct vp_witness *w)
 {
 	return w->proto == VP_PROTO_REDIS &&
 	       (verb_in(w, list_pops) || verb_in(w, list_moves) || verb_in(w, stream_reads));
+}
+
+bool vp_witness_subscribes(const struct vp_witness *w)
+{
+	return w->proto == VP_PROTO_REDIS && !(w->flags & VP_WIT_ERROR) && verb_in(w, subscribes);
+}
+
+bool vp_witness_unsubscribes(const struct vp_witness *w)
+{
+	return w->proto == VP_PROTO_REDIS && verb_in(w, unsubscribes);
 }
 
 /* XADD's first field: after the key, NOMKSTREAM, MAXLEN|MINID [=|~] n [LIMIT n], the id. */
@@ -164,6 +190,11 @@ void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w)
 		w->qmsg = fnv_part(FNV_BASIS, a.p[1], a.len[1]); /* the reply says the rest */
 	} else if (!strcmp(w->verb, "XADD") && a.n >= 5) {
 		stream_push(&a, w);
+	} else if (verb_in(w, publishes) && a.n == 3) {
+		w->qmsg = nonzero(
+			fnv_part(fnv_part(PUBSUB_BASIS, a.p[1], a.len[1]), a.p[2], a.len[2]));
+		w->qkind = VP_WIT_Q_PUSH;
+		w->flags |= VP_WIT_FANOUT;
 	}
 }
 
@@ -229,6 +260,11 @@ void vp_redisq_reply(const struct vp_bytes *b, struct vp_witness *w)
 		return;
 	}
 	if (w->qkind == VP_WIT_Q_PUSH) {
+		if (verb_in(w, publishes) && b->len >= 3 && !memcmp(b->p, ":0\r", 3)) {
+			w->qkind = VP_WIT_Q_NONE; /* no subscriber: delivered to nobody */
+			w->qmsg = 0;
+			w->flags &= (uint8_t)~VP_WIT_FANOUT;
+		}
 		if (strcmp(w->verb, "XADD"))
 			return;
 		if (bulk_at(b, 0, &s, &n)) {
@@ -248,4 +284,48 @@ void vp_redisq_reply(const struct vp_bytes *b, struct vp_witness *w)
 		w->qmsg = nonzero(fnv_part(list, s, n));
 		w->qkind = VP_WIT_Q_POP;
 	}
+}
+
+/* A push's kind: its array's size and first element's name. */
+static const struct {
+	long long n;
+	const char *kind, *verb;
+} push_kinds[] = {
+	{3, "message", "MESSAGE"},
+	{4, "pmessage", "PMESSAGE"},
+	{3, "smessage", "SMESSAGE"},
+};
+
+bool vp_witness_push(const struct vp_bytes *b, struct vp_witness *w)
+{
+	const uint8_t *s[4];
+	long long n, len[4];
+	size_t at = header_at(b, 0, '*', &n);
+
+	memset(w, 0, sizeof(*w));
+	if (!at)
+		at = header_at(b, 0, '>', &n); /* RESP3 */
+	if (!at || b->len != b->total || (n != 3 && n != 4))
+		return false;
+	for (long long i = 0; i < n; i++)
+		if (!(at = bulk_at(b, at, &s[i], &len[i])))
+			return false;
+	if (at != b->len) /* one push alone: with more, the consumer reads on without us */
+		return false;
+	for (size_t k = 0; k < sizeof(push_kinds) / sizeof(push_kinds[0]); k++) {
+		size_t kl = strlen(push_kinds[k].kind);
+
+		if (n != push_kinds[k].n || len[0] != (long long)kl ||
+		    memcmp(s[0], push_kinds[k].kind, kl))
+			continue;
+		w->proto = VP_PROTO_REDIS;
+		w->count = 1;
+		strcpy(w->verb, push_kinds[k].verb);
+		w->qmsg = nonzero(fnv_part(fnv_part(PUBSUB_BASIS, s[n - 2], len[n - 2]), s[n - 1],
+					   len[n - 1]));
+		w->qkind = VP_WIT_Q_POP;
+		w->flags = VP_WIT_FANOUT;
+		return true;
+	}
+	return false;
 }

@@ -12,7 +12,9 @@
  *     prefix of the whole one's, count no greater, never a witness the
  *     whole bytes refuse;
  *   - the lengths a pipeline would be cut at: fewer captured bytes give
- *     the same length or none.
+ *     the same length or none;
+ *   - FUZZ_MORE, when the target defines it: its own checks of the reply's
+ *     bytes (fuzz_proto_redis.c: Redis pub/sub's pushes).
  * Input: two bytes of where the request ends, one of bytes beyond the
  * capture (the operation's size), then the request and the reply.
  */
@@ -121,5 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_agrees(&p, ok, &w);
 		}
 	}
+#ifdef FUZZ_MORE
+	FUZZ_MORE(&rep);
+#endif
 	return 0;
 }

@@ -11,7 +11,9 @@
 # stored (no payload records) and nothing is linked by a queue.  Then the
 # scorer must fail a copy with a hop moved or a request lost.  Then the
 # same gates with BLMOVE (a reliable queue), with a stream's consumer
-# group (XADD, XREADGROUP), and through haproxy in TCP mode.
+# group (XADD, XREADGROUP), through haproxy in TCP mode, and with
+# pub/sub: the fan-out, every job PUBLISHed to 2 SUBSCRIBEd workers,
+# each of which does it.
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -72,6 +74,12 @@ check "queue through haproxy (TCP mode), --capture 256 on both its sides: the ga
 relayed() { grep -c '"forwarded"' "$keep/haproxy/found.json" 2>/dev/null; }
 check "queue through haproxy: the LPUSHes linked through it by their bytes ($(relayed) forwarded)" \
 	[ "$(relayed)" -gt 0 ]
+# Pub/sub: one session, so that each push is read alone (the front waits
+# for both workers' answers before its next request); each job's work is
+# under its request once per subscriber, or the request is not right.
+requests=${QUEUE_PUBSUB_REQUESTS:-200} q_run pubsub --mode pubsub --sessions 1 --min-accuracy 99
+check "queue (pubsub, fanned out to 2 subscribers), --capture 256 on Redis: the gates pass (99% of the jobs' work, each worker's, under their request, every exact hop right)" \
+	[ $? -eq 0 ]
 grep -q '"queued"' "$keep/stream/found.json" 2>/dev/null &&
 	python3 - "$keep/stream/found.json" <<'PY'
 import json, sys

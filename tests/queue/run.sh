@@ -14,10 +14,12 @@
 #
 #   tests/queue/run.sh [--requests N] [--sessions S] [--workers W] [--seed X]
 #                      [--broker redis|rabbitmq] [--min-accuracy P]
-#                      [--no-capture] [--keep DIR] [--mode list|blmove|stream]
+#                      [--no-capture] [--keep DIR] [--mode list|blmove|stream|pubsub]
 # --mode: how jobs are queued and taken on Redis (README.md): LPUSH/BRPOP
 # (list, the default), LPUSH/BLMOVE onto a processing list (blmove), XADD
-# and XREADGROUP of a consumer group (stream).
+# and XREADGROUP of a consumer group (stream), PUBLISH to workers SUBSCRIBEd
+# to a channel, each doing every job (pubsub: the fan-out; workers start
+# after the recorders, the web front waits for their answers).
 # --keep DIR: the recordings, truth files, found.json, failures.jsonl and
 # every log are copied to DIR.
 # --fanout (rabbitmq): each job published to a fanout exchange bound to
@@ -58,14 +60,14 @@ while [ $# -gt 0 ]; do
 	--broker) broker=$2; shift ;;
 	--relay) relay=$2; shift ;;
 	--fanout) fanout=2 ;;
-	-h|--help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
 done
 case $mode in
-list | blmove | stream) ;;
-*) echo "run.sh: unknown mode $mode (list, blmove, stream)" >&2; exit 2 ;;
+list | blmove | stream | pubsub) ;;
+*) echo "run.sh: unknown mode $mode (list, blmove, stream, pubsub)" >&2; exit 2 ;;
 esac
 
 case $broker in
@@ -111,7 +113,7 @@ q_servers_start() {
 	else
 		e2e_spawn web web "$Q_WEB" "$Q_PY" "$Q_SRC/web.py" --listen "$Q_WEB" --redis "$Q_VIA" \
 			--mode "$mode" || return 1
-		q_workers_start || return 1
+		[ "$mode" = pubsub ] || q_workers_start || return 1
 	fi
 }
 
@@ -134,6 +136,7 @@ q_workers_start() {
 q_jobs_wait() {
 	local n i
 	n=$(($(wc -l <"$E2E_DIR/truth.jsonl") * (fanout ? fanout : 1)))
+	[ "$mode" != pubsub ] || n=$((n * workers)) # every worker does every job
 	for ((i = 0; i < 600; i++)); do
 		[ "$(cat "$E2E_DIR/jobs.jsonl" 2>/dev/null | wc -l)" -ge "$n" ] && return 0
 		sleep 0.1
@@ -158,7 +161,7 @@ rec=()
 # start.  The workers' connections are recorded from their first call.
 q_servers_start || exit 2
 e2e_recorders_start "${rec[@]}" || exit 2
-[ "$broker" = redis ] || q_workers_start || exit 2
+[ "$broker" = redis ] && [ "$mode" != pubsub ] || q_workers_start || exit 2
 setsid ip netns exec "$(e2e_ns client)" python3 tests/pgbouncer/client.py --target "$Q_WEB" \
 	--sessions "$sessions" --requests "$requests" --seed "$seed" --out "$E2E_DIR/truth.jsonl" \
 	>"$E2E_DIR/client.json" 2>"$E2E_DIR/client.log" </dev/null &

@@ -13,7 +13,9 @@ under that path (right), under another path (wrong), or paths of their own
 tree are exactly its job's.  A hop is a call linked as asynchronous
 (link.async, basis `queued`); one marked exact is right when the back-end
 calls under it are exactly those of the job of the request it hangs in
-(none of another job's, none of its own missing).
+(none of another job's, none of its own missing).  A job several workers
+did (pub/sub's fan-out) is a delivery to each: what is under an exact hop
+of a worker's calls must be exactly that worker's calls for the job.
 
 Gates (exit 1): every request found, every request and every hop marked
 exact right, at least --min-accuracy percent of the requests right.
@@ -70,11 +72,12 @@ def main():
     ap.add_argument("--break", dest="brk", choices=["move", "lose"])
     args = ap.parse_args()
     truth = [json.loads(line) for line in open(args.truth)]
-    jobs = {}
+    jobs, done_by = {}, collections.defaultdict(dict)  # done_by[id][worker]: its calls
     for line in open(args.jobs):
         j = json.loads(line)
-        # A job copied to several queues (a fanout exchange): every copy's work is its.
-        jobs.setdefault(j["id"], set()).update(tuple(c) for c in j["calls"])
+        jobs.setdefault(j["id"], set()).update(tuple(c) for c in j["calls"])  # fan-out: all
+        done_by[j["id"]][j["worker"]] = {tuple(c) for c in j["calls"]}
+    worker_of = {c[0]: w for by in done_by.values() for w, cs in by.items() for c in cs}
     owner = {c: rid for rid, cs in jobs.items() for c in cs}
     found = json.load(open(args.found))
     if args.brk:
@@ -96,16 +99,24 @@ def main():
             fig["missing"] += 1
             continue
         got, exact_hop = set(), False
-        for c, _ in walk(r["root"]):
+        got_by, exact_by = collections.defaultdict(set), set()  # by worker (fan-out)
+        for c, hop in walk(r["root"]):
             if c["server"]["addr"] == args.back:
                 got.add(key(c))
+                got_by[worker_of.get(c["client"]["addr"])].add(key(c))
+                if hop is not None and hop["link"]["exact"]:
+                    exact_by.add(worker_of.get(c["client"]["addr"]))
                 where["right" if owner.get(key(c)) == t["id"] else "wrong"] += 1
             if c["link"].get("async"):
                 fig["hops"] += 1
                 fig["hops_exact"] += c["link"]["exact"]
                 exact_hop |= c["link"]["exact"]
         # The job's calls are all under its hops, so an exact hop must show them all.
-        fig["hops_exact_wrong"] += exact_hop and got != want
+        if len(done_by.get(t["id"], {})) > 1:
+            mine = done_by[t["id"]]
+            fig["hops_exact_wrong"] += any(got_by[w] != mine.get(w, set()) for w in exact_by)
+        else:
+            fig["hops_exact_wrong"] += exact_hop and got != want
         fig["exact"] += r["exact"]
         fig["exact_nohop_wrong"] += r["exact"] and not exact_hop and got != want
         if got == want:

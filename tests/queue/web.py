@@ -7,7 +7,9 @@ at once, as RQ, Celery and Sidekiq applications do.
 GET /r?id=N&k=K pushes the job {"id": N, "k": K, ...} (through redis-py's
 connection pool: LPUSH on the list `jobs`, or with --mode stream XADD of
 one field `job` on the stream `jobs`) and answers with the job's bytes
-(the client's truth)."""
+(the client's truth).  --mode pubsub: PUBLISH of the job on the channel
+`jobs`, then, before answering, a BLPOP on the list `done:N` for each
+subscriber PUBLISH reached (each answers there when its work is done)."""
 import argparse
 import json
 
@@ -21,7 +23,7 @@ def main():
     ap.add_argument("--listen", required=True)
     ap.add_argument("--redis", required=True)
     ap.add_argument("--queue", default="jobs")
-    ap.add_argument("--mode", default="list", choices=["list", "blmove", "stream"])
+    ap.add_argument("--mode", default="list", choices=["list", "blmove", "stream", "pubsub"])
     args = ap.parse_args()
     rhost, rport = args.redis.rsplit(":", 1)
     r = redis.Redis(host=rhost, port=int(rport))
@@ -31,6 +33,9 @@ def main():
         job = json.dumps({"id": rid, "k": k, "kind": "resize-image"})
         if args.mode == "stream":
             r.xadd(args.queue, {"job": job})
+        elif args.mode == "pubsub":
+            for _ in range(r.publish(args.queue, job)):
+                r.blpop("done:%d" % rid, timeout=60)
         else:
             r.lpush(args.queue, job)
         return dumps({"id": rid, "job": job})

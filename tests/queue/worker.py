@@ -4,7 +4,9 @@
 waits for a job and runs each job it is given.  --mode list: BRPOP on the
 list; blmove: the reliable-queue habit, BLMOVE onto a processing list of
 its own, the job's work, then LREM of the job there; stream: XREADGROUP
-(group `workers`, one entry at a time), the job's work, then XACK.  A job
+(group `workers`, one entry at a time), the job's work, then XACK;
+pubsub: SUBSCRIBE to the channel (every worker gets every job), the job's
+work, then LPUSH of its pid on `done:N`, where the web front waits.  A job
 is K calls
 to the back end (GET /w?id=N&step=J on one keep-alive connection).  Its
 truth (--out, JSON lines, one per job, written as the job ends) is the
@@ -27,7 +29,7 @@ def main():
     ap.add_argument("--back", required=True)
     ap.add_argument("--queue", default="jobs")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--mode", default="list", choices=["list", "blmove", "stream"])
+    ap.add_argument("--mode", default="list", choices=["list", "blmove", "stream", "pubsub"])
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
     rhost, rport = args.redis.rsplit(":", 1)
@@ -43,6 +45,12 @@ def main():
             r.xgroup_create(args.queue, "workers", id="0", mkstream=True)
         except redis.ResponseError:  # BUSYGROUP: the other worker made it
             pass
+    if args.mode == "pubsub":
+        sub = r.pubsub()
+        sub.subscribe(args.queue)
+        while (sub.get_message(timeout=10) or {}).get("type") != "subscribe":
+            pass
+        msgs = sub.listen()
     r.ping()  # connected before it says it waits
     print("worker %d: waiting on %s (%s)" % (os.getpid(), args.queue, args.mode), flush=True)
     while True:
@@ -50,6 +58,11 @@ def main():
             _, job = r.brpop(args.queue)
         elif args.mode == "blmove":
             job = r.blmove(args.queue, mine, 0, "RIGHT", "LEFT")
+        elif args.mode == "pubsub":
+            m = next(msgs)
+            if m["type"] != "message":
+                continue
+            job = m["data"]
         else:
             [[_, [(eid, fields)]]] = r.xreadgroup("workers", "w%d" % os.getpid(),
                                                   {args.queue: ">"}, count=1, block=0)
@@ -67,6 +80,8 @@ def main():
             r.lrem(mine, 1, job)
         elif args.mode == "stream":
             r.xack(args.queue, "workers", eid)
+        elif args.mode == "pubsub":
+            r.lpush("done:%d" % j["id"], os.getpid())
         out.write(json.dumps({"id": j["id"], "worker": os.getpid(), "job": job.decode(),
                               "calls": calls}) + "\n")
 

@@ -3,7 +3,9 @@
  * Messages and exchanges of one connection end, stage by stage, without
  * the rest of the pipeline: operations in one direction merge into a
  * message (and a gap in stream positions is noticed), direction changes
- * make request/reply exchanges, greetings are connection setup.
+ * make request/reply exchanges, greetings are connection setup, and on a
+ * subscribed connection each push the server sends unasked is an exchange
+ * of its own.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -127,12 +129,89 @@ static void test_greeting_is_setup(void **state)
 	(void)state;
 }
 
+/* The first bytes of the operation just fed (tid 7, pid 1), as its payload record. */
+static void pay(struct end *e, uint64_t ts, uint8_t dir, uint32_t seq_end, const char *data)
+{
+	struct vpr_payload p = {0};
+	size_t n = strlen(data);
+
+	p.h.type = VPR_PAYLOAD;
+	p.h.ts_ns = ts;
+	p.h.tid = 7;
+	p.pid = 1;
+	p.seq_end = seq_end;
+	p.bytes = (uint32_t)n;
+	p.len = (uint16_t)n;
+	p.dir = dir;
+	memcpy(p.data, data, n);
+	assert_int_equal(vp_exchanges__payload(&e->s, &p), 0);
+}
+
+#define SUB "*2\r\n$9\r\nSUBSCRIBE\r\n$4\r\njobs\r\n"
+#define SUBBED "*3\r\n$9\r\nsubscribe\r\n$4\r\njobs\r\n:1\r\n"
+#define MSG(m) "*3\r\n$7\r\nmessage\r\n$4\r\njobs\r\n$1\r\n" m "\r\n"
+
+/*
+ * One end of a Redis subscriber's connection: after SUBSCRIBE's reply,
+ * each push is an exchange with no request bytes, where the request stream
+ * stands, its reply the push, its witness a delivery; two pushes in one
+ * operation are one exchange with none.  Both ends cut alike.
+ */
+static void subscriber_end(uint8_t role)
+{
+	struct end e = {.s = {.role = role, .dir = -1}};
+	uint8_t out = role == VPR_ROLE_CONNECTED ? VPR_DIR_SEND : VPR_DIR_RECV;
+	uint8_t in = out == VPR_DIR_SEND ? VPR_DIR_RECV : VPR_DIR_SEND;
+	uint32_t sub = sizeof(SUB) - 1, subbed = sizeof(SUBBED) - 1, msg = sizeof(MSG("a")) - 1;
+	uint32_t q = 1000 + sub, r = 5000 + subbed;
+
+	assert_int_equal(feed(&e, 10, out, sub, q), VP_OP_REQ_FIRST);
+	pay(&e, 10, out, q, SUB);
+	assert_int_equal(feed(&e, 11, in, subbed, r), VP_OP_REP_FIRST);
+	assert_false(e.s.subscribed); /* its bytes decide */
+	pay(&e, 11, in, r, SUBBED);
+	assert_true(e.s.subscribed);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(feed(&e, 20 + (uint64_t)i, in, msg, r += msg), VP_OP_PUSH);
+		pay(&e, 20 + (uint64_t)i, in, r, i ? MSG("b") : MSG("a"));
+		assert_int_equal(e.ndone, i + 1);
+		assert_true(e.s.x->push);
+		assert_int_equal(e.s.x->conn_index, i + 1);
+		assert_int_equal(e.s.x->req.bytes, 0);
+		assert_int_equal(e.s.x->req.seq_start, q);
+		assert_int_equal(e.s.x->req.first_ts, 20 + i);
+		assert_int_equal(vp_xchg__actor(e.s.x), 7);
+		assert_true(e.s.x->has_rep);
+		assert_int_equal(e.s.x->rep.seq_start, r - msg);
+		assert_int_equal(e.s.x->rep.bytes, msg);
+		assert_non_null(e.s.x->wit);
+		assert_int_equal(e.s.x->wit->qkind, VP_WIT_Q_POP);
+	}
+	assert_int_equal(e.done[0]->wit->qkind, VP_WIT_Q_NONE); /* SUBSCRIBE's */
+	assert_true(e.done[1]->wit->qmsg != e.s.x->wit->qmsg);
+	assert_int_equal(feed(&e, 30, in, 2 * msg, r += 2 * msg), VP_OP_PUSH);
+	pay(&e, 30, in, r, MSG("c") MSG("d"));
+	assert_null(e.s.x->wit);
+	e.done[e.ndone++] = vp_exchanges__finish(&e.s);
+	for (int i = 1; i < e.ndone; i++)
+		assert_false(e.done[i]->incomplete);
+	end_free(&e);
+}
+
+static void test_subscriber_pushes(void **state)
+{
+	subscriber_end(VPR_ROLE_CONNECTED);
+	subscriber_end(VPR_ROLE_ACCEPTED);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_message_merges_ops),
 		cmocka_unit_test(test_server_exchanges),
 		cmocka_unit_test(test_greeting_is_setup),
+		cmocka_unit_test(test_subscriber_pushes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -344,6 +344,79 @@ static void test_redis_queue_stream(void **state)
 	assert_true(w.qkind == VP_WIT_Q_NONE && w.qmsg == 0 && w.qid == 0);
 }
 
+static bool push(struct vp_bytes b, struct vp_witness *w)
+{
+	return vp_witness_push(&b, w);
+}
+
+/*
+ * Pub/sub: PUBLISH's message, the same in each subscriber's push (message,
+ * pmessage, smessage; RESP2 and RESP3), fanned out; a push needs all its
+ * bytes and no other push with it.
+ */
+static void test_redis_pubsub(void **state)
+{
+	struct vp_witness w;
+	uint64_t pub;
+
+	(void)state;
+	assert_true(
+		wit(B("*3\r\n$7\r\nPUBLISH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), B(":2\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_PUSH);
+	assert_true(w.flags & VP_WIT_FANOUT);
+	pub = w.qmsg;
+	assert_true(pub != 0);
+	assert_true(push(B("*3\r\n$7\r\nmessage\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), &w));
+	assert_int_equal(w.proto, VP_PROTO_REDIS);
+	assert_string_equal(w.verb, "MESSAGE");
+	assert_int_equal(w.qkind, VP_WIT_Q_POP);
+	assert_true(w.flags & VP_WIT_FANOUT);
+	assert_true(w.qmsg == pub);
+	assert_true(
+		push(B(">4\r\n$8\r\npmessage\r\n$2\r\nj*\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), &w));
+	assert_string_equal(w.verb, "PMESSAGE");
+	assert_true(w.qmsg == pub);
+	assert_true(
+		wit(B("*3\r\n$8\r\nSPUBLISH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), B(":1\r\n"), &w));
+	assert_true(w.qmsg == pub);
+	assert_true(push(B("*3\r\n$8\r\nsmessage\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), &w));
+	assert_true(w.qmsg == pub);
+	/* A list of the channel's name holding the same bytes is another queue. */
+	assert_true(wit(B("*3\r\n$5\r\nLPUSH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), B(":1\r\n"), &w));
+	assert_true(w.qmsg != pub);
+	assert_false(w.flags & VP_WIT_FANOUT);
+	/* Another channel; nobody subscribed (nothing delivered). */
+	assert_true(push(B("*3\r\n$7\r\nmessage\r\n$4\r\njobz\r\n$5\r\nhello\r\n"), &w));
+	assert_true(w.qmsg != pub);
+	assert_true(
+		wit(B("*3\r\n$7\r\nPUBLISH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), B(":0\r\n"), &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	assert_false(w.flags & VP_WIT_FANOUT);
+	/* No delivery: two pushes in one read, one cut by the capture, a reply, a subscribe's. */
+	assert_false(push(B("*3\r\n$7\r\nmessage\r\n$1\r\nj\r\n$1\r\na\r\n"
+			    "*3\r\n$7\r\nmessage\r\n$1\r\nj\r\n$1\r\nb\r\n"),
+			  &w));
+	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	{
+		static const char m[] = "*3\r\n$7\r\nmessage\r\n$4\r\njobs\r\n$5\r\nhello\r\n";
+		struct vp_bytes b = {(const uint8_t *)m, sizeof(m) - 2, sizeof(m) - 1};
+
+		assert_false(push(b, &w));
+	}
+	assert_false(push(B("*2\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), &w));
+	assert_false(push(B("*3\r\n$9\r\nsubscribe\r\n$4\r\njobs\r\n:1\r\n"), &w));
+	assert_true(wit(B("*2\r\n$9\r\nSUBSCRIBE\r\n$4\r\njobs\r\n"),
+			B("*3\r\n$9\r\nsubscribe\r\n$4\r\njobs\r\n:1\r\n"), &w));
+	assert_true(vp_witness_subscribes(&w));
+	assert_false(vp_witness_unsubscribes(&w));
+	assert_true(wit(B("*2\r\n$11\r\nUNSUBSCRIBE\r\n$4\r\njobs\r\n"),
+			B("*3\r\n$11\r\nunsubscribe\r\n$4\r\njobs\r\n:0\r\n"), &w));
+	assert_true(vp_witness_unsubscribes(&w));
+	assert_false(vp_witness_subscribes(&w));
+	assert_true(wit(B("*2\r\n$9\r\nSUBSCRIBE\r\n$4\r\njobs\r\n"), B("-ERR no\r\n"), &w));
+	assert_false(vp_witness_subscribes(&w));
+}
+
 static void test_mysql(void **state)
 {
 	struct vp_witness w;
@@ -399,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_redis_queue),
 		cmocka_unit_test(test_redis_queue_move),
 		cmocka_unit_test(test_redis_queue_stream),
+		cmocka_unit_test(test_redis_pubsub),
 		cmocka_unit_test(test_mysql),
 		cmocka_unit_test(test_labels_bounded),
 	};

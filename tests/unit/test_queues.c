@@ -9,6 +9,7 @@
  * publisher's is one message, not two; two deliveries of one message open
  * together (the relay's and the consumer's) are not exact.  A wait that
  * comes after its thread's next one takes its work back.
+ * A PUBLISH delivered to two subscribers hangs both's work.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -349,6 +350,51 @@ static void test_late_wait(void **state)
 	vp_queues__free(&q);
 }
 
+/* Subscriber thread tid: SUBSCRIBE, a push delivering msg at `at`, its work, the next push. */
+static void subscriber(struct vp_queues *q, uint32_t tid, int64_t at, uint64_t msg)
+{
+	struct vp_request *sub = req(3, tid, -30 * MS, -29 * MS, "SUBSCRIBE", 0, 0);
+	struct vp_request *del = req(3, tid, at, at, "MESSAGE", VP_WIT_Q_POP, msg);
+	struct vp_request *next = req(3, tid, 40 * MS, 40 * MS, "MESSAGE", VP_WIT_Q_POP, 7);
+
+	del->root->wit.flags = next->root->wit.flags = VP_WIT_FANOUT;
+	vp_queues__request(q, sub);
+	vp_queues__request(q, del);
+	vp_queues__request(q, req(3, tid, at + MS, at + 2 * MS, NULL, 0, 0));
+	vp_queues__request(q, next);
+}
+
+/* Pub/sub fans out: both subscribers' deliveries and work hang under the one PUBLISH, exact. */
+static void test_pubsub_fanout(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *pub = publisher(5 * MS, 42);
+	struct vp_call *push = pub->root->calls[0];
+
+	(void)state;
+	strcpy(push->wit.verb, "PUBLISH");
+	push->wit.flags = VP_WIT_FANOUT;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, pub);
+	subscriber(&q, 10, 8 * MS, 42);
+	subscriber(&q, 20, 9 * MS, 42);
+	vp_queues__flush(&q);
+	assert_int_equal(push->ncalls, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(push->calls[i]->link.basis, VP_BASIS_QUEUED);
+		assert_true(push->calls[i]->link.exact);
+	}
+	assert_int_equal(push->calls[0]->client.tid, 10);
+	assert_string_equal(push->calls[0]->wit.verb, "MESSAGE");
+	assert_int_equal(push->calls[2]->client.tid, 20);
+	assert_int_equal(q.hops, 4);
+	assert_int_equal(q.hops_exact, 4);
+	for (size_t i = 0; i < g.n; i++)
+		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+}
+
 static void test_pass_through(void **state)
 {
 	struct vp_queues q;
@@ -374,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_relayed_push),
 		cmocka_unit_test(test_relayed_delivery_twins),
 		cmocka_unit_test(test_late_wait),
+		cmocka_unit_test(test_pubsub_fanout),
 		cmocka_unit_test(test_pass_through),
 	};
 
