@@ -40,7 +40,8 @@
 #define VP_H2BATCH_MAX 64
 
 struct vp_h2batch {
-	uint64_t ts; /* the read's time (its frames' records share it) */
+	uint64_t ts;	    /* the read's time (its frames' records share it) */
+	uint64_t last_sent; /* when the last of its streams' requests was sent (host clock) */
 	uint8_t nstreams, nwoken;
 	bool overflow; /* more than VP_H2BATCH_MAX of either */
 	bool decided;  /* the counts met once: later readies are something else */
@@ -70,8 +71,10 @@ void vp_h2batch__frame(struct vp_h2batch *b, struct vp_hpaths *paths, uint64_t t
 		       struct vp_xchg *c);
 /*
  * The reader readied unit `unit`, working for request s (NULL: none known).
- * When as many distinct units as streams have been readied, give() is
- * called for each stream whose unit works for a request, in order.
+ * A unit whose request began after every stream of the read was sent is
+ * no caller of them, and is not counted.  When as many distinct units as
+ * streams have been readied, give() is called for each stream whose unit
+ * works for a request, in order.
  */
 void vp_h2batch__woken(struct vp_h2batch *b, struct vp_hpaths *paths, uint64_t unit,
 		       struct vp_xchg *s, vp_h2batch_give give, void *ctx);
