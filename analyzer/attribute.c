@@ -894,6 +894,8 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 	 */
 	if (woken && w->chain && w->created)
 		woken->born_ns = w->ts_ns;
+	if (woken && woken->h2b && w->chain && w->waker != w->woken)
+		vp_h2batch__held(woken->h2b);
 	if (waker && waker->h2b && w->chain && w->waker != w->woken &&
 	    !(woken && (woken->call_io || woken->born_ns > waker->h2b->last_sent)))
 		vp_h2batch__woken(waker->h2b, a->paths, w->woken,

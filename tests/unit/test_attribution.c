@@ -1781,6 +1781,7 @@ enum go_h2_first {
 	GO_H2_BORN_AFTER_READ,	/* a goroutine created after the read */
 	GO_H2_BORN_AFTER_SENDS, /* created before the read, after both streams were sent */
 	GO_H2_LATER_REQUEST,	/* a conn goroutine whose request began after both were sent */
+	GO_H2_LOCK_HANDED_ON,	/* readied by another first, it hands a lock to a waiter */
 };
 
 static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setup how,
@@ -1824,6 +1825,15 @@ static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setu
 		/* 901's handler starts another call (9), and the reader readies it first. */
 		synth_go(w->web, first == GO_H2_BORN_AFTER_READ ? US(336) : US(325), 300, 302,
 			 VPR_GO_NEW, 1, 9);
+		synth_go(w->web, US(340), 300, 301, VPR_GO_READY, 51, 9);
+	} else if (first == GO_H2_LOCK_HANDED_ON) {
+		/*
+		 * 901's handler's other goroutine (9, there before both streams)
+		 * waits for the lock the reader blocked on after its read: 60
+		 * releases it to the reader, which hands it on to 9 first.
+		 */
+		synth_go(w->web, US(305), 300, 301, VPR_GO_NEW, 1, 9);
+		synth_go(w->web, US(338), 300, 302, VPR_GO_READY, 60, 51);
 		synth_go(w->web, US(340), 300, 301, VPR_GO_READY, 51, 9);
 	} else if (first == GO_H2_LATER_REQUEST) {
 		/* 903 arrives once both streams were sent; its goroutine (3) is readied first. */
@@ -1898,6 +1908,16 @@ static void test_go_h2_reader_readies_a_goroutine_born_after_the_sends(void **st
 {
 	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS,
 					    GO_H2_BORN_AFTER_SENDS);
+}
+
+/*
+ * A reader readied by another unit after its read had blocked on a lock:
+ * the first unit it readies, one too many, is the lock handed on.
+ */
+static void test_go_h2_held_reader_hands_a_lock_on_first(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS,
+					    GO_H2_LOCK_HANDED_ON);
 }
 
 /* Nor a goroutine serving a request that arrived after both streams were sent. */
@@ -2018,6 +2038,8 @@ int main(void)
 			test_go_h2_reader_readies_a_goroutine_born_after_the_sends, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(test_go_h2_reader_readies_a_later_request, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_held_reader_hands_a_lock_on_first, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup,
 						teardown),
