@@ -26,6 +26,12 @@
  * streams named right this way).  Pairing in first-frame order named the
  * streams' requests right; in the order the streams ended, 285 of 295
  * (96 requests).  tests/h2/readies.py measures it on a kept run.
+ *
+ * Not counted: a unit created, or working for a request that began, after
+ * the last of the read's streams was sent (it made none of them); and the
+ * first unit a held reader (one readied by another after its read: it had
+ * blocked on a lock) readies, when the batch counts one unit too many, as
+ * that lock handed on (docs/analyzer.md).
  */
 #ifndef VPATH_H2BATCH_H
 #define VPATH_H2BATCH_H
