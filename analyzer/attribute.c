@@ -885,15 +885,18 @@ void vp_attr__wake(struct vp_attr *a, const struct vp_wake *w)
 	if (w->chain && waker && !woken && w->waker != w->woken && go_request(a, waker))
 		woken = chain_unit(a, (uint32_t)w->woken, w->pid, waker);
 	/*
-	 * A unit created after the reader's read was no caller of a stream in
-	 * it (each stream's caller was there before its request was written):
-	 * a reader held up after its read (preempted, or blocked on a lock)
-	 * readies such ones before the callers, which would shift the pairing.
+	 * A unit created after the last stream of the reader's read was sent
+	 * was no caller of one (each stream's caller was there before its
+	 * request was written): a reader held up after its read (preempted,
+	 * or blocked on a lock) readies such ones before the callers, which
+	 * would shift the pairing.
 	 */
 	if (woken && w->chain && w->created)
 		woken->born_ns = w->ts_ns;
+	if (woken && woken->h2b && w->chain && w->waker != w->woken)
+		vp_h2batch__held(woken->h2b);
 	if (waker && waker->h2b && w->chain && w->waker != w->woken &&
-	    !(woken && (woken->call_io || woken->born_ns > waker->h2b->ts)))
+	    !(woken && (woken->call_io || woken->born_ns > waker->h2b->last_sent)))
 		vp_h2batch__woken(waker->h2b, a->paths, w->woken,
 				  woken ? go_request(a, woken) : NULL, h2_back, a);
 	if (!waker || !woken || waker == woken)

@@ -26,6 +26,12 @@
  * streams named right this way).  Pairing in first-frame order named the
  * streams' requests right; in the order the streams ended, 285 of 295
  * (96 requests).  tests/h2/readies.py measures it on a kept run.
+ *
+ * Not counted: a unit created, or working for a request that began, after
+ * the last of the read's streams was sent (it made none of them); and the
+ * first unit a held reader (one readied by another after its read: it had
+ * blocked on a lock) readies, when the batch counts one unit too many, as
+ * that lock handed on (docs/analyzer.md).
  */
 #ifndef VPATH_H2BATCH_H
 #define VPATH_H2BATCH_H
@@ -39,11 +45,23 @@
 /* Streams (and readied units) one read is followed for; past it the batch decides nothing. */
 #define VP_H2BATCH_MAX 64
 
+/* What a decided batch gives: call c's reply went to a unit working for request s. */
+typedef void (*vp_h2batch_give)(void *ctx, struct vp_xchg *c, struct vp_xchg *s);
+
 struct vp_h2batch {
-	uint64_t ts; /* the read's time (its frames' records share it) */
+	uint64_t ts;	    /* the read's time (its frames' records share it) */
+	uint64_t last_sent; /* when the last of its streams' requests was sent (host clock) */
 	uint8_t nstreams, nwoken;
 	bool overflow; /* more than VP_H2BATCH_MAX of either */
 	bool decided;  /* the counts met once: later readies are something else */
+	/*
+	 * Another unit readied the reader after its read, before it readied
+	 * any: it had blocked on a lock, and the first it readies is often
+	 * the lock handed on (decided with one unit more, or at its next read).
+	 */
+	bool held;
+	vp_h2batch_give held_give; /* what decides a held batch at the next read */
+	void *held_ctx;
 	struct vp_xchg *streams[VP_H2BATCH_MAX]; /* pending calls, first frame first (references) */
 	uint64_t woken[VP_H2BATCH_MAX];		 /* unit ids, each once */
 	struct vp_xchg
@@ -59,9 +77,6 @@ struct vp_h2batch {
 	uint8_t nprev;
 };
 
-/* What a decided batch gives: call c's reply went to a unit working for request s. */
-typedef void (*vp_h2batch_give)(void *ctx, struct vp_xchg *c, struct vp_xchg *s);
-
 /*
  * A reply frame of call c, read at ts: a read at another time begins a new
  * batch (the old one is let go, decided or not).
@@ -70,11 +85,19 @@ void vp_h2batch__frame(struct vp_h2batch *b, struct vp_hpaths *paths, uint64_t t
 		       struct vp_xchg *c);
 /*
  * The reader readied unit `unit`, working for request s (NULL: none known).
- * When as many distinct units as streams have been readied, give() is
- * called for each stream whose unit works for a request, in order.
+ * A unit whose request began after every stream of the read was sent is
+ * no caller of them, and is not counted.  When as many distinct units as
+ * streams have been readied, give() is called for each stream whose unit
+ * works for a request, in order.
  */
 void vp_h2batch__woken(struct vp_h2batch *b, struct vp_hpaths *paths, uint64_t unit,
 		       struct vp_xchg *s, vp_h2batch_give give, void *ctx);
+/*
+ * Another unit readied the reader after its read: when it readies one unit
+ * more than the read's streams, the first is not counted; when exactly as
+ * many, the batch is decided at the reader's next read instead.
+ */
+void vp_h2batch__held(struct vp_h2batch *b);
 /* The reader moved on (another socket operation) or is forgotten: the batch is let go. */
 void vp_h2batch__clear(struct vp_h2batch *b, struct vp_hpaths *paths);
 

@@ -146,11 +146,12 @@ for variant in ${H2_VARIANTS:-node-h2 node-h2-noprop node-h2-tls go-h2 go-h2-tls
 	# Go's per-stream writer goroutines name their requests (docs/analyzer.md).
 	go-h2 | go-h2-tls) min_accuracy=99 ;;
 	# grpc-go's reader readies each stream's caller in first-frame order
-	# (h2batch.h, wakeup, inferred): 100% on a quieter machine, 95.8-100%
-	# in ten runs with other tests sharing the two cores, where a reader
-	# held up after its read readies callers out of turn; blinded, 4.4%
-	# (tests/h2/README.md)
-	go-grpc | go-grpc-tls | python-grpc) min_accuracy=90 ;;
+	# (h2batch.h, wakeup, inferred): 100% on a quieter machine; with other
+	# tests sharing the two cores a reader held up after its read hands
+	# the transport's lock on first, which h2batch.c now skips: 98.8-99.5%
+	# (go-grpc) and 99.7% (python-grpc) at 1,500 requests, where 95.8-100%
+	# before; blinded, 4.4% (tests/h2/README.md)
+	go-grpc | go-grpc-tls | python-grpc) min_accuracy=95 ;;
 	# the trace id in each stream's HPACK-coded HEADERS (docs/analyzer.md),
 	# read in libssl's plaintext for node-h2-tls
 	node-h2 | node-h2-tls) min_accuracy=95 ;;

@@ -1845,7 +1845,17 @@ static void test_h2_tls_blocks_label_the_calls(void **state)
  * inferred); the last ready after the read, or the writer's, would give
  * both to 902.
  */
-static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setup how, bool late)
+/* What grpc-go's reader, held up after its read, readies before the callers. */
+enum go_h2_first {
+	GO_H2_CALLERS_ONLY,
+	GO_H2_BORN_AFTER_READ,	/* a goroutine created after the read */
+	GO_H2_BORN_AFTER_SENDS, /* created before the read, after both streams were sent */
+	GO_H2_LATER_REQUEST,	/* a conn goroutine whose request began after both were sent */
+	GO_H2_LOCK_HANDED_ON,	/* readied by another first, it hands a lock to a waiter */
+};
+
+static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setup how,
+						enum go_h2_first first)
 {
 	static const struct synth_h2 calls[] = {
 		{H2_HEADERS, H2_END_HEADERS, 1, 40},
@@ -1862,9 +1872,14 @@ static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setu
 		{H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 1, 2},
 	};
 	struct links k = open_links(w);
+	struct synth_link *l3 = NULL;
+	size_t nreq = EARLY + 2;
 
 	go_answer_early(w, &k, US(10));
 	go_h2_setup(w, &k, how);
+	if (first == GO_H2_LATER_REQUEST)
+		l3 = synth_link__open(w->lg, 3, 900, w->web, 13, 300, "10.0.0.9:40003",
+				      "10.0.0.1:80", 0);
 	synth_go(w->web, US(299), 300, 301, VPR_GO_RUN, 1, 0);
 	synth_req(k.l1, 100, 901, US(300), 301);
 	synth_go(w->web, US(300), 300, 302, VPR_GO_RUN, 2, 0);
@@ -1876,10 +1891,26 @@ static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setu
 	synth_h2_xfer(k.d1, SYNTH_C2S, false, calls, 4, 302, US(314), 401, US(320));
 	synth_go(w->web, US(334), 300, 301, VPR_GO_RUN, 51, 0);
 	synth_h2_xfer(k.d1, SYNTH_S2C, false, rep, 6, 401, US(330), 301, US(335));
-	if (late) {
-		/* 901's handler starts another call (9) after the read, and the reader readies it first. */
-		synth_go(w->web, US(336), 300, 302, VPR_GO_NEW, 1, 9);
+	if (first == GO_H2_BORN_AFTER_READ || first == GO_H2_BORN_AFTER_SENDS) {
+		/* 901's handler starts another call (9), and the reader readies it first. */
+		synth_go(w->web, first == GO_H2_BORN_AFTER_READ ? US(336) : US(325), 300, 302,
+			 VPR_GO_NEW, 1, 9);
 		synth_go(w->web, US(340), 300, 301, VPR_GO_READY, 51, 9);
+	} else if (first == GO_H2_LOCK_HANDED_ON) {
+		/*
+		 * 901's handler's other goroutine (9, there before both streams)
+		 * waits for the lock the reader blocked on after its read: 60
+		 * releases it to the reader, which hands it on to 9 first.
+		 */
+		synth_go(w->web, US(305), 300, 301, VPR_GO_NEW, 1, 9);
+		synth_go(w->web, US(338), 300, 302, VPR_GO_READY, 60, 51);
+		synth_go(w->web, US(340), 300, 301, VPR_GO_READY, 51, 9);
+	} else if (first == GO_H2_LATER_REQUEST) {
+		/* 903 arrives once both streams were sent; its goroutine (3) is readied first. */
+		synth_go(w->web, US(324), 300, 303, VPR_GO_RUN, 3, 0);
+		synth_req(l3, 100, 903, US(325), 303);
+		synth_go(w->web, US(340), 300, 301, VPR_GO_READY, 51, 3);
+		nreq++;
 	}
 	synth_go(w->web, US(341), 300, 301, VPR_GO_READY, 51, 8);
 	synth_go(w->web, US(342), 300, 301, VPR_GO_READY, 51, 50);
@@ -1888,10 +1919,15 @@ static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setu
 	synth_rep(k.l1, 500, 301, US(350), 901);
 	synth_go(w->web, US(350), 300, 302, VPR_GO_RUN, 2, 0);
 	synth_rep(k.l2, 500, 302, US(351), 902);
+	if (l3) {
+		synth_go(w->web, US(352), 300, 303, VPR_GO_RUN, 3, 0);
+		synth_rep(l3, 500, 303, US(353), 903);
+		synth_link__close(l3, US(400)); /* frees it */
+	}
 	close_links(&k, US(400));
 
 	analyze(w);
-	assert_int_equal(w->c.n, EARLY + 2);
+	assert_int_equal(w->c.n, nreq);
 	for (int i = 0; i < 2; i++) {
 		const struct vp_request *r = w->c.reqs[EARLY + i];
 
@@ -1904,13 +1940,14 @@ static void go_h2_reader_hands_each_stream_back(struct world *w, enum go_h2_setu
 
 static void test_go_h2_reader_hands_each_stream_back(void **state)
 {
-	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS, false);
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS,
+					    GO_H2_CALLERS_ONLY);
 }
 
 /* grpc-go's preface written alone, the server's SETTINGS read next. */
 static void test_go_h2_preface_alone_then_read(void **state)
 {
-	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_READ, false);
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_READ, GO_H2_CALLERS_ONLY);
 }
 
 /*
@@ -1920,7 +1957,7 @@ static void test_go_h2_preface_alone_then_read(void **state)
  */
 static void test_go_h2_preface_alone_then_write(void **state)
 {
-	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_WRITE, false);
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_THEN_WRITE, GO_H2_CALLERS_ONLY);
 }
 
 /*
@@ -1929,7 +1966,35 @@ static void test_go_h2_preface_alone_then_write(void **state)
  */
 static void test_go_h2_reader_readies_a_later_goroutine(void **state)
 {
-	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS, true);
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS,
+					    GO_H2_BORN_AFTER_READ);
+}
+
+/*
+ * Nor was one created before the read but after both streams were sent
+ * (grpc-go's reader, blocked on the transport's mutex, hands it on).
+ */
+static void test_go_h2_reader_readies_a_goroutine_born_after_the_sends(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS,
+					    GO_H2_BORN_AFTER_SENDS);
+}
+
+/*
+ * A reader readied by another unit after its read had blocked on a lock:
+ * the first unit it readies, one too many, is the lock handed on.
+ */
+static void test_go_h2_held_reader_hands_a_lock_on_first(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS,
+					    GO_H2_LOCK_HANDED_ON);
+}
+
+/* Nor a goroutine serving a request that arrived after both streams were sent. */
+static void test_go_h2_reader_readies_a_later_request(void **state)
+{
+	go_h2_reader_hands_each_stream_back(*state, GO_H2_PREFACE_WITH_SETTINGS,
+					    GO_H2_LATER_REQUEST);
 }
 
 static void test_h2_lost_frames_decide_nothing(void **state)
@@ -2045,6 +2110,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_go_h2_preface_alone_then_write, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_go_h2_reader_readies_a_later_goroutine, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_go_h2_reader_readies_a_goroutine_born_after_the_sends, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_reader_readies_a_later_request, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_h2_held_reader_hands_a_lock_on_first, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_lost_frames_decide_nothing, setup,
 						teardown),
