@@ -679,18 +679,11 @@ static void unmap_ring_positions(struct recorder *r)
 		munmap((void *)r->ring_prod, (size_t)page);
 }
 
-static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
+/* Opens the BPF object and sets what must be set before it is loaded. */
+static int open_programs(struct recorder *r, uint64_t cgroup_id)
 {
 	struct bpf_program *prog;
 	int err;
-	struct go_follow_opts gopts = {
-		.binaries = r->opts->go_binaries,
-		.nbinaries = r->opts->ngo_binaries,
-		.pids = r->opts->pids,
-		.npids = r->opts->npids,
-		.netns = r->netns_filter,
-		.verbose = verbosity,
-	};
 
 	r->skel = vpath_bpf__open();
 	if (!r->skel) {
@@ -713,6 +706,22 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
 	if (!err && r->fallback)
 		err = probe_tracefs();
+	return err;
+}
+
+static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
+{
+	int err;
+	struct go_follow_opts gopts = {
+		.binaries = r->opts->go_binaries,
+		.nbinaries = r->opts->ngo_binaries,
+		.pids = r->opts->pids,
+		.npids = r->opts->npids,
+		.netns = r->netns_filter,
+		.verbose = verbosity,
+	};
+
+	err = open_programs(r, cgroup_id);
 	if (err)
 		return err;
 	err = vpath_bpf__load(r->skel);
