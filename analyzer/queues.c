@@ -282,42 +282,40 @@ static void on_wait(struct vp_queues *q, struct vp_request *r)
 	q->del[q->ndel++] = d;
 }
 
-static bool same_message(const struct vp_call *a, const struct vp_call *b)
-{
-	return a && a->wit.proto == b->wit.proto && a->wit.qmsg == b->wit.qmsg;
-}
+/* find_pushes' outer push: none yet. */
+#define NO_PUSH SIZE_MAX
 
 /*
- * The request's pushes.  One below a push of the same message (outer) is
- * that push relayed (a proxy in TCP mode forwarding the LPUSH to Redis):
- * one message, not two that would make every delivery of it ambiguous.
- * The outer one, the publisher's own call, is the push: its consumer's
- * delivery is the call it made to the same relay.
+ * The request's pushes.  One below a push of the same message (q->push
+ * [outer]) is that push relayed (a proxy in TCP mode forwarding the LPUSH
+ * to Redis): one message, not two that would make every delivery of it
+ * ambiguous.  The outer one, the publisher's own call, is the push: its
+ * consumer's delivery is the call it made to the same relay.  Indices, not
+ * pointers: the array grows as pushes are found.
  */
-static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call *c,
-			const struct vp_call *outer)
+static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call *c, size_t outer)
 {
-	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete && outer && same_message(outer, c))
-		for (size_t i = q->npush; i-- > 0;)
-			if (q->push[i].call == outer) {
-				q->push[i].relayed = true;
-				break;
-			}
-	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete && !same_message(outer, c)) {
-		q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
-		q->push[q->npush++] = (struct vp_qpush){
-			.proto = c->wit.proto,
-			.fans = fans_out(&c->wit),
-			.msg = c->wit.qmsg,
-			.call = c,
-			.pub = pub,
-			.at = c->end_ns,
-			.qid = c->wit.qid,
-		};
-		pub->pending++;
-		if (c->end_ns > pub->last)
-			pub->last = c->end_ns;
-		outer = c;
+	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
+		const struct vp_witness *o = outer == NO_PUSH ? NULL : &q->push[outer].call->wit;
+
+		if (o && o->proto == c->wit.proto && o->qmsg == c->wit.qmsg) {
+			q->push[outer].relayed = true;
+		} else {
+			q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
+			q->push[q->npush] = (struct vp_qpush){
+				.proto = c->wit.proto,
+				.fans = fans_out(&c->wit),
+				.msg = c->wit.qmsg,
+				.call = c,
+				.pub = pub,
+				.at = c->end_ns,
+				.qid = c->wit.qid,
+			};
+			outer = q->npush++;
+			pub->pending++;
+			if (c->end_ns > pub->last)
+				pub->last = c->end_ns;
+		}
 	}
 	for (size_t i = 0; i < c->ncalls; i++)
 		find_pushes(q, pub, c->calls[i], outer);
@@ -332,7 +330,7 @@ static bool hold_publisher(struct vp_queues *q, struct vp_request *r)
 		abort();
 	pub->r = r;
 	pub->last = INT64_MIN;
-	find_pushes(q, pub, r->root, NULL);
+	find_pushes(q, pub, r->root, NO_PUSH);
 	if (!pub->pending) {
 		free(pub);
 		return false;
