@@ -862,6 +862,20 @@ static void content_came(struct host_state *hs, struct vp_xchg *x, bool had_cont
 		abort(); /* out of memory: a repeat not counted could decide wrongly */
 }
 
+/*
+ * A payload's (or its hashes') socket, NULL if gone.  A Go thread's payload
+ * follows its operation, which went to the socket's last unit: *tid becomes
+ * that unit.
+ */
+static struct vp_sock *payload_sock(struct host_state *hs, uint64_t cookie, uint32_t *tid)
+{
+	struct vp_sock *s = u64map__get(&hs->socks.by_cookie, cookie);
+
+	if (s && s->last_unit && vp_gor__of_thread(&hs->gor, *tid))
+		*tid = s->last_unit;
+	return s;
+}
+
 /* A payload record: its whole bytes from the read stage, to the exchange of its operation. */
 static void on_payload(struct vp_analysis *a, struct host_state *hs, int h,
 		       const struct vpr_hdr *rec)
@@ -883,12 +897,8 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h,
 	}
 	if (!vp_input__payload(a->in, (size_t)h, rec, &p))
 		return;
-	s = u64map__get(&hs->socks.by_cookie, p.cookie);
-	if (!s)
+	if (!(s = payload_sock(hs, p.cookie, &p.h.tid)))
 		return;
-	/* A Go thread's payload follows its operation, which went to the socket's last unit. */
-	if (s->last_unit && vp_gor__of_thread(&hs->gor, p.h.tid))
-		p.h.tid = s->last_unit;
 	x = s->x;
 	had_id = x && x->prop;
 	had_mixed = x && x->id_mixed;
@@ -911,15 +921,12 @@ static void on_payload_hash(struct vp_analysis *a, struct host_state *hs, int h,
 			    const struct vpr_hdr *rec)
 {
 	struct vpr_payload_hash p = *(const struct vpr_payload_hash *)rec;
-	struct vp_sock *s = u64map__get(&hs->socks.by_cookie, p.cookie);
+	struct vp_sock *s = payload_sock(hs, p.cookie, &p.h.tid);
 	struct vp_xchg *x;
 	bool had_content;
 
 	if (!s)
 		return;
-	/* As on_payload(): a Go thread's operation went to the socket's last unit. */
-	if (s->last_unit && vp_gor__of_thread(&hs->gor, p.h.tid))
-		p.h.tid = s->last_unit;
 	x = s->x;
 	had_content = x && x->content;
 	if (vp_exchanges__payload_hash(s, &p))
