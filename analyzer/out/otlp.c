@@ -254,6 +254,11 @@ static void witness_attrs(cJSON *attrs, const struct vp_witness *w)
 			attr_str(attrs, "url.query", q + 1);
 		if (w->status)
 			attr_int(attrs, "http.response.status_code", w->status);
+	} else if (w->proto == VP_PROTO_AMQP) {
+		/* A broker, not a database: messaging_attrs() names the system. */
+		attr_str(attrs, "messaging.operation.name", w->verb);
+		if (w->flags & VP_WIT_ERROR)
+			attr_str(attrs, "error.type", w->err);
 	} else {
 		attr_str(attrs, "db.system", vp_proto_name(w->proto));
 		if (w->proto == VP_PROTO_REDIS) {
@@ -290,10 +295,11 @@ static void messaging_attrs(cJSON *attrs, const struct vp_call *c)
 		op = "receive";
 	else if (c->link.basis == VP_BASIS_QUEUED)
 		op = "process";
+	/* Every AMQP call names its broker: witness_attrs() gives it no db.system. */
+	if (amqp || (op && w->proto == VP_PROTO_REDIS))
+		attr_str(attrs, "messaging.system", amqp ? "rabbitmq" : "redis");
 	if (!op)
 		return;
-	if (amqp || w->proto == VP_PROTO_REDIS)
-		attr_str(attrs, "messaging.system", amqp ? "rabbitmq" : "redis");
 	attr_str(attrs, "messaging.operation.type", op);
 	if (!strncmp(route, "deliver ", 8))
 		route += 8;

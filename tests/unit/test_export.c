@@ -403,6 +403,10 @@ static void test_otlp_queue_hop(void **state)
 	assert_string_equal(attr(pub, "messaging.destination.name"), "jobs.fanout");
 	assert_string_equal(attr(pub, "messaging.rabbitmq.destination.routing_key"), "jobs");
 	assert_string_equal(attr(del, "messaging.destination.name"), "jobs.fanout");
+	/* A broker is not a database: no db.* on AMQP, its method named as messaging's. */
+	assert_string_equal(attr(pub, "messaging.operation.name"), "basic.publish");
+	assert_null(attr(pub, "db.system"));
+	assert_null(attr(del, "db.query.text"));
 	assert_null(cJSON_GetObjectItem(pub, "links"));
 	for (int i = 0; i < 2; i++) {
 		l = cJSON_GetArrayItem(cJSON_GetObjectItem(i ? work : del, "links"), 0);
