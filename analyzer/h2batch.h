@@ -73,7 +73,17 @@ struct vp_h2batch {
 	 */
 	bool cont[VP_H2BATCH_MAX];
 	uint8_t ncont;
-	uint64_t prev[VP_H2BATCH_MAX]; /* the previous read's streams (exchange ids) */
+	/*
+	 * A stream's caller given in the previous read, readied again in this
+	 * one (it parked for the rest of its reply): it takes that stream, out
+	 * of the pairing by order (taken).
+	 */
+	uint64_t cont_unit[VP_H2BATCH_MAX];
+	bool taken[VP_H2BATCH_MAX];
+	uint8_t ntaken;
+	uint64_t pair[VP_H2BATCH_MAX];	    /* the unit each stream was given to, 0: none */
+	uint64_t prev[VP_H2BATCH_MAX];	    /* the previous read's streams (exchange ids) */
+	uint64_t prev_unit[VP_H2BATCH_MAX]; /* and the unit each was given to, 0: none */
 	uint8_t nprev;
 };
 
