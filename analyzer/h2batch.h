@@ -17,7 +17,9 @@
  * k-th unit took the k-th stream's reply.  A stream whose reply began in
  * the reader's previous read has its caller awake already, most often:
  * when the units are as many as the other streams, the k-th unit took the
- * k-th of those (until the one left is readied too).  Otherwise a caller
+ * k-th of those (until the one left is readied too); its caller of then,
+ * readied again (it parked for the stream's DATA), takes it and is out of
+ * that count.  Otherwise a caller
  * was not parked (it took its reply without waiting) or something else
  * was readied, and the batch decides nothing.  On tests/h2 go-grpc (kept
  * runs of 96 and 480 requests, 1,758 streams in 298 reads) the counts
@@ -73,7 +75,17 @@ struct vp_h2batch {
 	 */
 	bool cont[VP_H2BATCH_MAX];
 	uint8_t ncont;
-	uint64_t prev[VP_H2BATCH_MAX]; /* the previous read's streams (exchange ids) */
+	/*
+	 * A stream's caller given in the previous read, readied again in this
+	 * one (it parked for the rest of its reply): it takes that stream, out
+	 * of the pairing by order (taken).
+	 */
+	uint64_t cont_unit[VP_H2BATCH_MAX];
+	bool taken[VP_H2BATCH_MAX];
+	uint8_t ntaken;
+	uint64_t pair[VP_H2BATCH_MAX];	    /* the unit each stream was given to, 0: none */
+	uint64_t prev[VP_H2BATCH_MAX];	    /* the previous read's streams (exchange ids) */
+	uint64_t prev_unit[VP_H2BATCH_MAX]; /* and the unit each was given to, 0: none */
 	uint8_t nprev;
 };
 
