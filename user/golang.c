@@ -32,6 +32,8 @@
 
 #include "elfsyms.h"
 #include "golang.h"
+#include "linkset.h"
+#include "varbuf.h"
 #include "gotls.h"
 
 /* Entry probes only: runtime functions whose arguments name the goroutines. */
@@ -306,27 +308,10 @@ struct go_follow {
 	struct go_follow_opts opts;
 	int procs_fd, exes_fd;
 	struct go_exe_seen *seen;
-	unsigned nseen, capseen;
-	struct bpf_link **links; /* without a helper: attached here */
-	unsigned nlinks, caplinks;
-	unsigned nexes; /* binaries followed */
+	size_t nseen, capseen;
+	struct linkset links; /* without a helper: attached here */
+	unsigned nexes;	      /* binaries followed */
 };
-
-static int grow(void **arr, unsigned *cap, unsigned need, size_t elem)
-{
-	void *p;
-	unsigned ncap;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 /* In this process, when no helper could be started (it can only be done before the drop). */
 static int attach_here(struct go_follow *gf, const char *prog_name, int fd, uint64_t off)
@@ -341,12 +326,7 @@ static int attach_here(struct go_follow *gf, const char *prog_name, int fd, uint
 	link = bpf_program__attach_uprobe(prog, false, -1, path, (size_t)off);
 	if (!link)
 		return -errno;
-	if (grow((void **)&gf->links, &gf->caplinks, gf->nlinks + 1, sizeof(*gf->links))) {
-		bpf_link__destroy(link);
-		return -ENOMEM;
-	}
-	gf->links[gf->nlinks++] = link;
-	return 0;
+	return linkset__add(&gf->links, link);
 }
 
 static int attach_one(struct go_follow *gf, const char *prog, int fd, uint64_t off)
@@ -420,7 +400,7 @@ static struct vpath_go_exe go_exe_key(const struct stat *st)
 static struct go_exe_seen *find_exe(struct go_follow *gf, dev_t dev, ino_t ino,
 				    const struct timespec *mtime)
 {
-	for (unsigned i = 0; i < gf->nseen; i++) {
+	for (size_t i = 0; i < gf->nseen; i++) {
 		struct go_exe_seen *e = &gf->seen[i];
 
 		if (e->dev == dev && e->ino == ino && e->mtime.tv_sec == mtime->tv_sec &&
@@ -458,10 +438,9 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 	e = find_exe(gf, st.st_dev, st.st_ino, &st.st_mtim);
 	if (e)
 		return e;
-	if (grow((void **)&gf->seen, &gf->capseen, gf->nseen + 1, sizeof(*gf->seen)))
+	e = vp_grow((void **)&gf->seen, &gf->nseen, &gf->capseen, sizeof(*gf->seen));
+	if (!e)
 		return NULL;
-	e = &gf->seen[gf->nseen++];
-	memset(e, 0, sizeof(*e));
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
 	e->mtime = st.st_mtim;
@@ -699,9 +678,7 @@ void go_follow__detach(struct go_follow *gf)
 {
 	if (!gf)
 		return;
-	for (unsigned i = 0; i < gf->nlinks; i++)
-		bpf_link__destroy(gf->links[i]);
-	gf->nlinks = 0;
+	linkset__truncate(&gf->links, 0);
 }
 
 void go_follow__free(struct go_follow *gf)
@@ -709,7 +686,7 @@ void go_follow__free(struct go_follow *gf)
 	if (!gf)
 		return;
 	go_follow__detach(gf);
-	free(gf->links);
+	linkset__free(&gf->links);
 	free(gf->seen);
 	free(gf);
 }

@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "linkset.h"
 #include "tlsprobe.h"
+#include "varbuf.h"
 
 /* The probes: function, program, on its return. */
 static const struct tls_probe {
@@ -191,33 +193,16 @@ struct tls_follow {
 	struct bpf_object *obj;
 	int verbose;
 	struct tls_seen *seen;
-	unsigned nseen, capseen;
-	struct bpf_link **links;
-	unsigned nlinks, caplinks;
+	size_t nseen, capseen;
+	struct linkset links;
 	unsigned nfiles; /* files probed */
 };
-
-static int grow(void **arr, unsigned *cap, unsigned need, size_t elem)
-{
-	void *p;
-	unsigned ncap;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 /* The probes on path whose symbols are in mask; on failure none of them stays. */
 static int attach_file(struct tls_follow *tf, const char *path, unsigned mask,
 		       const uint64_t *offsets)
 {
-	unsigned first = tf->nlinks;
+	size_t first = tf->links.n;
 	int err = 0;
 
 	for (unsigned p = 0; p < TLS_NPROBES && !err; p++) {
@@ -239,17 +224,10 @@ static int attach_file(struct tls_follow *tf, const char *path, unsigned mask,
 			err = -errno;
 			break;
 		}
-		if (grow((void **)&tf->links, &tf->caplinks, tf->nlinks + 1, sizeof(*tf->links))) {
-			bpf_link__destroy(link);
-			err = -ENOMEM;
-			break;
-		}
-		tf->links[tf->nlinks++] = link;
+		err = linkset__add(&tf->links, link);
 	}
-	if (err) {
-		while (tf->nlinks > first)
-			bpf_link__destroy(tf->links[--tf->nlinks]);
-	}
+	if (err)
+		linkset__truncate(&tf->links, first);
 	return err;
 }
 
@@ -257,20 +235,21 @@ static int attach_file(struct tls_follow *tf, const char *path, unsigned mask,
 static void see_file(struct tls_follow *tf, const char *path, const char *label)
 {
 	uint64_t offsets[TLS_NSYMS] = {0};
+	struct tls_seen *seen;
 	struct stat st;
 	unsigned mask;
 	int err;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return;
-	for (unsigned i = 0; i < tf->nseen; i++)
+	for (size_t i = 0; i < tf->nseen; i++)
 		if (tf->seen[i].dev == st.st_dev && tf->seen[i].ino == st.st_ino)
 			return;
-	if (grow((void **)&tf->seen, &tf->capseen, tf->nseen + 1, sizeof(*tf->seen)))
+	seen = vp_grow((void **)&tf->seen, &tf->nseen, &tf->capseen, sizeof(*tf->seen));
+	if (!seen)
 		return;
-	tf->seen[tf->nseen].dev = st.st_dev;
-	tf->seen[tf->nseen].ino = st.st_ino;
-	tf->nseen++;
+	seen->dev = st.st_dev;
+	seen->ino = st.st_ino;
 	mask = file_symbols(path, offsets);
 	if (!mask)
 		return;
@@ -421,9 +400,7 @@ void tls_follow__detach(struct tls_follow *tf)
 {
 	if (!tf)
 		return;
-	for (unsigned i = 0; i < tf->nlinks; i++)
-		bpf_link__destroy(tf->links[i]);
-	tf->nlinks = 0;
+	linkset__truncate(&tf->links, 0);
 }
 
 void tls_follow__free(struct tls_follow *tf)
@@ -431,7 +408,7 @@ void tls_follow__free(struct tls_follow *tf)
 	if (!tf)
 		return;
 	tls_follow__detach(tf);
-	free(tf->links);
+	linkset__free(&tf->links);
 	free(tf->seen);
 	free(tf);
 }
