@@ -44,6 +44,11 @@ enum vp_proto {
  */
 #define VP_WIT_FANOUT 0x10
 
+/* Messages one read may deliver together, and their distinctive fields kept (vp_witness). */
+#define VP_WIT_QMSGS_MAX 4
+#define VP_WIT_QKEYS_MAX 8
+#define VP_WIT_QKEYS_UNKNOWN 0xff
+
 enum vp_wit_qkind {
 	VP_WIT_Q_NONE = 0,
 	VP_WIT_Q_PUSH, /* the request puts one message on a queue */
@@ -69,6 +74,18 @@ struct vp_witness {
 	uint64_t qmsg;
 	/* The message's own id where the broker gives one (a stream entry's), hashed; 0: none. */
 	uint64_t qid;
+	/*
+	 * A read that delivered several messages at once (Redis pub/sub's
+	 * pushes read together, redisq.c): nqmsgs > 1, qmsg is the first's,
+	 * qmsgs[] each one's hash in the order read; qkeys[] the named fields
+	 * (proto/fields.h) of each that no other message of the read holds,
+	 * qkey_of[] whose.  nqkeys VP_WIT_QKEYS_UNKNOWN: more than fit, so none
+	 * decides (a call could carry one not kept).
+	 */
+	uint8_t nqmsgs, nqkeys;
+	uint8_t qkey_of[VP_WIT_QKEYS_MAX];
+	uint64_t qmsgs[VP_WIT_QMSGS_MAX];
+	uint64_t qkeys[VP_WIT_QKEYS_MAX];
 	char verb[VP_WIT_VERB_MAX];
 	char text[VP_WIT_TEXT_MAX];
 	char err[VP_WIT_ERR_MAX];
@@ -138,8 +155,10 @@ bool vp_witness_unsubscribes(const struct vp_witness *w);
 /*
  * A message the server sent unasked on a subscribed connection, with no
  * request (Redis pub/sub's `message`, `pmessage`, `smessage` push): true
- * and *w a delivery (qkind POP, VP_WIT_FANOUT) when b holds exactly one
- * push, whole; false and *w zeroed otherwise.
+ * and *w a delivery (qkind POP, VP_WIT_FANOUT) when b holds whole pushes
+ * and nothing else, at most VP_WIT_QMSGS_MAX (with several, nqmsgs, qmsgs
+ * and the fields that tell them apart, qkeys); false and *w zeroed
+ * otherwise.
  */
 bool vp_witness_push(const struct vp_bytes *b, struct vp_witness *w);
 
