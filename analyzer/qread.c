@@ -36,7 +36,7 @@ static int content_owner(const struct vp_witness *w, const struct vp_call *c)
 bool vp_qread__place(const struct vp_witness *w, const struct vp_call *const *calls, size_t n,
 		     int *owner, bool *sure)
 {
-	bool any = false, in_order = true;
+	bool any = false, in_order = true, more = w->flags & VP_WIT_MORE;
 	int last = -1;
 
 	for (size_t k = 0; k < n; k++) {
@@ -53,10 +53,10 @@ bool vp_qread__place(const struct vp_witness *w, const struct vp_call *const *ca
 		return false;
 	last = 0;
 	for (size_t k = 0; k < n; k++) {
-		sure[k] = owner[k] >= 0 && in_order;
+		sure[k] = owner[k] >= 0 && in_order && !more;
 		if (owner[k] >= 0)
 			last = owner[k];
-		else
+		else if (!more)
 			owner[k] = last;
 	}
 	return true;

@@ -571,8 +571,12 @@ static void settle_read(struct vp_queues *q, struct vp_qdel *d)
 	part[0]->sure[0] = all;
 	del_add(part[0], d->reqs[0]);
 	for (size_t k = 0; k < n; k++) {
-		struct vp_qdel *p = part[owner[k]];
+		struct vp_qdel *p = owner[k] >= 0 ? part[owner[k]] : NULL;
 
+		if (!p) {
+			q->out(q->ctx, d->reqs[k + 1]);
+			continue;
+		}
 		p->sure[p->n] = sure[k];
 		del_add(p, d->reqs[k + 1]);
 	}
@@ -594,7 +598,7 @@ static void settle(struct vp_queues *q, size_t i)
 	struct vp_qdel *d = q->del[i];
 
 	q->del[i] = q->del[--q->ndel];
-	if (d->reqs[0]->root->wit.nqmsgs > 1)
+	if (d->reqs[0]->root->wit.nqmsgs)
 		settle_read(q, d);
 	else
 		settle_to(q, d, pick_push(q, d));

@@ -35,8 +35,11 @@ enum vp_proto {
 /* Witness flags. */
 #define VP_WIT_CUT 0x01	  /* text is the start of a longer one (capture length, or the cap) */
 #define VP_WIT_ERROR 0x02 /* the reply is an error (PostgreSQL, MySQL, Redis) */
-#define VP_WIT_MORE \
-	0x04 /* bytes after the counted requests were not read whole: count is a minimum */
+/*
+ * Bytes after the counted requests were not read whole: count is a minimum
+ * (a push read: more messages than nqmsgs, unseen).
+ */
+#define VP_WIT_MORE 0x04
 #define VP_WIT_GRPC 0x08 /* grpc_status holds the reply's grpc-status (HTTP/2, hpack.h) */
 /*
  * A queue message every subscriber gets (Redis pub/sub, qkind PUSH or
@@ -80,7 +83,9 @@ struct vp_witness {
 	 * qmsgs[] each one's hash in the order read; qkeys[] the named fields
 	 * (proto/fields.h) of each that no other message of the read holds,
 	 * qkey_of[] whose.  nqkeys VP_WIT_QKEYS_UNKNOWN: more than fit, so none
-	 * decides (a call could carry one not kept).
+	 * decides (a call could carry one not kept).  With VP_WIT_MORE, more
+	 * messages came in the read than the capture holds (or than are kept):
+	 * nqmsgs >= 1 are its first, and the unseen may hold the same fields.
 	 */
 	uint8_t nqmsgs, nqkeys;
 	uint8_t qkey_of[VP_WIT_QKEYS_MAX];

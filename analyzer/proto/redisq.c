@@ -381,31 +381,38 @@ bool vp_witness_push(const struct vp_bytes *b, struct vp_witness *w)
 {
 	const uint8_t *m[VP_WIT_QMSGS_MAX];
 	long long mlen[VP_WIT_QMSGS_MAX];
-	size_t at = 0, n = 0, kind = 0;
+	size_t at = 0, n = 0, kind = 0, k, next;
 
 	memset(w, 0, sizeof(*w));
-	if (b->len != b->total)
-		return false;
-	/* Every byte read is whole pushes: with a part of one, the consumer reads on without us. */
+	/*
+	 * Every byte read is whole pushes: with a part of one, the consumer reads
+	 * on without us.  Pushes the capture cut, or past VP_WIT_QMSGS_MAX, are
+	 * VP_WIT_MORE: those kept, and more unseen after them.
+	 */
 	while (at < b->len) {
-		size_t k;
-
-		if (n == VP_WIT_QMSGS_MAX ||
-		    !(at = push_at(b, at, &k, &w->qmsgs[n], &m[n], &mlen[n])))
+		if (n < VP_WIT_QMSGS_MAX &&
+		    (next = push_at(b, at, &k, &w->qmsgs[n], &m[n], &mlen[n]))) {
+			kind = n++ ? kind : k;
+			at = next;
+			continue;
+		}
+		if (!n || (b->p[at] != '*' && b->p[at] != '>') ||
+		    (n < VP_WIT_QMSGS_MAX && b->len == b->total))
 			goto none;
-		if (!n)
-			kind = k;
-		n++;
+		w->flags = VP_WIT_MORE;
+		break;
 	}
 	if (!n)
-		return false;
+		goto none;
+	if (b->len != b->total)
+		w->flags = VP_WIT_MORE;
 	w->proto = VP_PROTO_REDIS;
 	w->count = 1;
 	strcpy(w->verb, push_kinds[kind].verb);
 	w->qmsg = w->qmsgs[0];
 	w->qkind = VP_WIT_Q_POP;
-	w->flags = VP_WIT_FANOUT;
-	if (n == 1) {
+	w->flags |= VP_WIT_FANOUT;
+	if (n == 1 && !(w->flags & VP_WIT_MORE)) {
 		w->qmsgs[0] = 0;
 		return true;
 	}
