@@ -19,8 +19,8 @@
 
 /*
  * The fields of p[0..n): their hashes in h[] (at most max, each once, in
- * the order found); returns how many distinct fields there are, which is
- * more than max when some did not fit.
+ * the order found); returns how many distinct fields there are when they
+ * fit, and more than max when some did not (then only a bound).
  */
 size_t vp_fields(const uint8_t *p, size_t n, uint64_t *h, size_t max);
 
