@@ -1,26 +1,39 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A read of several queue messages: which one each call of its work was for (qread.h). */
+#include <stdint.h>
 #include <string.h>
 
 #include "proto/fields.h"
 #include "qread.h"
 
-#define CALL_FIELDS_MAX 32
+size_t vp_qread__fields(const struct vp_call *c, uint64_t *f)
+{
+	size_t nf;
+
+	/* A text cut by the capture may hold another message's field unseen. */
+	if (c->wit.proto == VP_PROTO_NONE || (c->wit.flags & VP_WIT_CUT) || !c->wit.text[0])
+		return SIZE_MAX;
+	nf = vp_fields((const uint8_t *)c->wit.text, strnlen(c->wit.text, sizeof(c->wit.text)), f,
+		       VP_QREAD_FIELDS_MAX);
+	return nf > VP_QREAD_FIELDS_MAX ? SIZE_MAX : nf;
+}
+
+bool vp_qread__holds(const struct vp_witness *w, uint64_t f)
+{
+	for (size_t k = 0; w->nqkeys != VP_WIT_QKEYS_UNKNOWN && k < w->nqkeys; k++)
+		if (w->qkeys[k] == f)
+			return true;
+	return false;
+}
 
 /* The message whose distinctive fields call c carries, alone; -1 when none or several. */
 static int content_owner(const struct vp_witness *w, const struct vp_call *c)
 {
-	uint64_t f[CALL_FIELDS_MAX];
-	size_t nf;
+	uint64_t f[VP_QREAD_FIELDS_MAX];
+	size_t nf = vp_qread__fields(c, f);
 	int who = -1;
 
-	/* A text cut by the capture may hold another message's field unseen. */
-	if (w->nqkeys == VP_WIT_QKEYS_UNKNOWN || c->wit.proto == VP_PROTO_NONE ||
-	    (c->wit.flags & VP_WIT_CUT) || !c->wit.text[0])
-		return -1;
-	nf = vp_fields((const uint8_t *)c->wit.text, strnlen(c->wit.text, sizeof(c->wit.text)), f,
-		       CALL_FIELDS_MAX);
-	if (nf > CALL_FIELDS_MAX)
+	if (w->nqkeys == VP_WIT_QKEYS_UNKNOWN || nf == SIZE_MAX)
 		return -1;
 	for (size_t k = 0; k < w->nqkeys; k++)
 		for (size_t i = 0; i < nf; i++) {

@@ -19,6 +19,14 @@
  * after its back-end calls), or the read's first before any.  A read none
  * of whose calls is decided places nothing: order alone does not say where
  * one message's work ends and the next one's begins.
+ *
+ * A read longer than the capture (VP_WIT_MORE: its first messages whole,
+ * more unseen) decides nothing exactly, since an unseen message may hold
+ * the same fields: its calls are placed by content, inferred, and those
+ * the seen messages do not place go with a message a PUBLISH's fields
+ * name (queues.c, unseen_push: among the messages published and held,
+ * VP_QUEUE_HOLD_NS, the one holding a field of the call that no other
+ * holds), inferred, or stay where they were.
  */
 #ifndef VPATH_QREAD_H
 #define VPATH_QREAD_H
@@ -28,10 +36,21 @@
 
 #include "request.h"
 
+/* Most fields a call's text is read for. */
+#define VP_QREAD_FIELDS_MAX 32
+
+/*
+ * Call c's fields (proto/fields.h), into f[VP_QREAD_FIELDS_MAX]: how many;
+ * SIZE_MAX when its text cannot tell (none, cut by the capture, too many).
+ */
+size_t vp_qread__fields(const struct vp_call *c, uint64_t *f);
+/* Whether publish w's message (a PUBLISH's witness: its fields) holds field f. */
+bool vp_qread__holds(const struct vp_witness *w, uint64_t f);
 /*
  * The calls (in time order) of read w's work: owner[k] the message index
- * (in w->qmsgs) call k is placed with, sure[k] whether its content decided
- * it.  Returns false, and places nothing, when no call is decided.
+ * (in w->qmsgs) call k is placed with (-1: none), sure[k] whether its
+ * content decided it.  Returns false, and places nothing, when no call is
+ * decided.
  */
 bool vp_qread__place(const struct vp_witness *w, const struct vp_call *const *calls, size_t n,
 		     int *owner, bool *sure);

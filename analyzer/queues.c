@@ -541,6 +541,63 @@ static int by_start(const void *a, const void *b)
 }
 
 /*
+ * A read that left messages unseen (VP_WIT_MORE): the push whose message
+ * (its PUBLISH's fields) alone among those held holds a field of call c,
+ * the same for every such field; NULL when none, or a held one cannot
+ * tell (its fields not all kept).
+ */
+static struct vp_qpush *unseen_push(struct vp_queues *q, uint8_t proto, const struct vp_call *c)
+{
+	uint64_t f[VP_QREAD_FIELDS_MAX];
+	size_t nf = vp_qread__fields(c, f);
+	struct vp_qpush *who = NULL;
+
+	for (size_t i = 0; nf != SIZE_MAX && i < nf; i++) {
+		struct vp_qpush *one = NULL;
+		size_t n = 0;
+
+		for (size_t k = 0; k < q->npush; k++) {
+			const struct vp_qpush *s = &q->push[k];
+
+			if (!s->fans || !s->call || s->proto != proto)
+				continue;
+			if (s->call->wit.nqkeys == VP_WIT_QKEYS_UNKNOWN)
+				return NULL;
+			if (vp_qread__holds(&s->call->wit, f[i])) {
+				one = &q->push[k];
+				n++;
+			}
+		}
+		if (n != 1)
+			continue;
+		if (who && who != one)
+			return NULL;
+		who = one;
+	}
+	return who;
+}
+
+/*
+ * The calls of read d that its seen messages did not place, each under the
+ * unseen message its fields name (unseen_push), inferred; or out.
+ */
+static void place_unseen(struct vp_queues *q, struct vp_qdel *d, struct vp_request *r)
+{
+	struct vp_qpush *s = unseen_push(q, d->proto, r->root);
+	struct vp_qdel *p;
+
+	if (!s) {
+		q->out(q->ctx, r);
+		return;
+	}
+	p = del_part(d, 0, 1);
+	p->msg = s->msg;
+	p->shared = true;
+	del_add(p, r);
+	settle_to(q, p, s);
+}
+
+/*
  * Delivery d read several messages at once (qread.h): each call of its work
  * goes, with its message, under that message's push; the read itself with
  * the first message, exact only when every call's content was decided.
@@ -574,7 +631,7 @@ static void settle_read(struct vp_queues *q, struct vp_qdel *d)
 		struct vp_qdel *p = owner[k] >= 0 ? part[owner[k]] : NULL;
 
 		if (!p) {
-			q->out(q->ctx, d->reqs[k + 1]);
+			place_unseen(q, d, d->reqs[k + 1]);
 			continue;
 		}
 		p->sure[p->n] = sure[k];

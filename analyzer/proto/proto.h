@@ -86,6 +86,8 @@ struct vp_witness {
 	 * decides (a call could carry one not kept).  With VP_WIT_MORE, more
 	 * messages came in the read than the capture holds (or than are kept):
 	 * nqmsgs >= 1 are its first, and the unseen may hold the same fields.
+	 * A PUBLISH (qkind PUSH, nqmsgs 0) keeps its message's fields there,
+	 * qkey_of[] 0: those of a message such a read left unseen.
 	 */
 	uint8_t nqmsgs, nqkeys;
 	uint8_t qkey_of[VP_WIT_QKEYS_MAX];

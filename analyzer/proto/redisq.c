@@ -177,6 +177,9 @@ static void stream_push(const struct args *a, struct vp_witness *w)
 	w->qkind = VP_WIT_Q_PUSH;
 }
 
+static void distinct_keys(const uint8_t *const *m, const long long *mlen, size_t n,
+			  struct vp_witness *w);
+
 void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w)
 {
 	struct args a;
@@ -196,6 +199,8 @@ void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w)
 			fnv_part(fnv_part(PUBSUB_BASIS, a.p[1], a.len[1]), a.p[2], a.len[2]));
 		w->qkind = VP_WIT_Q_PUSH;
 		w->flags |= VP_WIT_FANOUT;
+		/* Its fields: what tells its work from others' where a read's capture ends first. */
+		distinct_keys(&a.p[2], &a.len[2], 1, w);
 	}
 }
 
@@ -258,12 +263,16 @@ void vp_redisq_reply(const struct vp_bytes *b, struct vp_witness *w)
 	if (w->flags & VP_WIT_ERROR) { /* nothing was pushed, nothing delivered */
 		w->qkind = VP_WIT_Q_NONE;
 		w->qmsg = w->qid = 0;
+		w->nqkeys = 0;
+		memset(w->qkeys, 0, sizeof(w->qkeys));
 		return;
 	}
 	if (w->qkind == VP_WIT_Q_PUSH) {
 		if (verb_in(w, publishes) && b->len >= 3 && !memcmp(b->p, ":0\r", 3)) {
 			w->qkind = VP_WIT_Q_NONE; /* no subscriber: delivered to nobody */
 			w->qmsg = 0;
+			w->nqkeys = 0;
+			memset(w->qkeys, 0, sizeof(w->qkeys));
 			w->flags &= (uint8_t)~VP_WIT_FANOUT;
 		}
 		if (strcmp(w->verb, "XADD"))

@@ -88,8 +88,8 @@ check "queue (pubsub, fanned out to 2 subscribers), --capture 256 on Redis: the 
 # each later call carries its job's id, which says which push of the read
 # it works on (docs/analyzer.md "Queues as hops": a read of several).
 requests=${QUEUE_PUBSUB_REQUESTS:-200} q_run pubsub4 --mode pubsub --sessions 4 --capture-back \
-	--min-accuracy 97
-check "queue (pubsub, 4 sessions: pushes read together), --capture 256 on Redis and the back end: the gates pass (97% of the jobs' work, each worker's, under their request, every exact hop right)" \
+	--min-accuracy 99
+check "queue (pubsub, 4 sessions: pushes read together), --capture 256 on Redis and the back end: the gates pass (99% of the jobs' work, each worker's, under their request, every exact hop right)" \
 	[ $? -eq 0 ]
 grep -q '"queued"' "$keep/stream/found.json" 2>/dev/null &&
 	python3 - "$keep/stream/found.json" <<'PY'
