@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qread.h"
 #include "queues.h"
 
 struct vp_qpub {
@@ -50,6 +51,15 @@ struct vp_qdel {
 	bool partial;
 	struct vp_request **reqs; /* the delivery, then its work */
 	size_t n, cap;
+	/*
+	 * One message of a read of several (settle_read): the read (NULL: reqs
+	 * [0]'s root, the delivery), which of reqs its content decided (NULL:
+	 * all), and whether some call of the read was placed by order alone,
+	 * so that every publisher of the read may be missing one (not exact).
+	 */
+	const struct vp_call *pop;
+	bool *sure;
+	bool shared;
 };
 
 static void *grow(void *v, size_t *cap, size_t need, size_t size)
@@ -397,7 +407,8 @@ static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 {
 	struct vp_call *c = s->call, **kids;
 	struct vp_request *p = s->pub->r;
-	int64_t wait = queue_time(c, d->reqs[0]->root);
+	const struct vp_call *pop = d->pop ? d->pop : d->reqs[0]->root;
+	int64_t wait = queue_time(c, pop);
 	size_t n = c->ncalls;
 	uint64_t mask = 0;
 
@@ -409,11 +420,11 @@ static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 	for (size_t i = 0; i < d->n; i++) {
 		struct vp_call *k = d->reqs[i]->root;
 		/* Work whose call some request might have made is not decided by the thread. */
-		bool own = i == 0 || k->link.basis == VP_BASIS_ROOT;
+		bool own = k == pop || k->link.basis == VP_BASIS_ROOT;
 		size_t j = n++;
 
 		k->link = vp_link_make(VP_BASIS_QUEUED, 1);
-		k->link.exact = own && !d->partial && !s->relayed;
+		k->link.exact = own && !d->partial && !s->relayed && (!d->sure || d->sure[i]);
 		k->queue_ns = wait;
 		p->exact &= k->link.exact && d->reqs[i]->exact;
 		q->hops++;
@@ -427,6 +438,7 @@ static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 	if (!p->owned)
 		abort();
 	p->owned[p->nowned++] = kids;
+	p->exact &= !d->shared;
 	c->calls = kids;
 	c->ncalls = n;
 	p->nhosts = 0;
@@ -435,6 +447,7 @@ static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 
 static void del_free(struct vp_qdel *d)
 {
+	free(d->sure);
 	free(d->reqs);
 	free(d);
 }
@@ -469,18 +482,18 @@ static struct vp_qpush *pick_push(struct vp_queues *q, struct vp_qdel *d)
 	return cands == 1 ? s : NULL;
 }
 
-/* Delivery i is settled: hung under its one push, or passed on as it was. */
-static void settle(struct vp_queues *q, size_t i)
+/* Delivery d is settled: hung under push s, or (NULL) passed on as it was. */
+static void settle_to(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 {
-	struct vp_qdel *d = q->del[i];
-	struct vp_qpush *s = pick_push(q, d);
 	bool first = s && !s->taken;
 
-	q->del[i] = q->del[--q->ndel];
 	if (s)
 		s->taken = true;
 	if (s && s->call) {
-		graft(q, d, s);
+		if (d->n)
+			graft(q, d, s);
+		else /* a message of a read of several whose work none of the read's calls showed */
+			s->pub->r->exact &= !d->shared;
 		if (s->fans)
 			s->pub->until = q->now + VP_QUEUE_SETTLE_NS;
 		if (first && !--s->pub->pending && !s->fans)
@@ -494,6 +507,158 @@ static void settle(struct vp_queues *q, size_t i)
 			q->out(q->ctx, d->reqs[k]);
 	}
 	del_free(d);
+}
+
+/* Delivery d's part for message m of its read: like d, with none of its requests yet. */
+static struct vp_qdel *del_part(const struct vp_qdel *d, size_t m, size_t most)
+{
+	struct vp_qdel *p = malloc(sizeof(*p));
+	bool *sure = calloc(most, sizeof(*sure));
+
+	if (!p || !sure)
+		abort();
+	*p = (struct vp_qdel){.host = d->host,
+			      .pid = d->pid,
+			      .tid = d->tid,
+			      .proto = d->proto,
+			      .fans = d->fans,
+			      .qid = d->qid,
+			      .open_ns = d->open_ns,
+			      .close_ns = d->close_ns,
+			      .partial = d->partial,
+			      .sure = sure,
+			      .pop = d->reqs[0]->root};
+	p->msg = p->pop->wit.qmsgs[m];
+	return p;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	int64_t x = (*(struct vp_request *const *)a)->root->start_ns,
+		y = (*(struct vp_request *const *)b)->root->start_ns;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A read that left messages unseen (VP_WIT_MORE): the push whose message
+ * (its PUBLISH's fields) alone among those held holds a field of call c,
+ * the same for every such field; NULL when none, or a held one cannot
+ * tell (its fields not all kept).
+ */
+static struct vp_qpush *unseen_push(struct vp_queues *q, uint8_t proto, const struct vp_call *c)
+{
+	uint64_t f[VP_QREAD_FIELDS_MAX];
+	size_t nf = vp_qread__fields(c, f);
+	struct vp_qpush *who = NULL;
+
+	for (size_t i = 0; nf != SIZE_MAX && i < nf; i++) {
+		struct vp_qpush *one = NULL;
+		size_t n = 0;
+
+		for (size_t k = 0; k < q->npush; k++) {
+			const struct vp_qpush *s = &q->push[k];
+
+			if (!s->fans || !s->call || s->proto != proto)
+				continue;
+			if (s->call->wit.nqkeys == VP_WIT_QKEYS_UNKNOWN)
+				return NULL;
+			if (vp_qread__holds(&s->call->wit, f[i])) {
+				one = &q->push[k];
+				n++;
+			}
+		}
+		if (n != 1)
+			continue;
+		if (who && who != one)
+			return NULL;
+		who = one;
+	}
+	return who;
+}
+
+/*
+ * The calls of read d that its seen messages did not place, each under the
+ * unseen message its fields name (unseen_push), inferred; or out.
+ */
+static void place_unseen(struct vp_queues *q, struct vp_qdel *d, struct vp_request *r)
+{
+	struct vp_qpush *s = unseen_push(q, d->proto, r->root);
+	struct vp_qdel *p;
+
+	if (!s) {
+		q->out(q->ctx, r);
+		return;
+	}
+	p = del_part(d, 0, 1);
+	p->msg = s->msg;
+	p->shared = true;
+	del_add(p, r);
+	settle_to(q, p, s);
+}
+
+/*
+ * Delivery d read several messages at once (qread.h): each call of its work
+ * goes, with its message, under that message's push; the read itself with
+ * the first message, exact only when every call's content was decided.
+ * When content decides no call, all of it passes on as it was.
+ */
+static void settle_read(struct vp_queues *q, struct vp_qdel *d)
+{
+	const struct vp_witness *w = &d->reqs[0]->root->wit;
+	size_t n = d->n - 1, nm = w->nqmsgs;
+	struct vp_qdel *part[VP_WIT_QMSGS_MAX];
+	const struct vp_call **calls = malloc((n + 1) * sizeof(*calls));
+	int *owner = malloc((n + 1) * sizeof(*owner));
+	bool *sure = malloc((n + 1) * sizeof(*sure)), all = true;
+
+	if (!calls || !owner || !sure)
+		abort();
+	qsort(d->reqs + 1, n, sizeof(*d->reqs), by_start);
+	for (size_t k = 0; k < n; k++)
+		calls[k] = d->reqs[k + 1]->root;
+	if (!vp_qread__place(w, calls, n, owner, sure)) {
+		settle_to(q, d, NULL);
+		goto out;
+	}
+	for (size_t m = 0; m < nm; m++)
+		part[m] = del_part(d, m, d->n);
+	for (size_t k = 0; k < n; k++)
+		all &= sure[k];
+	part[0]->sure[0] = all;
+	del_add(part[0], d->reqs[0]);
+	for (size_t k = 0; k < n; k++) {
+		struct vp_qdel *p = owner[k] >= 0 ? part[owner[k]] : NULL;
+
+		if (!p) {
+			place_unseen(q, d, d->reqs[k + 1]);
+			continue;
+		}
+		p->sure[p->n] = sure[k];
+		del_add(p, d->reqs[k + 1]);
+	}
+	for (size_t m = 0; m < nm; m++) {
+		part[m]->shared = !all;
+		settle_to(q, part[m], pick_push(q, part[m]));
+	}
+	d->n = 0;
+	del_free(d);
+out:
+	free(calls);
+	free(owner);
+	free(sure);
+}
+
+/* Delivery i is settled: hung under its one push (each of its messages' own), or passed on. */
+static void settle(struct vp_queues *q, size_t i)
+{
+	struct vp_qdel *d = q->del[i];
+
+	q->del[i] = q->del[--q->ndel];
+	if (d->reqs[0]->root->wit.nqmsgs)
+		settle_read(q, d);
+	else
+		settle_to(q, d, pick_push(q, d));
 }
 
 /* Drops the pushes that can no longer be candidates: taken with their request gone, or old. */

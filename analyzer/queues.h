@@ -57,7 +57,8 @@
  * work stays where the other rules put it); pushes made by a consumer's
  * work (a job queuing a job) are not followed; an entry several XREAD
  * readers read is linked to the first only; pub/sub's pushes read
- * several at once link nothing; a fan-out copy whose work settles more than VP_QUEUE_SETTLE_NS after the
+ * several at once are told apart only by the fields the consumer's calls
+ * carry (qread.h); a fan-out copy whose work settles more than VP_QUEUE_SETTLE_NS after the
  * previous copy's stays where it was.
  */
 #ifndef VPATH_QUEUES_H

@@ -35,14 +35,22 @@ enum vp_proto {
 /* Witness flags. */
 #define VP_WIT_CUT 0x01	  /* text is the start of a longer one (capture length, or the cap) */
 #define VP_WIT_ERROR 0x02 /* the reply is an error (PostgreSQL, MySQL, Redis) */
-#define VP_WIT_MORE \
-	0x04 /* bytes after the counted requests were not read whole: count is a minimum */
+/*
+ * Bytes after the counted requests were not read whole: count is a minimum
+ * (a push read: more messages than nqmsgs, unseen).
+ */
+#define VP_WIT_MORE 0x04
 #define VP_WIT_GRPC 0x08 /* grpc_status holds the reply's grpc-status (HTTP/2, hpack.h) */
 /*
  * A queue message every subscriber gets (Redis pub/sub, qkind PUSH or
  * POP): one publish may have several deliveries.
  */
 #define VP_WIT_FANOUT 0x10
+
+/* Messages one read may deliver together, and their distinctive fields kept (vp_witness). */
+#define VP_WIT_QMSGS_MAX 4
+#define VP_WIT_QKEYS_MAX 8
+#define VP_WIT_QKEYS_UNKNOWN 0xff
 
 enum vp_wit_qkind {
 	VP_WIT_Q_NONE = 0,
@@ -69,6 +77,22 @@ struct vp_witness {
 	uint64_t qmsg;
 	/* The message's own id where the broker gives one (a stream entry's), hashed; 0: none. */
 	uint64_t qid;
+	/*
+	 * A read that delivered several messages at once (Redis pub/sub's
+	 * pushes read together, redisq.c): nqmsgs > 1, qmsg is the first's,
+	 * qmsgs[] each one's hash in the order read; qkeys[] the named fields
+	 * (proto/fields.h) of each that no other message of the read holds,
+	 * qkey_of[] whose.  nqkeys VP_WIT_QKEYS_UNKNOWN: more than fit, so none
+	 * decides (a call could carry one not kept).  With VP_WIT_MORE, more
+	 * messages came in the read than the capture holds (or than are kept):
+	 * nqmsgs >= 1 are its first, and the unseen may hold the same fields.
+	 * A PUBLISH (qkind PUSH, nqmsgs 0) keeps its message's fields there,
+	 * qkey_of[] 0: those of a message such a read left unseen.
+	 */
+	uint8_t nqmsgs, nqkeys;
+	uint8_t qkey_of[VP_WIT_QKEYS_MAX];
+	uint64_t qmsgs[VP_WIT_QMSGS_MAX];
+	uint64_t qkeys[VP_WIT_QKEYS_MAX];
 	char verb[VP_WIT_VERB_MAX];
 	char text[VP_WIT_TEXT_MAX];
 	char err[VP_WIT_ERR_MAX];
@@ -138,8 +162,10 @@ bool vp_witness_unsubscribes(const struct vp_witness *w);
 /*
  * A message the server sent unasked on a subscribed connection, with no
  * request (Redis pub/sub's `message`, `pmessage`, `smessage` push): true
- * and *w a delivery (qkind POP, VP_WIT_FANOUT) when b holds exactly one
- * push, whole; false and *w zeroed otherwise.
+ * and *w a delivery (qkind POP, VP_WIT_FANOUT) when b holds whole pushes
+ * and nothing else, at most VP_WIT_QMSGS_MAX (with several, nqmsgs, qmsgs
+ * and the fields that tell them apart, qkeys); false and *w zeroed
+ * otherwise.
  */
 bool vp_witness_push(const struct vp_bytes *b, struct vp_witness *w);
 

@@ -29,6 +29,7 @@
  */
 #include <string.h>
 
+#include "fields.h"
 #include "redisq.h"
 #include "resp.h"
 
@@ -176,6 +177,9 @@ static void stream_push(const struct args *a, struct vp_witness *w)
 	w->qkind = VP_WIT_Q_PUSH;
 }
 
+static void distinct_keys(const uint8_t *const *m, const long long *mlen, size_t n,
+			  struct vp_witness *w);
+
 void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w)
 {
 	struct args a;
@@ -195,6 +199,8 @@ void vp_redisq_request(const struct vp_bytes *b, struct vp_witness *w)
 			fnv_part(fnv_part(PUBSUB_BASIS, a.p[1], a.len[1]), a.p[2], a.len[2]));
 		w->qkind = VP_WIT_Q_PUSH;
 		w->flags |= VP_WIT_FANOUT;
+		/* Its fields: what tells its work from others' where a read's capture ends first. */
+		distinct_keys(&a.p[2], &a.len[2], 1, w);
 	}
 }
 
@@ -257,12 +263,16 @@ void vp_redisq_reply(const struct vp_bytes *b, struct vp_witness *w)
 	if (w->flags & VP_WIT_ERROR) { /* nothing was pushed, nothing delivered */
 		w->qkind = VP_WIT_Q_NONE;
 		w->qmsg = w->qid = 0;
+		w->nqkeys = 0;
+		memset(w->qkeys, 0, sizeof(w->qkeys));
 		return;
 	}
 	if (w->qkind == VP_WIT_Q_PUSH) {
 		if (verb_in(w, publishes) && b->len >= 3 && !memcmp(b->p, ":0\r", 3)) {
 			w->qkind = VP_WIT_Q_NONE; /* no subscriber: delivered to nobody */
 			w->qmsg = 0;
+			w->nqkeys = 0;
+			memset(w->qkeys, 0, sizeof(w->qkeys));
 			w->flags &= (uint8_t)~VP_WIT_FANOUT;
 		}
 		if (strcmp(w->verb, "XADD"))
@@ -296,36 +306,129 @@ static const struct {
 	{3, "smessage", "SMESSAGE"},
 };
 
-bool vp_witness_push(const struct vp_bytes *b, struct vp_witness *w)
+/*
+ * The push at `at`: where it ends, its verb's index in push_kinds and its
+ * message's hash; 0 when the bytes there are not one whole push.  *m, *mlen:
+ * the message's bytes.
+ */
+static size_t push_at(const struct vp_bytes *b, size_t at, size_t *kind, uint64_t *msg,
+		      const uint8_t **m, long long *mlen)
 {
 	const uint8_t *s[4];
 	long long n, len[4];
-	size_t at = header_at(b, 0, '*', &n);
+	size_t start = at;
 
-	memset(w, 0, sizeof(*w));
-	if (!at)
-		at = header_at(b, 0, '>', &n); /* RESP3 */
-	if (!at || b->len != b->total || (n != 3 && n != 4))
-		return false;
+	if (!(at = header_at(b, start, '*', &n)))
+		at = header_at(b, start, '>', &n); /* RESP3 */
+	if (!at || (n != 3 && n != 4))
+		return 0;
 	for (long long i = 0; i < n; i++)
 		if (!(at = bulk_at(b, at, &s[i], &len[i])))
-			return false;
-	if (at != b->len) /* one push alone: with more, the consumer reads on without us */
-		return false;
+			return 0;
 	for (size_t k = 0; k < sizeof(push_kinds) / sizeof(push_kinds[0]); k++) {
 		size_t kl = strlen(push_kinds[k].kind);
 
 		if (n != push_kinds[k].n || len[0] != (long long)kl ||
 		    memcmp(s[0], push_kinds[k].kind, kl))
 			continue;
-		w->proto = VP_PROTO_REDIS;
-		w->count = 1;
-		strcpy(w->verb, push_kinds[k].verb);
-		w->qmsg = nonzero(fnv_part(fnv_part(PUBSUB_BASIS, s[n - 2], len[n - 2]), s[n - 1],
-					   len[n - 1]));
-		w->qkind = VP_WIT_Q_POP;
-		w->flags = VP_WIT_FANOUT;
+		*kind = k;
+		*msg = nonzero(fnv_part(fnv_part(PUBSUB_BASIS, s[n - 2], len[n - 2]), s[n - 1],
+					len[n - 1]));
+		*m = s[n - 1];
+		*mlen = len[n - 1];
+		return at;
+	}
+	return 0;
+}
+
+#define MSG_FIELDS_MAX 32
+
+/* Whether field h is among message j's (fields[j], nf[j] of them). */
+static bool has_field(uint64_t fields[][MSG_FIELDS_MAX], const size_t *nf, size_t j, uint64_t h)
+{
+	for (size_t i = 0; i < nf[j]; i++)
+		if (fields[j][i] == h)
+			return true;
+	return false;
+}
+
+/*
+ * The fields of each of n messages that no other holds (vp_witness.qkeys):
+ * what can tell which of them a later call was for.
+ */
+static void distinct_keys(const uint8_t *const *m, const long long *mlen, size_t n,
+			  struct vp_witness *w)
+{
+	uint64_t fields[VP_WIT_QMSGS_MAX][MSG_FIELDS_MAX];
+	size_t nf[VP_WIT_QMSGS_MAX];
+
+	for (size_t i = 0; i < n; i++)
+		if ((nf[i] = vp_fields(m[i], (size_t)mlen[i], fields[i], MSG_FIELDS_MAX)) >
+		    MSG_FIELDS_MAX)
+			goto unknown;
+	for (size_t i = 0; i < n; i++)
+		for (size_t f = 0; f < nf[i]; f++) {
+			bool shared = false;
+
+			for (size_t j = 0; j < n && !shared; j++)
+				shared = j != i && has_field(fields, nf, j, fields[i][f]);
+			if (shared)
+				continue;
+			if (w->nqkeys == VP_WIT_QKEYS_MAX)
+				goto unknown;
+			w->qkey_of[w->nqkeys] = (uint8_t)i;
+			w->qkeys[w->nqkeys++] = fields[i][f];
+		}
+	return;
+unknown:
+	w->nqkeys = VP_WIT_QKEYS_UNKNOWN;
+	memset(w->qkeys, 0, sizeof(w->qkeys));
+	memset(w->qkey_of, 0, sizeof(w->qkey_of));
+}
+
+bool vp_witness_push(const struct vp_bytes *b, struct vp_witness *w)
+{
+	const uint8_t *m[VP_WIT_QMSGS_MAX];
+	long long mlen[VP_WIT_QMSGS_MAX];
+	size_t at = 0, n = 0, kind = 0, k, next;
+
+	memset(w, 0, sizeof(*w));
+	/*
+	 * Every byte read is whole pushes: with a part of one, the consumer reads
+	 * on without us.  Pushes the capture cut, or past VP_WIT_QMSGS_MAX, are
+	 * VP_WIT_MORE: those kept, and more unseen after them.
+	 */
+	while (at < b->len) {
+		if (n < VP_WIT_QMSGS_MAX &&
+		    (next = push_at(b, at, &k, &w->qmsgs[n], &m[n], &mlen[n]))) {
+			kind = n++ ? kind : k;
+			at = next;
+			continue;
+		}
+		if (!n || (b->p[at] != '*' && b->p[at] != '>') ||
+		    (n < VP_WIT_QMSGS_MAX && b->len == b->total))
+			goto none;
+		w->flags = VP_WIT_MORE;
+		break;
+	}
+	if (!n)
+		goto none;
+	if (b->len != b->total)
+		w->flags = VP_WIT_MORE;
+	w->proto = VP_PROTO_REDIS;
+	w->count = 1;
+	strcpy(w->verb, push_kinds[kind].verb);
+	w->qmsg = w->qmsgs[0];
+	w->qkind = VP_WIT_Q_POP;
+	w->flags |= VP_WIT_FANOUT;
+	if (n == 1 && !(w->flags & VP_WIT_MORE)) {
+		w->qmsgs[0] = 0;
 		return true;
 	}
+	w->nqmsgs = (uint8_t)n;
+	distinct_keys(m, mlen, n, w);
+	return true;
+none:
+	memset(w, 0, sizeof(*w));
 	return false;
 }

@@ -13,7 +13,8 @@
 # same gates with BLMOVE (a reliable queue), with a stream's consumer
 # group (XADD, XREADGROUP), through haproxy in TCP mode, and with
 # pub/sub: the fan-out, every job PUBLISHed to 2 SUBSCRIBEd workers,
-# each of which does it.
+# each of which does it, on one session and on 4 (pushes read together,
+# told apart by the job id in the workers' calls).
 cd "$(dirname "$0")/../.."
 source tests/lib.sh
 source tests/e2e/harness.sh
@@ -82,6 +83,14 @@ check "queue through haproxy: the LPUSHes linked through it by their bytes ($(re
 requests=${QUEUE_PUBSUB_REQUESTS:-200} q_run pubsub --mode pubsub --sessions 1 --min-accuracy 99
 check "queue (pubsub, fanned out to 2 subscribers), --capture 256 on Redis: the gates pass (99% of the jobs' work, each worker's, under their request, every exact hop right)" \
 	[ $? -eq 0 ]
+# Pub/sub on 4 sessions: the workers fall behind and read two or more
+# pushes at once; with the back end's port captured too (--capture-back)
+# each later call carries its job's id, which says which push of the read
+# it works on (docs/analyzer.md "Queues as hops": a read of several).
+requests=${QUEUE_PUBSUB_REQUESTS:-200} q_run pubsub4 --mode pubsub --sessions 4 --capture-back \
+	--min-accuracy 99
+check "queue (pubsub, 4 sessions: pushes read together), --capture 256 on Redis and the back end: the gates pass (99% of the jobs' work, each worker's, under their request, every exact hop right)" \
+	[ $? -eq 0 ]
 grep -q '"queued"' "$keep/stream/found.json" 2>/dev/null &&
 	python3 - "$keep/stream/found.json" <<'PY'
 import json, sys
@@ -128,14 +137,16 @@ if [ -n "$CHROMIUM" ] && "$VPATH_ANALYZE" report -o "$d/report.html" "$d"/*.vpr 
 else
 	skip "the report's hops" "no chromium, or the report failed"
 fi
-d=$keep/run
-for what in move lose; do
-	rc=2
-	[ -f "$d/found.json" ] && python3 tests/queue/score.py --truth "$d/truth.jsonl" \
-		--jobs "$d/jobs.jsonl" --found "$d/found.json" --web $web --redis $redis \
-		--back $back --break $what >/dev/null
-	rc=$?
-	check "queue: the scorer fails the analysis with one hop or request broken: $what" \
-		[ $rc -eq 1 ]
+for run in run pubsub4; do
+	d=$keep/$run
+	for what in move lose; do
+		rc=2
+		[ -f "$d/found.json" ] && python3 tests/queue/score.py --truth "$d/truth.jsonl" \
+			--jobs "$d/jobs.jsonl" --found "$d/found.json" --web $web --redis $redis \
+			--back $back --break $what >/dev/null
+		rc=$?
+		check "queue ($run): the scorer fails the analysis with one hop or request broken: $what" \
+			[ $rc -eq 1 ]
+	done
 done
 exit 0

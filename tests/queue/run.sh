@@ -14,12 +14,16 @@
 #
 #   tests/queue/run.sh [--requests N] [--sessions S] [--workers W] [--seed X]
 #                      [--broker redis|rabbitmq] [--min-accuracy P]
-#                      [--no-capture] [--keep DIR] [--mode list|blmove|stream|pubsub]
+#                      [--no-capture] [--capture-back] [--keep DIR]
+#                      [--mode list|blmove|stream|pubsub]
 # --mode: how jobs are queued and taken on Redis (README.md): LPUSH/BRPOP
 # (list, the default), LPUSH/BLMOVE onto a processing list (blmove), XADD
 # and XREADGROUP of a consumer group (stream), PUBLISH to workers SUBSCRIBEd
 # to a channel, each doing every job (pubsub: the fan-out; workers start
 # after the recorders, the web front waits for their answers).
+# --capture-back: --capture-port 8100 too, the back end's port: the
+# workers' calls carry their job's id, which decides which job of a read
+# of several pub/sub pushes each call is for (README.md).
 # --keep DIR: the recordings, truth files, found.json, failures.jsonl and
 # every log are copied to DIR.
 # --fanout (rabbitmq): each job published to a fanout exchange bound to
@@ -45,6 +49,7 @@ Q_BACK=$Q_NET.4:8100
 Q_PY=/usr/bin/python3 # Debian's, where python3-redis lives
 Q_RELAY=$Q_NET.5:6379 relay=none fanout=0
 requests=2000 sessions=8 workers=2 seed=$((RANDOM)) keep=${KEEP:-} min_accuracy=0 capture=1
+capture_back=0
 mode=list
 broker=redis
 while [ $# -gt 0 ]; do
@@ -56,11 +61,12 @@ while [ $# -gt 0 ]; do
 	--keep) keep=$2; shift ;;
 	--min-accuracy) min_accuracy=$2; shift ;;
 	--no-capture) capture=0 ;;
+	--capture-back) capture_back=1 ;;
 	--mode) mode=$2; shift ;;
 	--broker) broker=$2; shift ;;
 	--relay) relay=$2; shift ;;
 	--fanout) fanout=2 ;;
-	-h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -156,6 +162,7 @@ on_exit 'e2e_keep_results "$keep"'
 e2e_log "queue ($broker, $mode, relay $relay): seed $seed, $requests requests on $sessions sessions, $workers workers, capture $capture"
 rec=()
 [ $capture -eq 0 ] || rec=(--capture 256 --capture-port "${Q_REDIS#*:}")
+[ $capture -eq 0 ] || [ $capture_back -eq 0 ] || rec+=(--capture-port "${Q_BACK#*:}")
 # The servers and workers first (their connections open), then the
 # recorders: the client's connections and ordinals are recorded from their
 # start.  The workers' connections are recorded from their first call.

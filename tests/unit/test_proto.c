@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "proto/fields.h"
 #include "proto/proto.h"
 
 static struct vp_bytes bytes_n(const void *p, size_t n)
@@ -392,11 +393,7 @@ static void test_redis_pubsub(void **state)
 		wit(B("*3\r\n$7\r\nPUBLISH\r\n$4\r\njobs\r\n$5\r\nhello\r\n"), B(":0\r\n"), &w));
 	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
 	assert_false(w.flags & VP_WIT_FANOUT);
-	/* No delivery: two pushes in one read, one cut by the capture, a reply, a subscribe's. */
-	assert_false(push(B("*3\r\n$7\r\nmessage\r\n$1\r\nj\r\n$1\r\na\r\n"
-			    "*3\r\n$7\r\nmessage\r\n$1\r\nj\r\n$1\r\nb\r\n"),
-			  &w));
-	assert_int_equal(w.qkind, VP_WIT_Q_NONE);
+	/* No delivery: one cut by the capture, a reply, a subscribe's. */
 	{
 		static const char m[] = "*3\r\n$7\r\nmessage\r\n$4\r\njobs\r\n$5\r\nhello\r\n";
 		struct vp_bytes b = {(const uint8_t *)m, sizeof(m) - 2, sizeof(m) - 1};
@@ -415,6 +412,58 @@ static void test_redis_pubsub(void **state)
 	assert_false(vp_witness_subscribes(&w));
 	assert_true(wit(B("*2\r\n$9\r\nSUBSCRIBE\r\n$4\r\njobs\r\n"), B("-ERR no\r\n"), &w));
 	assert_false(vp_witness_subscribes(&w));
+}
+
+#define JOB(id, k) "{\"id\": " #id ", \"k\": " #k ", \"kind\": \"resize\"}"
+#define MSG(id, k) "*3\r\n$7\r\nmessage\r\n$4\r\njobs\r\n$36\r\n" JOB(id, k) "\r\n"
+
+/* The fields of s (proto/fields.h), into h. */
+static size_t fields_of(const char *s, uint64_t *h, size_t max)
+{
+	return vp_fields((const uint8_t *)s, strlen(s), h, max);
+}
+
+/*
+ * Pushes read together: each message's hash, in order, and the fields that
+ * tell them apart (id and k, not kind); a read cut by the capture after
+ * whole pushes says more came (VP_WIT_MORE); bytes after them that begin
+ * no push give none.
+ */
+static void test_redis_pushes_together(void **state)
+{
+	struct vp_witness w, one;
+	uint64_t h[8], q[4];
+
+	(void)state;
+	assert_true(push(B(MSG(17, 3)), &one));
+	assert_int_equal(one.nqmsgs, 0);
+	assert_true(push(B(MSG(17, 3) MSG(18, 2)), &w));
+	assert_int_equal(w.nqmsgs, 2);
+	assert_true(w.qmsg == one.qmsg && w.qmsgs[0] == one.qmsg && w.qmsgs[1] != one.qmsg);
+	assert_false(w.flags & VP_WIT_MORE);
+	assert_int_equal(w.nqkeys, 4); /* id and k of each */
+	assert_int_equal(fields_of("/w?id=18&step=2", q, 4), 2);
+	for (size_t i = 0; i < w.nqkeys; i++)
+		if (w.qkeys[i] == q[0])
+			assert_int_equal(w.qkey_of[i], 1);
+	assert_int_equal(fields_of(JOB(17, 3), h, 8), 3);
+	assert_true(h[0] == w.qkeys[0] && w.qkey_of[0] == 0);
+	{
+		static const char m[] = MSG(17, 3) MSG(18, 2);
+		struct vp_bytes b = {(const uint8_t *)m, sizeof(m) - 1 - 10, sizeof(m) - 1};
+
+		assert_true(push(b, &w));
+		assert_true(w.flags & VP_WIT_MORE);
+		assert_int_equal(w.nqmsgs, 1);
+		assert_true(w.qmsg == one.qmsg);
+	}
+	assert_false(push(B(MSG(17, 3) "+OK\r\n"), &w));
+	assert_true(push(B(MSG(17, 3) MSG(18, 2) MSG(19, 1) MSG(20, 4) MSG(21, 1)), &w));
+	assert_true(w.flags & VP_WIT_MORE); /* more than are kept */
+	assert_int_equal(w.nqmsgs, VP_WIT_QMSGS_MAX);
+	/* Fields: JSON members and a query's pairs alike, each once; no value, no field. */
+	assert_int_equal(fields_of("a=1&a=1&b: \"x-y\" c= {d:2} e", h, 8), 3);
+	assert_int_equal(fields_of("http://host/", h, 8), 0);
 }
 
 static void test_mysql(void **state)
@@ -473,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_redis_queue_move),
 		cmocka_unit_test(test_redis_queue_stream),
 		cmocka_unit_test(test_redis_pubsub),
+		cmocka_unit_test(test_redis_pushes_together),
 		cmocka_unit_test(test_mysql),
 		cmocka_unit_test(test_labels_bounded),
 	};

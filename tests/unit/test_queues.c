@@ -9,7 +9,8 @@
  * publisher's is one message, not two; two deliveries of one message open
  * together (the relay's and the consumer's) are not exact.  A wait that
  * comes after its thread's next one takes its work back.
- * A PUBLISH delivered to two subscribers hangs both's work.
+ * A PUBLISH delivered to two subscribers hangs both's work.  Two pushes
+ * read together split their work by the job id each call carries.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "proto/fields.h"
 #include "queues.h"
 
 #define MS 1000000LL
@@ -397,6 +399,130 @@ static void test_pubsub_fanout(void **state)
 	vp_queues__free(&q);
 }
 
+/* A subscriber's call to an HTTP back end at `at` whose target is `text`. */
+static struct vp_request *http_call(uint32_t tid, int64_t at, const char *text)
+{
+	struct vp_request *r = req(3, tid, at, at + MS, NULL, 0, 0);
+
+	r->root->wit.proto = VP_PROTO_HTTP;
+	strcpy(r->root->wit.verb, "GET");
+	strcpy(r->root->wit.text, text);
+	return r;
+}
+
+/*
+ * Subscriber 10 reads the pushes of messages 41 and 42 (jobs 17 and 18)
+ * in one read, then makes `texts` calls (NULL: a call with no text, say
+ * its own LPUSH), then reads again.  pub[]: the two PUBLISHes' requests.
+ */
+static void read_of_two(struct vp_queues *q, struct vp_request **pub, const char *const *texts,
+			size_t n)
+{
+	struct vp_request *sub = req(3, 10, -30 * MS, -29 * MS, "SUBSCRIBE", 0, 0);
+	struct vp_request *del = req(3, 10, 8 * MS, 8 * MS, "MESSAGE", VP_WIT_Q_POP, 41);
+	struct vp_request *next = req(3, 10, 90 * MS, 90 * MS, "MESSAGE", VP_WIT_Q_POP, 7);
+	struct vp_witness *w = &del->root->wit;
+	static const char *const jobs[] = {"{\"id\": 17, \"k\": 1}", "{\"id\": 18, \"k\": 1}"};
+
+	for (int i = 0; i < 2; i++) {
+		uint64_t h;
+
+		pub[i] = publisher((5 + i) * MS, 41 + (uint64_t)i);
+		strcpy(pub[i]->root->calls[0]->wit.verb, "PUBLISH");
+		pub[i]->root->calls[0]->wit.flags = VP_WIT_FANOUT;
+		assert_int_equal(vp_fields((const uint8_t *)jobs[i], strlen(jobs[i]), &h, 1), 2);
+		w->qkey_of[w->nqkeys] = (uint8_t)i; /* id: k is the same in both */
+		w->qkeys[w->nqkeys++] = h;
+		w->qmsgs[i] = 41 + (uint64_t)i;
+	}
+	w->nqmsgs = 2;
+	w->flags = next->root->wit.flags = VP_WIT_FANOUT;
+	vp_queues__request(q, pub[0]);
+	vp_queues__request(q, pub[1]);
+	vp_queues__request(q, sub);
+	vp_queues__request(q, del);
+	for (size_t i = 0; i < n; i++)
+		vp_queues__request(q, texts[i]
+					      ? http_call(10, (10 + 10 * (int64_t)i) * MS, texts[i])
+					      : req(3, 10, (10 + 10 * (int64_t)i) * MS,
+						    (11 + 10 * (int64_t)i) * MS, "LPUSH", 0, 0));
+	vp_queues__request(q, next);
+}
+
+/*
+ * Two pushes read together: each call goes with the job whose id it
+ * carries, exact; the call with no text after job 18's call goes with it by
+ * order, inferred, so neither publisher is exact (it could have been 17's).
+ */
+static void test_pubsub_read_split(void **state)
+{
+	static const char *const texts[] = {"/w?id=17&step=0", NULL, "/w?id=18&step=0", NULL};
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *pub[2];
+	struct vp_call *a, *b;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	read_of_two(&q, pub, texts, 4);
+	vp_queues__flush(&q);
+	a = pub[0]->root->calls[0];
+	b = pub[1]->root->calls[0];
+	assert_int_equal(a->ncalls, 3); /* the read, job 17's call, its LPUSH */
+	assert_string_equal(a->calls[0]->wit.verb, "MESSAGE");
+	assert_false(a->calls[0]->link.exact);
+	assert_string_equal(a->calls[1]->wit.text, "/w?id=17&step=0");
+	assert_true(a->calls[1]->link.exact);
+	assert_false(a->calls[2]->link.exact);
+	assert_int_equal(b->ncalls, 2);
+	assert_string_equal(b->calls[0]->wit.text, "/w?id=18&step=0");
+	assert_true(b->calls[0]->link.exact);
+	assert_int_equal(b->calls[1]->link.basis, VP_BASIS_QUEUED);
+	assert_false(b->calls[1]->link.exact);
+	assert_false(pub[0]->exact);
+	assert_false(pub[1]->exact);
+	for (size_t i = 0; i < g.n; i++)
+		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+}
+
+/*
+ * Content that does not follow the read's order (18's id before 17's) is
+ * not sure: both placed by it, inferred.  Content that decides no call
+ * places nothing: every call stays a root.
+ */
+static void test_pubsub_read_unsure(void **state)
+{
+	static const char *const swapped[] = {"/w?id=18", "/w?id=17"};
+	static const char *const none[] = {"/w?id=19", "/w?step=0"};
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *pub[2];
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	read_of_two(&q, pub, swapped, 2);
+	vp_queues__flush(&q);
+	assert_int_equal(pub[0]->root->calls[0]->ncalls, 2);
+	assert_string_equal(pub[0]->root->calls[0]->calls[1]->wit.text, "/w?id=17");
+	assert_false(pub[0]->root->calls[0]->calls[1]->link.exact);
+	assert_int_equal(pub[1]->root->calls[0]->ncalls, 1);
+	assert_false(pub[1]->root->calls[0]->calls[0]->link.exact);
+	for (size_t i = 0; i < g.n; i++)
+		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+	memset(&g, 0, sizeof(g));
+	vp_queues__init(&q, collect, &g);
+	read_of_two(&q, pub, none, 2);
+	vp_queues__flush(&q);
+	assert_int_equal(pub[0]->root->calls[0]->ncalls, 0);
+	assert_int_equal(pub[1]->root->calls[0]->ncalls, 0);
+	assert_int_equal(q.hops, 0);
+	for (size_t i = 0; i < g.n; i++)
+		vp_request__free(g.r[i]);
+	vp_queues__free(&q);
+}
+
 static void test_pass_through(void **state)
 {
 	struct vp_queues q;
@@ -423,6 +549,8 @@ int main(void)
 		cmocka_unit_test(test_relayed_delivery_twins),
 		cmocka_unit_test(test_late_wait),
 		cmocka_unit_test(test_pubsub_fanout),
+		cmocka_unit_test(test_pubsub_read_split),
+		cmocka_unit_test(test_pubsub_read_unsure),
 		cmocka_unit_test(test_pass_through),
 	};
 
