@@ -86,6 +86,7 @@ struct vp_qthread {
 	int host;
 	uint32_t pid, tid;
 	int64_t last_wait; /* the latest start of a wait of it seen */
+	int64_t known;	   /* vp_queues.now when its first wait came (queues.c, thread_get) */
 };
 
 /* A request rooted in a consumer thread's call, until the delivery it was made for is known. */
