@@ -26,13 +26,6 @@ struct vp_qpush {
 	int64_t at;   /* its end; when it went out, for those gone */
 	bool taken;   /* a delivery took it */
 	uint64_t qid; /* the message's id, when the broker gave one (a stream entry's) */
-	/*
-	 * Forwarded by a relay (haproxy in TCP mode in front of Redis): the
-	 * relay's reads and its consumers' interleave so that a consumer's
-	 * first jobs can show no work or another's (4-11 exact hops of 600
-	 * wrong in test_queue's haproxy run), so the work is never exact.
-	 */
-	bool relayed;
 };
 
 struct vp_qdel {
@@ -356,9 +349,7 @@ static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call
 	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
 		const struct vp_witness *o = outer == NO_PUSH ? NULL : &q->push[outer].call->wit;
 
-		if (o && o->proto == c->wit.proto && o->qmsg == c->wit.qmsg) {
-			q->push[outer].relayed = true;
-		} else {
+		if (!o || o->proto != c->wit.proto || o->qmsg != c->wit.qmsg) {
 			q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
 			q->push[q->npush] = (struct vp_qpush){
 				.proto = c->wit.proto,
@@ -471,7 +462,7 @@ static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 		size_t j = n++;
 
 		k->link = vp_link_make(VP_BASIS_QUEUED, 1);
-		k->link.exact = own && !d->partial && !s->relayed;
+		k->link.exact = own && !d->partial;
 		k->queue_ns = wait;
 		p->exact &= k->link.exact && d->reqs[i]->exact;
 		q->hops++;
