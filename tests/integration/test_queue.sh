@@ -79,7 +79,7 @@ check "queue through haproxy (TCP mode), --capture 256 on both its sides: the ga
 relayed() { grep -c '"forwarded"' "$keep/haproxy/found.json" 2>/dev/null; }
 check "queue through haproxy: the LPUSHes linked through it by their bytes ($(relayed) forwarded)" \
 	[ "$(relayed)" -gt 0 ]
-hops=$(grep -o 'hops [0-9]* ([0-9]* exact' "$keep/haproxy.out")
+hops=$(grep -o 'hops [0-9]* ([0-9]* exact' "$keep/haproxy.out" | tr -d '(')
 check "queue through haproxy: its hops marked exact where the bytes decide ($hops), at least 90%" \
 	python3 -c 'import re, sys; h, e = map(int, re.findall(r"[0-9]+", sys.argv[1]))
 sys.exit(0 if h and e * 10 >= h * 9 else 1)' "$hops"
