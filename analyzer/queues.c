@@ -27,13 +27,6 @@ struct vp_qpush {
 	int64_t at;   /* its end; when it went out, for those gone */
 	bool taken;   /* a delivery took it */
 	uint64_t qid; /* the message's id, when the broker gave one (a stream entry's) */
-	/*
-	 * Forwarded by a relay (haproxy in TCP mode in front of Redis): the
-	 * relay's reads and its consumers' interleave so that a consumer's
-	 * first jobs can show no work or another's (4-11 exact hops of 600
-	 * wrong in test_queue's haproxy run), so the work is never exact.
-	 */
-	bool relayed;
 };
 
 struct vp_qdel {
@@ -43,9 +36,12 @@ struct vp_qdel {
 	bool fans;
 	uint64_t msg, qid;
 	int64_t open_ns, close_ns; /* its reply .. the thread's next wait (INT64_MAX: none yet) */
+	uint64_t cookie;	   /* its wait's connection (the client's socket) */
+	uint32_t idx, close_idx;   /* its wait's conn_index; the next wait's (CLOSE_ELSEWHERE) */
 	/*
-	 * Not exact: the thread's first wait seen (calls it made before that
-	 * wait came here went out as roots, so its work may lack some), or a
+	 * Not exact: opened before its thread was known as a consumer (calls
+	 * it made before its first wait came here went out as roots, so its
+	 * work may lack some), a window not seen whole (del_gap), or a
 	 * stream's entry matched by its bytes, not its id (pick_push).
 	 */
 	bool partial;
@@ -114,6 +110,10 @@ static bool fans_out(const struct vp_witness *w)
 	return w->proto == VP_PROTO_AMQP || (w->flags & VP_WIT_FANOUT);
 }
 
+/* vp_qdel.close_idx: no next wait yet; the next wait was on another connection. */
+#define CLOSE_NONE UINT32_MAX
+#define CLOSE_ELSEWHERE (UINT32_MAX - 1)
+
 static bool same_thread(const struct vp_qdel *d, const struct vp_call_end *e)
 {
 	return d->host == e->host && d->pid == e->pid && d->tid == e->tid;
@@ -121,7 +121,7 @@ static bool same_thread(const struct vp_qdel *d, const struct vp_call_end *e)
 
 static struct vp_qthread thread_of(const struct vp_call_end *e)
 {
-	return (struct vp_qthread){e->host, e->pid, e->tid, INT64_MIN};
+	return (struct vp_qthread){e->host, e->pid, e->tid, INT64_MIN, 0};
 }
 
 static bool same_thread_end(const struct vp_qthread *t, const struct vp_call_end *e)
@@ -143,17 +143,25 @@ static void del_add(struct vp_qdel *d, struct vp_request *r)
 	d->reqs[d->n++] = r;
 }
 
-/* The delivery whose work a root call made by its thread at its start is. */
+/*
+ * The delivery whose work a root call made by its thread at its start is:
+ * of those whose window holds it, the one opened last.  A window stays
+ * open until the thread's next wait comes here; a wait that came late, its
+ * next one's delivery gone, does not know where it ends, so windows may
+ * overlap, and the later reply is the one the call came after.
+ */
 static struct vp_qdel *delivery_of(struct vp_queues *q, const struct vp_call *c)
 {
+	struct vp_qdel *best = NULL;
+
 	for (size_t i = 0; i < q->ndel; i++) {
 		struct vp_qdel *d = q->del[i];
 
 		if (same_thread(d, &c->client) && d->open_ns <= c->start_ns &&
-		    c->start_ns < d->close_ns)
-			return d;
+		    c->start_ns < d->close_ns && (!best || d->open_ns > best->open_ns))
+			best = d;
 	}
-	return NULL;
+	return best;
 }
 
 /*
@@ -198,7 +206,11 @@ static void del_twins(struct vp_queues *q, struct vp_qdel *d)
 			q->del[i]->partial = d->partial = true;
 }
 
-/* The consumer thread of e, added when it is new (*first). */
+/*
+ * The consumer thread of e, added when it is new (*first).  Its root calls that
+ * came here before went out as roots, and they ended by q->now: a
+ * delivery that opened before then may lack some of its work.
+ */
 static struct vp_qthread *thread_get(struct vp_queues *q, const struct vp_call_end *e, bool *first)
 {
 	for (size_t i = 0; i < q->nthr; i++)
@@ -209,11 +221,15 @@ static struct vp_qthread *thread_get(struct vp_queues *q, const struct vp_call_e
 	*first = true;
 	q->thr = grow(q->thr, &q->thrcap, q->nthr + 1, sizeof(*q->thr));
 	q->thr[q->nthr] = thread_of(e);
+	q->thr[q->nthr].known = q->now;
 	return &q->thr[q->nthr++];
 }
 
-/* The delivery wait c's reply opens on its thread. */
-static struct vp_qdel *del_new(struct vp_queues *q, struct vp_request *r, bool first)
+/*
+ * The delivery wait c's reply opens on its thread; partial: the thread's
+ * first wait seen, or one that opened before the thread was known.
+ */
+static struct vp_qdel *del_new(struct vp_queues *q, struct vp_request *r, bool partial)
 {
 	const struct vp_call *c = r->root;
 	struct vp_qdel *d = calloc(1, sizeof(*d));
@@ -229,7 +245,10 @@ static struct vp_qdel *del_new(struct vp_queues *q, struct vp_request *r, bool f
 	d->qid = c->wit.qid;
 	d->open_ns = c->end_ns;
 	d->close_ns = INT64_MAX;
-	d->partial = first;
+	d->cookie = c->client.cookie;
+	d->idx = c->conn_index;
+	d->close_idx = CLOSE_NONE;
+	d->partial = partial;
 	del_twins(q, d);
 	del_add(d, r);
 	return d;
@@ -254,7 +273,12 @@ static void del_close(struct vp_queues *q, const struct vp_call *c, struct vp_qd
 		    o->close_ns <= c->start_ns)
 			continue;
 		late = false;
+		if (d) { /* the late wait's delivery ends where o did: at the next wait */
+			d->close_ns = o->close_ns;
+			d->close_idx = o->close_idx;
+		}
 		o->close_ns = c->start_ns;
+		o->close_idx = c->client.cookie == o->cookie ? c->conn_index : CLOSE_ELSEWHERE;
 		for (size_t k = 1; k < o->n; k++) {
 			struct vp_request *w = o->reqs[k];
 
@@ -271,6 +295,32 @@ static void del_close(struct vp_queues *q, const struct vp_call *c, struct vp_qd
 		d->partial |= late;
 }
 
+/*
+ * Whether d's window is not known whole: the exchanges of its wait's
+ * connection between its wait and the next (conn_index) did not all come
+ * as its work.  One missing is a wait or a call whose path has not come
+ * yet (through a relay a BRPOP's path can end seconds after its thread's
+ * next one), or a call that went out elsewhere: the window's end, or its
+ * work, is not decided.  A next wait on another connection says nothing
+ * of the exchanges between.
+ */
+static bool del_gap(const struct vp_qdel *d)
+{
+	uint32_t seen = 0;
+
+	if (d->close_idx == CLOSE_NONE)
+		return false;
+	if (d->close_idx == CLOSE_ELSEWHERE || d->close_idx <= d->idx)
+		return true;
+	for (size_t k = 1; k < d->n; k++) {
+		const struct vp_call *w = d->reqs[k]->root;
+
+		seen += w->client.cookie == d->cookie && w->conn_index > d->idx &&
+			w->conn_index < d->close_idx;
+	}
+	return seen != d->close_idx - d->idx - 1;
+}
+
 /* A wait on a list: it ends the thread's delivery before it; one that delivers opens the next. */
 static void on_wait(struct vp_queues *q, struct vp_request *r)
 {
@@ -278,7 +328,8 @@ static void on_wait(struct vp_queues *q, struct vp_request *r)
 	bool first;
 	struct vp_qthread *th = thread_get(q, &c->client, &first);
 	bool late = c->start_ns < th->last_wait;
-	struct vp_qdel *d = c->wit.qkind == VP_WIT_Q_POP ? del_new(q, r, first) : NULL;
+	struct vp_qdel *d =
+		c->wit.qkind == VP_WIT_Q_POP ? del_new(q, r, first || c->end_ns < th->known) : NULL;
 
 	if (!late)
 		th->last_wait = c->start_ns;
@@ -308,9 +359,7 @@ static void find_pushes(struct vp_queues *q, struct vp_qpub *pub, struct vp_call
 	if (c->wit.qkind == VP_WIT_Q_PUSH && c->complete) {
 		const struct vp_witness *o = outer == NO_PUSH ? NULL : &q->push[outer].call->wit;
 
-		if (o && o->proto == c->wit.proto && o->qmsg == c->wit.qmsg) {
-			q->push[outer].relayed = true;
-		} else {
+		if (!o || o->proto != c->wit.proto || o->qmsg != c->wit.qmsg) {
 			q->push = grow(q->push, &q->pushcap, q->npush + 1, sizeof(*q->push));
 			q->push[q->npush] = (struct vp_qpush){
 				.proto = c->wit.proto,
@@ -424,7 +473,7 @@ static void graft(struct vp_queues *q, struct vp_qdel *d, struct vp_qpush *s)
 		size_t j = n++;
 
 		k->link = vp_link_make(VP_BASIS_QUEUED, 1);
-		k->link.exact = own && !d->partial && !s->relayed && (!d->sure || d->sure[i]);
+		k->link.exact = own && !d->partial && (!d->sure || d->sure[i]);
 		k->queue_ns = wait;
 		p->exact &= k->link.exact && d->reqs[i]->exact;
 		q->hops++;
@@ -655,6 +704,7 @@ static void settle(struct vp_queues *q, size_t i)
 	struct vp_qdel *d = q->del[i];
 
 	q->del[i] = q->del[--q->ndel];
+	d->partial |= del_gap(d); /* before a read's parts copy it */
 	if (d->reqs[0]->root->wit.nqmsgs)
 		settle_read(q, d);
 	else

@@ -50,7 +50,10 @@
  * message is the outer one forwarded, one message; two deliveries of one
  * list message open together (the relay's and its client's) are not
  * exact.  A wait that comes after its thread's next one splits the
- * delivery its start falls in.
+ * delivery its start falls in, and its own delivery ends where that one
+ * did.  A relayed BRPOP's path can come seconds late, after the delivery
+ * before it settled: a delivery is exact only when every exchange of its
+ * wait's connection up to the next wait came as its work (conn_index).
  *
  * Limits: a publisher whose request ends more than VP_QUEUE_SETTLE_NS
  * after its message was delivered is not seen in time (the delivery's
@@ -87,6 +90,7 @@ struct vp_qthread {
 	int host;
 	uint32_t pid, tid;
 	int64_t last_wait; /* the latest start of a wait of it seen */
+	int64_t known;	   /* vp_queues.now when its first wait came (queues.c, thread_get) */
 };
 
 /* A request rooted in a consumer thread's call, until the delivery it was made for is known. */

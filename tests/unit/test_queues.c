@@ -8,7 +8,10 @@
  * Through a relay (haproxy in TCP mode): the LPUSH forwarded below the
  * publisher's is one message, not two; two deliveries of one message open
  * together (the relay's and the consumer's) are not exact.  A wait that
- * comes after its thread's next one takes its work back.
+ * comes after its thread's next one takes its work back and ends at that
+ * one; a delivery whose window was not seen whole (a wait missing between
+ * it and the next, by conn_index), or that opened before its thread was
+ * known as a consumer, is not exact.
  * A PUBLISH delivered to two subscribers hangs both's work.  Two pushes
  * read together split their work by the job id each call carries.
  */
@@ -44,6 +47,20 @@ static void end(struct vp_call_end *e, int host, uint32_t tid)
 	e->pid = e->tid = tid;
 }
 
+/*
+ * Each thread's Redis calls go on one connection of its own (cookie 100 +
+ * tid), numbered in the order they are made here (conn_index); reset by
+ * each test's setup.
+ */
+static uint32_t next_index[64];
+
+static int index_reset(void **state)
+{
+	(void)state;
+	memset(next_index, 0, sizeof(next_index));
+	return 0;
+}
+
 /* A request of one call (room for a second), one block as paths.c makes them. */
 static struct vp_request *req(int cli_host, uint32_t tid, int64_t start, int64_t end_ns,
 			      const char *verb, uint8_t qkind, uint64_t msg)
@@ -64,6 +81,8 @@ static struct vp_request *req(int cli_host, uint32_t tid, int64_t start, int64_t
 	c->complete = true;
 	c->link = vp_link_make(VP_BASIS_ROOT, 0);
 	if (verb) {
+		c->client.cookie = 100 + tid;
+		c->conn_index = next_index[tid % 64]++;
 		c->wit.proto = VP_PROTO_REDIS;
 		strcpy(c->wit.verb, verb);
 		c->wit.qkind = qkind;
@@ -100,14 +119,15 @@ static void test_hop(void **state)
 {
 	struct vp_queues q;
 	struct got g = {0};
-	struct vp_request *pop = req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 42);
+	struct vp_request *pop;
 	struct vp_call *push, *k;
 
 	(void)state;
-	pop->root->srv_rep_first = 9 * MS;
 	vp_queues__init(&q, collect, &g);
 	/* An earlier wait that timed out: the thread is a known consumer from then on. */
 	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
+	pop = req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 42);
+	pop->root->srv_rep_first = 9 * MS;
 	vp_queues__request(&q, publisher(5 * MS, 42));
 	vp_queues__request(&q, pop);
 	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
@@ -171,10 +191,11 @@ static struct vp_request *xadd(int64_t at, uint64_t msg, uint64_t id)
 /* An XREADGROUP that delivered entry (msg, id), then the thread's work and its next wait. */
 static void consume_entry(struct vp_queues *q, uint64_t msg, uint64_t id)
 {
-	struct vp_request *d = req(3, 10, 0, 10 * MS, "XREADGROUP", VP_WIT_Q_POP, msg);
+	struct vp_request *d;
 
-	d->root->wit.qid = id;
 	vp_queues__request(q, req(3, 10, -20 * MS, -MS, "XREADGROUP", 0, 0));
+	d = req(3, 10, 0, 10 * MS, "XREADGROUP", VP_WIT_Q_POP, msg);
+	d->root->wit.qid = id;
 	vp_queues__request(q, d);
 	vp_queues__request(q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
 	vp_queues__request(q, req(3, 10, 14 * MS, 20 * MS, "XREADGROUP", 0, 0));
@@ -285,10 +306,9 @@ static void test_relayed_push(void **state)
 	assert_int_equal(push->calls[0]->link.basis, VP_BASIS_QUEUED);
 	assert_int_equal(push->calls[1]->link.basis, VP_BASIS_FORWARDED);
 	assert_int_equal(push->calls[2]->link.basis, VP_BASIS_QUEUED);
-	/* Through the relay the work is never exact (queues.c, vp_qpush.relayed). */
-	assert_false(push->calls[0]->link.exact);
-	assert_false(push->calls[2]->link.exact);
-	assert_false(g.r[2]->exact);
+	/* Through the relay as without it: the bytes and the thread's window decide. */
+	assert_true(push->calls[0]->link.exact);
+	assert_true(push->calls[2]->link.exact);
 	for (size_t i = 0; i < g.n; i++)
 		vp_request__free(g.r[i]);
 	vp_queues__free(&q);
@@ -321,22 +341,36 @@ static void test_relayed_delivery_twins(void **state)
 	vp_queues__free(&q);
 }
 
+/*
+ * Thread 10's two jobs (messages 1 and 2, their work at 12 and 22 ms) and
+ * the wait after them at 25 ms, all but the wait that delivered job 2:
+ * returned, for the caller to send late.
+ */
+static struct vp_request *two_jobs(struct vp_queues *q)
+{
+	struct vp_request *second;
+
+	vp_queues__request(q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
+	vp_queues__request(q, publisher(-10 * MS, 1));
+	vp_queues__request(q, publisher(-9 * MS, 2));
+	vp_queues__request(q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 1));
+	second = req(3, 10, 14 * MS, 20 * MS, "BRPOP", VP_WIT_Q_POP, 2); /* made before 25 ms */
+	vp_queues__request(q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(q, req(3, 10, 22 * MS, 23 * MS, NULL, 0, 0));
+	vp_queues__request(q, req(3, 10, 25 * MS, 30 * MS, "BRPOP", 0, 0));
+	return second;
+}
+
 /* A wait that comes after its thread's next one (its path ended later) takes its work back. */
 static void test_late_wait(void **state)
 {
 	struct vp_queues q;
 	struct got g = {0};
-	struct vp_request *late = req(3, 10, 14 * MS, 20 * MS, "BRPOP", VP_WIT_Q_POP, 2);
+	struct vp_request *late;
 
 	(void)state;
 	vp_queues__init(&q, collect, &g);
-	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
-	vp_queues__request(&q, publisher(-10 * MS, 1));
-	vp_queues__request(&q, publisher(-9 * MS, 2));
-	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 1));
-	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
-	vp_queues__request(&q, req(3, 10, 22 * MS, 23 * MS, NULL, 0, 0));
-	vp_queues__request(&q, req(3, 10, 25 * MS, 30 * MS, "BRPOP", 0, 0));
+	late = two_jobs(&q);
 	vp_queues__request(&q, late);
 	vp_queues__flush(&q);
 	assert_int_equal(q.hops, 4);
@@ -354,15 +388,129 @@ static void test_late_wait(void **state)
 	vp_queues__free(&q);
 }
 
-/* Subscriber thread tid: SUBSCRIBE, a push delivering msg at `at`, its work, the next push. */
+/* Under the push of msg in g's requests, the start of its second call (its work), or -1. */
+static int64_t work_of(const struct got *g, uint64_t msg)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const struct vp_call *push = g->r[i]->root->ncalls ? g->r[i]->root->calls[0] : NULL;
+
+		if (push && push->wit.qkind == VP_WIT_Q_PUSH && push->wit.qmsg == msg)
+			return push->ncalls == 2 ? push->calls[1]->start_ns : -1;
+	}
+	return -1;
+}
+
+static void got_free(struct got *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		vp_request__free(g->r[i]);
+}
+
+/*
+ * The late wait's delivery ends at the next wait: the work after that
+ * one is the next delivery's, even once the array of deliveries has been
+ * reordered (another thread's delivery settled).
+ */
+static void test_late_wait_window_ends(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *late;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, req(3, 11, -5 * MS, -4 * MS, "BRPOP", VP_WIT_Q_POP, 4));
+	vp_queues__request(&q, req(3, 11, -3 * MS, -2 * MS, "BRPOP", 0, 0));
+	vp_queues__request(&q, req(3, 10, -20 * MS, -MS, "BRPOP", 0, 0));
+	for (uint64_t m = 1; m <= 3; m++)
+		vp_queues__request(&q, publisher(-10 * MS + (int64_t)m * MS, m));
+	vp_queues__request(&q, req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 1));
+	late = req(3, 10, 14 * MS, 20 * MS, "BRPOP", VP_WIT_Q_POP, 2);
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 10, 22 * MS, 23 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 10, 25 * MS, 30 * MS, "BRPOP", VP_WIT_Q_POP, 3));
+	vp_queues__request(&q, late);
+	vp_queues__request(&q, req(3, 12, 1100 * MS, 1100 * MS, NULL, 0, 0)); /* a second on */
+	vp_queues__request(&q, req(3, 10, 32 * MS, 33 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 10, 35 * MS, 40 * MS, "BRPOP", 0, 0));
+	vp_queues__flush(&q);
+	assert_int_equal(work_of(&g, 1), 12 * MS);
+	assert_int_equal(work_of(&g, 2), 22 * MS);
+	assert_int_equal(work_of(&g, 3), 32 * MS);
+	assert_int_equal(q.hops, 6);
+	assert_int_equal(q.hops_exact, 6);
+	got_free(&g);
+	vp_queues__free(&q);
+}
+
+/*
+ * A wait whose path comes after its delivery before settled (through a
+ * relay, seconds late): the delivery before it, closed by the wait after
+ * (a conn_index further on), did not see its window whole; not exact.
+ */
+static void test_missing_wait_not_exact(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *missing;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	missing = two_jobs(&q);
+	vp_queues__request(&q, req(3, 12, 1100 * MS, 1100 * MS, NULL, 0, 0)); /* a second on */
+	vp_queues__request(&q, missing);
+	vp_queues__flush(&q);
+	assert_true(q.hops > 0);
+	assert_int_equal(q.hops_exact, 0);
+	got_free(&g);
+	vp_queues__free(&q);
+}
+
+/*
+ * Not only the first delivery: work of any delivery that opened before
+ * the thread's first wait came here may have gone out as roots.
+ */
+static void test_known_late_not_exact(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+	struct vp_request *w1, *w2;
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, publisher(-10 * MS, 1));
+	vp_queues__request(&q, publisher(-9 * MS, 2));
+	w1 = req(3, 10, 0, 10 * MS, "BRPOP", VP_WIT_Q_POP, 1);
+	w2 = req(3, 10, 14 * MS, 20 * MS, "BRPOP", VP_WIT_Q_POP, 2);
+	vp_queues__request(&q, req(3, 10, 12 * MS, 13 * MS, NULL, 0, 0));
+	vp_queues__request(&q, req(3, 10, 22 * MS, 23 * MS, NULL, 0, 0));
+	vp_queues__request(&q, w1);
+	vp_queues__request(&q, w2);
+	vp_queues__request(&q, req(3, 10, 25 * MS, 30 * MS, "BRPOP", 0, 0));
+	vp_queues__flush(&q);
+	assert_int_equal(q.hops, 2); /* the deliveries: their work went out as roots */
+	assert_int_equal(q.hops_exact, 0);
+	got_free(&g);
+	vp_queues__free(&q);
+}
+
+/* Subscriber thread tid subscribes. */
+static void subscribe(struct vp_queues *q, uint32_t tid)
+{
+	vp_queues__request(q, req(3, tid, -30 * MS, -29 * MS, "SUBSCRIBE", 0, 0));
+}
+
+/*
+ * Subscriber thread tid (subscribed before any of this came: its calls
+ * are held from then on): a push delivering msg at `at`, its work, the
+ * next push.
+ */
 static void subscriber(struct vp_queues *q, uint32_t tid, int64_t at, uint64_t msg)
 {
-	struct vp_request *sub = req(3, tid, -30 * MS, -29 * MS, "SUBSCRIBE", 0, 0);
 	struct vp_request *del = req(3, tid, at, at, "MESSAGE", VP_WIT_Q_POP, msg);
 	struct vp_request *next = req(3, tid, 40 * MS, 40 * MS, "MESSAGE", VP_WIT_Q_POP, 7);
 
 	del->root->wit.flags = next->root->wit.flags = VP_WIT_FANOUT;
-	vp_queues__request(q, sub);
 	vp_queues__request(q, del);
 	vp_queues__request(q, req(3, tid, at + MS, at + 2 * MS, NULL, 0, 0));
 	vp_queues__request(q, next);
@@ -381,6 +529,8 @@ static void test_pubsub_fanout(void **state)
 	push->wit.flags = VP_WIT_FANOUT;
 	vp_queues__init(&q, collect, &g);
 	vp_queues__request(&q, pub);
+	subscribe(&q, 10);
+	subscribe(&q, 20);
 	subscriber(&q, 10, 8 * MS, 42);
 	subscriber(&q, 20, 9 * MS, 42);
 	vp_queues__flush(&q);
@@ -437,9 +587,9 @@ static void read_of_two(struct vp_queues *q, struct vp_request **pub, const char
 	}
 	w->nqmsgs = 2;
 	w->flags = next->root->wit.flags = VP_WIT_FANOUT;
+	vp_queues__request(q, sub); /* ended first: its thread is known as a consumer */
 	vp_queues__request(q, pub[0]);
 	vp_queues__request(q, pub[1]);
-	vp_queues__request(q, sub);
 	vp_queues__request(q, del);
 	for (size_t i = 0; i < n; i++)
 		vp_queues__request(q, texts[i]
@@ -541,17 +691,20 @@ static void test_pass_through(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hop),
-		cmocka_unit_test(test_first_wait_not_exact),
-		cmocka_unit_test(test_same_bytes_twice),
-		cmocka_unit_test(test_stream_id),
-		cmocka_unit_test(test_relayed_push),
-		cmocka_unit_test(test_relayed_delivery_twins),
-		cmocka_unit_test(test_late_wait),
-		cmocka_unit_test(test_pubsub_fanout),
-		cmocka_unit_test(test_pubsub_read_split),
-		cmocka_unit_test(test_pubsub_read_unsure),
-		cmocka_unit_test(test_pass_through),
+		cmocka_unit_test_setup(test_hop, index_reset),
+		cmocka_unit_test_setup(test_first_wait_not_exact, index_reset),
+		cmocka_unit_test_setup(test_same_bytes_twice, index_reset),
+		cmocka_unit_test_setup(test_stream_id, index_reset),
+		cmocka_unit_test_setup(test_relayed_push, index_reset),
+		cmocka_unit_test_setup(test_relayed_delivery_twins, index_reset),
+		cmocka_unit_test_setup(test_late_wait, index_reset),
+		cmocka_unit_test_setup(test_late_wait_window_ends, index_reset),
+		cmocka_unit_test_setup(test_missing_wait_not_exact, index_reset),
+		cmocka_unit_test_setup(test_known_late_not_exact, index_reset),
+		cmocka_unit_test_setup(test_pubsub_fanout, index_reset),
+		cmocka_unit_test_setup(test_pubsub_read_split, index_reset),
+		cmocka_unit_test_setup(test_pubsub_read_unsure, index_reset),
+		cmocka_unit_test_setup(test_pass_through, index_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
