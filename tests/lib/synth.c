@@ -632,6 +632,21 @@ static void h2_frame_header(uint8_t *d, const struct synth_h2 *f)
 	d[8] = (uint8_t)f->stream;
 }
 
+/* Frame f's record p (len bytes of data[] filled) at stream position at, written by side. */
+static void h2_payload_put(struct synth_link *l, int side, uint8_t dir, const struct synth_h2 *f,
+			   uint32_t at, struct vpr_payload *p, uint32_t len, uint8_t flags,
+			   uint32_t tid, uint64_t ts)
+{
+	p->cookie = l->cookie[side];
+	p->pid = l->pid[side];
+	p->seq_end = at + 9 + f->length;
+	p->bytes = 9 + f->length;
+	p->len = (uint16_t)len;
+	p->dir = dir;
+	p->flags = flags;
+	put(l->host[side], &p->h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len), ts, tid);
+}
+
 /*
  * The block of HEADERS frame f at stream position at, sent or received by
  * side (struct synth_link's h2_blocks), stamped like its frame's record.
@@ -665,16 +680,11 @@ static void h2_block(struct synth_link *l, int side, uint8_t dir, const struct s
 		p.data[n++] = (uint8_t)(pad - 4);
 		memset(p.data + n, 'a', pad - 4);
 	}
-	p.cookie = l->cookie[side];
-	p.pid = l->pid[side];
-	p.seq_end = at + 9 + f->length;
-	p.bytes = 9 + f->length;
-	p.len = (uint16_t)len;
-	p.dir = dir;
-	p.flags =
-		VPR_PAYLOAD_H2_FRAME | (l->h2_block_seen[side][dir & 1] ? 0 : VPR_PAYLOAD_H2_FIRST);
+	h2_payload_put(l, side, dir, f, at, &p, len,
+		       VPR_PAYLOAD_H2_FRAME |
+			       (l->h2_block_seen[side][dir & 1] ? 0 : VPR_PAYLOAD_H2_FIRST),
+		       tid, ts);
 	l->h2_block_seen[side][dir & 1] = true;
-	put(l->host[side], &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len), ts, tid);
 }
 
 /* DATA frame f's first bytes (of body) at stream position at, stamped like its frame's record. */
@@ -690,14 +700,8 @@ static void h2_data(struct synth_link *l, int side, uint8_t dir, const struct sy
 		n = len - 9;
 	h2_frame_header(p.data, f);
 	memcpy(p.data + 9, body, n);
-	p.cookie = l->cookie[side];
-	p.pid = l->pid[side];
-	p.seq_end = at + 9 + f->length;
-	p.bytes = 9 + f->length;
-	p.len = (uint16_t)len;
-	p.dir = dir;
-	p.flags = VPR_PAYLOAD_H2_FRAME | VPR_PAYLOAD_H2_DATA;
-	put(l->host[side], &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len), ts, tid);
+	h2_payload_put(l, side, dir, f, at, &p, len, VPR_PAYLOAD_H2_FRAME | VPR_PAYLOAD_H2_DATA,
+		       tid, ts);
 }
 
 /* One end's operation of synth_h2_xfer and its frame records. */
