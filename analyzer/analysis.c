@@ -11,6 +11,7 @@
 #include "exchanges.h"
 #include "fifo.h"
 #include "h2blocks.h"
+#include "h2data.h"
 #include "goroutines.h"
 #include "h2streams.h"
 #include "matcher.h"
@@ -601,6 +602,17 @@ static void end_streams(struct host_state *hs, struct vp_sock *s)
 		finished(hs, x);
 }
 
+/* x's request's first bytes, or their hashes, just came: a relay's call carries a request's (forward.h). */
+static void content_came(struct host_state *hs, struct vp_xchg *x, bool had_content)
+{
+	if (!x || had_content || !x->content)
+		return;
+	if (x->side == VP_CLIENT)
+		vp_attr__forwarded(&hs->attr, x);
+	if (x->side == VP_SERVER && vp_attr__request_content(&hs->attr, x))
+		abort(); /* out of memory: a repeat not counted could decide wrongly */
+}
+
 /* A frame record (VPR_H2_FRAME): its stream's exchange moves on (h2streams.h). */
 /*
  * A HEADERS or CONTINUATION frame's block: its captured bytes, written
@@ -679,13 +691,40 @@ static bool h2_has_block(const struct vpr_h2_frame *f)
 	       (f->type == VP_H2_HEADERS || f->type == VP_H2_CONTINUATION);
 }
 
-/* A frame that is not used: its block's bytes, if any, are not kept waiting. */
+/* A DATA frame's header: with --capture, its first bytes have a record (h2data.h). */
+static bool h2_is_data(const struct vpr_h2_frame *f)
+{
+	return (f->kind & ~VPR_H2_IN_TLS) == VPR_H2_HEADER && f->type == VP_H2_DATA && f->length;
+}
+
+/* A frame that is not used: its block's or message's bytes, if any, are not kept waiting. */
 static void h2_block_drop(struct vp_analysis *a, int h, const struct vpr_h2_frame *f)
 {
 	struct vpr_payload p;
 
-	if (h2_has_block(f))
+	if (h2_has_block(f) || h2_is_data(f))
 		h2_block_take(a, h, f, &p);
+}
+
+/* A DATA record p, its frame taken: its stream's content, if it is its message's beginning. */
+static void h2_data_use(struct host_state *hs, struct vp_sock *s, const struct vpr_payload *p)
+{
+	int err;
+	struct vp_xchg *x = vp_h2__data(s, p, &err);
+
+	if (err)
+		abort(); /* out of memory: no sensible partial result */
+	content_came(hs, x, false);
+}
+
+/* A DATA frame just taken: its record, written beside it and kept aside by the read stage. */
+static void h2_data_at_frame(struct vp_analysis *a, struct host_state *hs, int h, struct vp_sock *s,
+			     const struct vpr_h2_frame *f)
+{
+	struct vpr_payload p;
+
+	if (h2_block_take(a, h, f, &p))
+		h2_data_use(hs, s, &p);
 }
 
 static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
@@ -765,6 +804,8 @@ static void on_h2_frame(struct vp_analysis *a, struct host_state *hs, int h,
 		break;
 	}
 	h2_id_read(hs, x, had_id);
+	if (h2_is_data(f))
+		h2_data_at_frame(a, hs, h, s, f);
 	if (res.finished)
 		finished(hs, res.finished);
 }
@@ -851,17 +892,6 @@ static void on_log(struct vp_analysis *a, struct host_state *hs, int h, const st
 		abort(); /* out of memory: no sensible partial result */
 }
 
-/* x's request's first bytes, or their hashes, just came: a relay's call carries a request's (forward.h). */
-static void content_came(struct host_state *hs, struct vp_xchg *x, bool had_content)
-{
-	if (!x || had_content || !x->content)
-		return;
-	if (x->side == VP_CLIENT)
-		vp_attr__forwarded(&hs->attr, x);
-	if (x->side == VP_SERVER && vp_attr__request_content(&hs->attr, x))
-		abort(); /* out of memory: a repeat not counted could decide wrongly */
-}
-
 /*
  * A payload's (or its hashes') socket, NULL if gone.  A Go thread's payload
  * follows its operation, which went to the socket's last unit: *tid becomes
@@ -874,6 +904,24 @@ static struct vp_sock *payload_sock(struct host_state *hs, uint64_t cookie, uint
 	if (s && s->last_unit && vp_gor__of_thread(&hs->gor, *tid))
 		*tid = s->last_unit;
 	return s;
+}
+
+/*
+ * A DATA frame's first bytes (h2data.h) reached in time order: taken by
+ * its frame, unless that was taken before (the record came late: a
+ * carried one), or is none of a followed connection's.
+ */
+static void h2_data(struct vp_analysis *a, struct host_state *hs, int h, const struct vpr_hdr *rec)
+{
+	struct vp_sock *s =
+		u64map__get(&hs->socks.by_cookie, ((const struct vpr_payload *)rec)->cookie);
+	struct vpr_payload p;
+
+	/* Its frame is still to come: the frame takes it (h2_data_at_frame). */
+	if (s && !a->no_frames && !vp_h2__data_passed(s, (const struct vpr_payload *)rec))
+		return;
+	if (vp_input__payload(a->in, (size_t)h, rec, &p) && s && !a->no_frames)
+		h2_data_use(hs, s, &p);
 }
 
 /* A payload record: its whole bytes from the read stage, to the exchange of its operation. */
@@ -890,6 +938,10 @@ static void on_payload(struct vp_analysis *a, struct host_state *hs, int h,
 	 * may come after it: the recorder hands a payload out right behind the
 	 * operation whose end it shares.  Not an operation's.
 	 */
+	if (((const struct vpr_payload *)rec)->flags & VPR_PAYLOAD_H2_DATA) {
+		h2_data(a, hs, h, rec);
+		return;
+	}
 	if (((const struct vpr_payload *)rec)->flags & VPR_PAYLOAD_H2_FRAME) {
 		if (a->no_frames && vp_input__payload(a->in, (size_t)h, rec, &p))
 			return; /* taken, so that none waits */

@@ -1185,9 +1185,12 @@ void vp_attr__forwarded(struct vp_attr *a, struct vp_xchg *c)
 	/*
 	 * Its bytes are the first request's of a message that may hold several;
 	 * a pipelined request's bytes are those of the requests after it too.
+	 * An HTTP/2 stream's are its own DATA frame's (h2data.h), an operation's
+	 * on such a connection the connection's.
 	 */
-	if (!c->muxed && !(c->sock && c->sock->h2) && c->up_state != VP_UP_ROOT && !c->id_mixed &&
-	    (m = vp_fwd__source(&p->open, c)) && m->content && !vp_xchg__pipelined(m) &&
+	if (!c->muxed && (c->h2_stream || !(c->sock && c->sock->h2)) && c->up_state != VP_UP_ROOT &&
+	    !c->id_mixed && (m = vp_fwd__source(&p->open, c)) && m->content &&
+	    !vp_xchg__pipelined(m) &&
 	    /* The same bytes came in another of its latest requests: they name neither. */
 	    vp_idseen__count_hash(&p->contents, vp_fwd__hash(m->content)) <= 1)
 		claim_for(a, p, c, m, VP_BASIS_FORWARDED, &p->calls_forwarded, &p->fwd_disagree);

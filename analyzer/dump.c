@@ -111,12 +111,13 @@ static void dump_payload(FILE *out, const struct vpr_payload *p)
 		return;
 	}
 	fprintf(out,
-		" pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u%s%s%s%s data=", p->pid,
+		" pid=%u cookie=%#" PRIx64 " %s bytes=%u seq_end=%u len=%u%s%s%s%s%s data=", p->pid,
 		(uint64_t)p->cookie, p->dir == VPR_DIR_SEND ? "send" : "recv", p->bytes, p->seq_end,
 		p->len, p->flags & VPR_PAYLOAD_REDACTED ? " redacted" : "",
 		p->flags & VPR_PAYLOAD_H2_FRAME ? " h2_frame" : "",
 		p->flags & VPR_PAYLOAD_H2_FIRST ? " h2_first" : "",
-		p->flags & VPR_PAYLOAD_H2_BROKEN ? " h2_broken" : "");
+		p->flags & VPR_PAYLOAD_H2_BROKEN ? " h2_broken" : "",
+		p->flags & VPR_PAYLOAD_H2_DATA ? " h2_data" : "");
 	dump_bytes(out, p->data, p->len);
 }
 

@@ -515,7 +515,8 @@ static int request_payload(struct vp_sock *s, struct vp_xchg *x, const struct vp
 	}
 	if (!(*wit = vp_wit_req__new(p->data, p->len, p->bytes)))
 		return -ENOMEM;
-	if (m == &x->req && !x->content &&
+	/* A stream's content is its DATA frame's (h2data.h), never an operation's bytes. */
+	if (m == &x->req && !x->content && !x->h2_stream &&
 	    !(x->content = vp_wit_req__new(p->data, p->len, p->bytes)))
 		return -ENOMEM;
 	if (m == &x->req && !x->prop) {
@@ -702,8 +703,8 @@ int vp_exchanges__payload_hash(struct vp_sock *s, const struct vpr_payload_hash 
 	const struct vp_msg *m;
 
 	/* As request_payload() takes a request's first bytes as its content. */
-	if (!x || !ph->len || x->setup || x->has_rep || x->content || pipe_waits(s) ||
-	    ph->dir != vp_request_dir(s->role))
+	if (!x || !ph->len || x->setup || x->has_rep || x->content || x->h2_stream ||
+	    pipe_waits(s) || ph->dir != vp_request_dir(s->role))
 		return 0;
 	m = &x->req;
 	if (!m->nops || m->first_ts != ph->h.ts_ns || m->first_tid != ph->h.tid ||

@@ -85,6 +85,9 @@ struct vp_xchg *vp_fwd__source(struct vp_xchg *head, const struct vp_xchg *c)
 		 */
 		if (++n > VP_FWD_SCAN_MAX || x->muxed)
 			return NULL;
+		/* A stream whose message has not come yet has nothing to forward (h2data.h). */
+		if (x->h2_stream && !x->h2_data)
+			continue;
 		f = vp_fwd__fit(c->content, x->content, &k);
 		if (f == VP_FWD_DIFFER)
 			continue;

@@ -39,6 +39,12 @@ struct vp_h2 {
 	bool pending[2];
 	bool pending_first[2];
 	struct vpr_h2_frame pending_frame[2];
+	/*
+	 * By direction: where the frames taken so far end, so that a DATA
+	 * frame's record (h2data.h) is known to come before its frame or after.
+	 */
+	bool frames_seen[2];
+	uint32_t frames_end[2];
 };
 
 /* NULL-safe. */

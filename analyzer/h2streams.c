@@ -113,6 +113,8 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 		h->dark = *went_dark = true;
 		return 0;
 	}
+	h->frames_seen[f->dir & 1] = true;
+	h->frames_end[f->dir & 1] = f->seq + H2_HEADER_LEN + f->length;
 	/* Connection traffic, and frames that carry no request or reply bytes. */
 	if (!f->stream_id || kind != VPR_H2_HEADER ||
 	    (f->type != H2_DATA && f->type != H2_HEADERS && f->type != H2_CONTINUATION &&
@@ -143,6 +145,11 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 		}
 		res->kind = VP_OP_REQ_FIRST;
 	} else if (request_dir) {
+		/* Where its message begins: the DATA record that holds it is looked for there (h2data.h). */
+		if (f->type == H2_DATA && !st->x->h2_data) {
+			st->x->h2_data = true;
+			st->x->h2_data_seq = f->seq;
+		}
 		msg_add_frame(&st->x->req, &o);
 		res->kind = VP_OP_REQ_MORE;
 	} else if (!st->x->has_rep) {
@@ -171,6 +178,13 @@ struct vp_xchg *vp_h2__open_x(struct vp_sock *s, uint32_t id)
 	struct h2_stream *st = s->h2 ? u64map__get(&s->h2->open, id) : NULL;
 
 	return st ? st->x : NULL;
+}
+
+struct vp_xchg *vp_h2__first_data_x(struct vp_sock *s, uint32_t id, uint32_t seq)
+{
+	struct vp_xchg *x = vp_h2__open_x(s, id);
+
+	return x && x->h2_data && x->h2_data_seq == seq ? x : NULL;
 }
 
 struct vp_xchg *vp_h2__take_open(struct vp_sock *s)

@@ -56,6 +56,8 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 struct vp_xchg *vp_h2__take_open(struct vp_sock *s);
 /* The exchange of s's stream id while it is open, or NULL. */
 struct vp_xchg *vp_h2__open_x(struct vp_sock *s, uint32_t id);
+/* The exchange of s's open stream id whose request's first DATA frame began at seq, or NULL. */
+struct vp_xchg *vp_h2__first_data_x(struct vp_sock *s, uint32_t id, uint32_t seq);
 /* Frame f as an operation of its own: its bytes at its position, with op's time and thread. */
 struct vpr_sock_op vp_h2__frame_op(const struct vpr_h2_frame *f, const struct vpr_sock_op *op);
 

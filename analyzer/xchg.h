@@ -126,7 +126,9 @@ struct vp_xchg {
 	bool back_confirms; /* pending Go call: its reader met woke_for's request too, after the reply */
 	bool born_for;	/* pending Go call: woke_for is the request its goroutine was created for */
 	bool h2_stream; /* an HTTP/2 stream cut by its frames (h2streams.h) */
-	bool h2_back;	/* pending Go call: woke_back is its reader's batch's (h2batch.h) */
+	bool h2_data;	/* its request's first DATA frame came, at stream position h2_data_seq */
+	uint32_t h2_data_seq;
+	bool h2_back;	    /* pending Go call: woke_back is its reader's batch's (h2batch.h) */
 	struct vp_xchg *up; /* see above */
 	/*
 	 * up when linked, as other hosts see it while hosts run in parallel:

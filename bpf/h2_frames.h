@@ -254,11 +254,18 @@ static __always_inline void h2_block_begin(struct h2_walk *w, const struct h2_hd
 	if (capture_len < H2_FRAME_HDR_LEN)
 		return;
 	w->blk.flags = VPR_PAYLOAD_H2_FRAME;
-	if (d->blocks == H2_BLOCKS_NONE)
+	/*
+	 * A DATA frame's first bytes (a message a relay forwards, docs/format.md)
+	 * are no header block: HPACK's order of blocks is not theirs to change.
+	 */
+	if (fr->type == H2_DATA)
+		w->blk.flags |= VPR_PAYLOAD_H2_DATA;
+	else if (d->blocks == H2_BLOCKS_NONE)
 		w->blk.flags |= VPR_PAYLOAD_H2_FIRST;
 	else if (d->blocks == H2_BLOCKS_BROKEN)
 		w->blk.flags |= VPR_PAYLOAD_H2_BROKEN;
-	d->blocks = H2_BLOCKS_BROKEN; /* until its record is written whole */
+	if (fr->type != H2_DATA)
+		d->blocks = H2_BLOCKS_BROKEN; /* until its record is written whole */
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
 	if (!sc)
 		return;
@@ -313,7 +320,8 @@ static __always_inline void h2_block_record(const struct h2_walk *w, const struc
 	p->dir = w->dir;
 	p->flags = b->flags;
 	ring_submit(p);
-	if (len == H2_FRAME_HDR_LEN + b->len && !(b->flags & VPR_PAYLOAD_H2_BROKEN))
+	if (len == H2_FRAME_HDR_LEN + b->len &&
+	    !(b->flags & (VPR_PAYLOAD_H2_BROKEN | VPR_PAYLOAD_H2_DATA)))
 		w->d->blocks = H2_BLOCKS_WHOLE;
 }
 
@@ -504,7 +512,8 @@ static long h2_walk_step(__u64 index, void *ctx)
 	}
 	if (r == H2_TOOK_FRAME) {
 		h2_emit(w, &fr, VPR_H2_HEADER, 0);
-		if (w->capture && (fr.type == H2_HEADERS || fr.type == H2_CONTINUATION))
+		if (w->capture && (fr.type == H2_HEADERS || fr.type == H2_CONTINUATION ||
+				   (fr.type == H2_DATA && fr.len)))
 			h2_block_begin(w, &fr, off + n);
 	}
 	return 0;

@@ -272,6 +272,9 @@ static int take_batch(struct recorder *r, const void *data, size_t size)
 	return reorder__add_ops(r->ro, b->cpu, b->ops, b->count);
 }
 
+/* An HTTP/2 frame header's size: a DATA frame's record holds one before its payload. */
+#define H2_DATA_HDR 9u
+
 /*
  * A payload, reserved in the ring larger than it is stored (capture.h).
  * Its secrets are replaced here, before it is held or written anywhere.
@@ -294,8 +297,19 @@ static int take_payload(struct recorder *r, const void *data, size_t size)
 		return 0;
 	}
 	memcpy(&p, in, in->h.size);
+	/* A DATA frame's first bytes: a message's, redacted as an operation's bytes are. */
+	if (p.flags & VPR_PAYLOAD_H2_DATA) {
+		if (p.len > H2_DATA_HDR && p.bytes > H2_DATA_HDR &&
+		    redact_payload(p.data + H2_DATA_HDR, p.len - H2_DATA_HDR,
+				   p.bytes - H2_DATA_HDR) &
+			    REDACT_DONE)
+			p.flags |= VPR_PAYLOAD_REDACTED;
+		r->payloads++;
+		r->redacted += (p.flags & VPR_PAYLOAD_REDACTED) != 0;
+		return reorder__add_payload(r->ro, &p);
+	}
 	/* A frame's header block: HPACK, read in its direction's order. */
-	if (p.flags & VPR_PAYLOAD_H2_FRAME) {
+	if ((p.flags & VPR_PAYLOAD_H2_FRAME) && !(p.flags & VPR_PAYLOAD_H2_DATA)) {
 		if (redact_h2__frame(r->h2, p.cookie, p.dir, p.flags, p.data, p.len, p.bytes) &
 		    REDACT_DONE)
 			p.flags |= VPR_PAYLOAD_REDACTED;

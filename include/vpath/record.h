@@ -224,6 +224,12 @@ struct vpr_payload {
 #define VPR_PAYLOAD_H2_FIRST 0x04
 /* An earlier block of the direction was not captured whole (cut, lost, unreadable). */
 #define VPR_PAYLOAD_H2_BROKEN 0x08
+/*
+ * With H2_FRAME: a DATA frame's, not a header block's: data[] its header
+ * and its payload's first bytes (a message, as an operation's first bytes
+ * are one).  Outside HPACK's order: H2_FIRST and H2_BROKEN are not set.
+ */
+#define VPR_PAYLOAD_H2_DATA 0x10
 #define VPR_PAYLOAD_HDR_SIZE 40u
 #define VPR_PAYLOAD_SIZE(len) (VPR_PAYLOAD_HDR_SIZE + (((__u32)(len) + 7u) & ~7u))
 

@@ -24,7 +24,9 @@
  *     position were seen and are no header a peer may send), comes once,
  *     and nothing more is reported for that direction;
  *   - with capture on (--capture), every HEADERS and CONTINUATION header
- *     reported is followed by its block's record (VPR_PAYLOAD_H2_FRAME):
+ *     reported, and every DATA header of a frame with a payload, is
+ *     followed by its block's record (VPR_PAYLOAD_H2_FRAME; DATA's flagged
+ *     H2_DATA only, never FIRST nor BROKEN, nor counted in their order):
  *     the stream's own bytes from the frame's first, as many as the
  *     capture length, the frame and the operations hold (the one with the
  *     header and, carried over, the first buffer of the direction's next
@@ -199,6 +201,7 @@ static struct {
 	bool blk_frozen[2];
 	__u32 blocks[2];	     /* blocks written */
 	bool cut[2];		     /* one of them was not whole */
+	bool due_data[2];	     /* the record due is a DATA frame's: outside the blocks' order */
 } C;
 
 static void fail(const char *what, unsigned dir, unsigned long long a, unsigned long long b)
@@ -280,8 +283,8 @@ static long bpf_sk_storage_delete(void *map, struct sock *sk)
 	for (int d = 0; d < 2; d++) {
 		if (C.block_due[d]) {
 			C.block_due[d] = false;
-			C.cut[d] = true;
-			C.blocks[d]++;
+			C.cut[d] |= !C.due_data[d];
+			C.blocks[d] += !C.due_data[d];
 		}
 	}
 	return 0;
@@ -466,6 +469,12 @@ static void block_submitted(const struct vpr_payload *p)
 				 p->len < want && p->len >= 9),
 	      "a block record's length", d, p->len, want);
 	check(!memcmp(p->data, C.bytes[d] + at, p->len), "a block record's bytes", d, at, p->len);
+	/* A DATA frame's first bytes: no header block, in no block's order. */
+	if (C.due_data[d]) {
+		check(p->flags == (VPR_PAYLOAD_H2_FRAME | VPR_PAYLOAD_H2_DATA),
+		      "a DATA record's flags", d, p->flags, 0);
+		return;
+	}
 	check((p->flags & ~(VPR_PAYLOAD_H2_FRAME | VPR_PAYLOAD_H2_FIRST | VPR_PAYLOAD_H2_BROKEN)) ==
 			      0 &&
 		      !(p->flags & VPR_PAYLOAD_H2_FIRST) == (C.blocks[d] != 0) &&
@@ -509,8 +518,10 @@ static void ring_submit(void *rec)
 			      r->flags == ref->h.flags && r->stream_id == ref->h.stream_id,
 		      "a header's fields", d, at, r->length);
 		C.reported[d]++;
+		C.due_data[d] = ref->h.type == H2_DATA;
 		C.block_due[d] = capture_len >= H2_FRAME_HDR_LEN &&
-				 (ref->h.type == H2_HEADERS || ref->h.type == H2_CONTINUATION);
+				 (ref->h.type == H2_HEADERS || ref->h.type == H2_CONTINUATION ||
+				  (ref->h.type == H2_DATA && ref->h.len));
 		C.blk_ts[d] = r->h.ts_ns;
 		C.blk_tid[d] = r->h.tid;
 		C.blk_reach[d] = o->at + o->len;
@@ -641,8 +652,8 @@ static void carried_block(const struct op *o)
 		return;
 	if (C.ts - C.blk_ts[d] > H2_CARRY_NS) {
 		C.block_due[d] = false;
-		C.cut[d] = true;
-		C.blocks[d]++;
+		C.cut[d] |= !C.due_data[d];
+		C.blocks[d] += !C.due_data[d];
 		return;
 	}
 	if (C.blk_frozen[d] || o->at != C.blk_reach[d] || o->how == HOW_NO_BUFFER) {

@@ -618,6 +618,35 @@ void synth_h2_frame(struct synth_host *h, uint64_t ts, uint32_t tid, uint64_t co
 	h2_record(h, ts, tid, cookie, dir, seq, type, flags, stream, length, VPR_H2_HEADER);
 }
 
+/* Frame f's 9-byte header (RFC 9113 4.1). */
+static void h2_frame_header(uint8_t *d, const struct synth_h2 *f)
+{
+	d[0] = (uint8_t)(f->length >> 16);
+	d[1] = (uint8_t)(f->length >> 8);
+	d[2] = (uint8_t)f->length;
+	d[3] = f->type;
+	d[4] = f->flags;
+	d[5] = (uint8_t)(f->stream >> 24 & 0x7f);
+	d[6] = (uint8_t)(f->stream >> 16);
+	d[7] = (uint8_t)(f->stream >> 8);
+	d[8] = (uint8_t)f->stream;
+}
+
+/* Frame f's record p (len bytes of data[] filled) at stream position at, written by side. */
+static void h2_payload_put(struct synth_link *l, int side, uint8_t dir, const struct synth_h2 *f,
+			   uint32_t at, struct vpr_payload *p, uint32_t len, uint8_t flags,
+			   uint32_t tid, uint64_t ts)
+{
+	p->cookie = l->cookie[side];
+	p->pid = l->pid[side];
+	p->seq_end = at + 9 + f->length;
+	p->bytes = 9 + f->length;
+	p->len = (uint16_t)len;
+	p->dir = dir;
+	p->flags = flags;
+	put(l->host[side], &p->h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len), ts, tid);
+}
+
 /*
  * The block of HEADERS frame f at stream position at, sent or received by
  * side (struct synth_link's h2_blocks), stamped like its frame's record.
@@ -634,15 +663,7 @@ static void h2_block(struct synth_link *l, int side, uint8_t dir, const struct s
 		return;
 	if (len > VPR_PAYLOAD_MAX)
 		len = VPR_PAYLOAD_MAX;
-	p.data[0] = (uint8_t)(f->length >> 16);
-	p.data[1] = (uint8_t)(f->length >> 8);
-	p.data[2] = (uint8_t)f->length;
-	p.data[3] = f->type;
-	p.data[4] = f->flags;
-	p.data[5] = (uint8_t)(f->stream >> 24 & 0x7f);
-	p.data[6] = (uint8_t)(f->stream >> 16);
-	p.data[7] = (uint8_t)(f->stream >> 8);
-	p.data[8] = (uint8_t)f->stream;
+	h2_frame_header(p.data, f);
 	/* HPACK's static table (RFC 7541 A): 2 :method GET, 4 :path /; 8 :status 200. */
 	if (d == SYNTH_C2S) {
 		p.data[n++] = 0x82;
@@ -659,16 +680,28 @@ static void h2_block(struct synth_link *l, int side, uint8_t dir, const struct s
 		p.data[n++] = (uint8_t)(pad - 4);
 		memset(p.data + n, 'a', pad - 4);
 	}
-	p.cookie = l->cookie[side];
-	p.pid = l->pid[side];
-	p.seq_end = at + 9 + f->length;
-	p.bytes = 9 + f->length;
-	p.len = (uint16_t)len;
-	p.dir = dir;
-	p.flags =
-		VPR_PAYLOAD_H2_FRAME | (l->h2_block_seen[side][dir & 1] ? 0 : VPR_PAYLOAD_H2_FIRST);
+	h2_payload_put(l, side, dir, f, at, &p, len,
+		       VPR_PAYLOAD_H2_FRAME |
+			       (l->h2_block_seen[side][dir & 1] ? 0 : VPR_PAYLOAD_H2_FIRST),
+		       tid, ts);
 	l->h2_block_seen[side][dir & 1] = true;
-	put(l->host[side], &p.h, VPR_PAYLOAD, VPR_PAYLOAD_SIZE(len), ts, tid);
+}
+
+/* DATA frame f's first bytes (of body) at stream position at, stamped like its frame's record. */
+static void h2_data(struct synth_link *l, int side, uint8_t dir, const struct synth_h2 *f,
+		    const char *body, uint32_t at, uint32_t tid, uint64_t ts)
+{
+	struct vpr_payload p = {0};
+	uint32_t len = 9 + f->length, n = (uint32_t)strlen(body);
+
+	if (len > VPR_PAYLOAD_MAX)
+		len = VPR_PAYLOAD_MAX;
+	if (n > len - 9)
+		n = len - 9;
+	h2_frame_header(p.data, f);
+	memcpy(p.data + 9, body, n);
+	h2_payload_put(l, side, dir, f, at, &p, len, VPR_PAYLOAD_H2_FRAME | VPR_PAYLOAD_H2_DATA,
+		       tid, ts);
 }
 
 /* One end's operation of synth_h2_xfer and its frame records. */
@@ -686,6 +719,8 @@ static void h2_side(struct synth_link *l, int side, uint8_t dir, bool preface,
 		synth_h2_frame(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type,
 			       f[i].flags, f[i].stream, f[i].length);
 		h2_block(l, side, dir, &f[i], at, tid, ts);
+		if (f[i].type == 0 /* DATA */ && l->h2_bodies && l->h2_bodies[i])
+			h2_data(l, side, dir, &f[i], l->h2_bodies[i], at, tid, ts);
 		at += 9 + f[i].length;
 	}
 }
@@ -738,6 +773,8 @@ static void h2_tls_side(struct synth_link *l, int side, uint8_t dir, bool prefac
 		h2_record(l->host[side], ts, tid, l->cookie[side], dir, at, f[i].type, f[i].flags,
 			  f[i].stream, f[i].length, VPR_H2_HEADER | VPR_H2_IN_TLS);
 		h2_block(l, side, dir, &f[i], at, tid, ts);
+		if (f[i].type == 0 /* DATA */ && l->h2_bodies && l->h2_bodies[i])
+			h2_data(l, side, dir, &f[i], l->h2_bodies[i], at, tid, ts);
 		at += 9 + f[i].length;
 	}
 }
@@ -756,6 +793,7 @@ void synth_h2_tls_xfer(struct synth_link *l, enum synth_dir d, bool preface,
 	tls_cipher(l, d, bytes + 22, 0, stid, send_ts + 1, rtid, recv_ts - 1);
 	h2_tls_side(l, !sender, VPR_DIR_RECV, preface, f, n, start, bytes, rtid, recv_ts);
 	l->plain[d] = start + bytes;
+	l->h2_bodies = NULL;
 }
 
 void synth_h2_xfer(struct synth_link *l, enum synth_dir d, bool preface, const struct synth_h2 *f,
@@ -770,4 +808,5 @@ void synth_h2_xfer(struct synth_link *l, enum synth_dir d, bool preface, const s
 	h2_side(l, sender, VPR_DIR_SEND, preface, f, n, start, bytes, stid, send_ts);
 	h2_side(l, !sender, VPR_DIR_RECV, preface, f, n, start, bytes, rtid, recv_ts);
 	l->seq[d] = start + bytes;
+	l->h2_bodies = NULL;
 }

@@ -122,6 +122,14 @@ struct synth_link {
 	 * length by a literal field (a length of 0, or 6 and more).
 	 */
 	bool h2_blocks;
+	/*
+	 * The next synth_h2_xfer's (or synth_h2_tls_xfer's) DATA frames'
+	 * payloads, one per frame (NULL: none; NUL-terminated, their first
+	 * `length` bytes): each such frame's record is followed by its first
+	 * bytes' (VPR_PAYLOAD_H2_DATA), as --capture 256 writes them.  Reset
+	 * by the transfer.
+	 */
+	const char *const *h2_bodies;
 	/* By side and enum vpr_dir: a block went (the next is not FIRST). */
 	bool h2_block_seen[2][2];
 };

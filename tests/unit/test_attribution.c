@@ -1835,6 +1835,116 @@ static void test_h2_tls_blocks_label_the_calls(void **state)
 	h2_blocks_label_the_calls(*state, true);
 }
 
+/* Two calls' messages (a gRPC message's 5-byte prefix left out: its zeros end a C string). */
+#define GRPC_ORDER_17 "{\"order\": 17, \"item\": \"forwarded one\"}"
+#define GRPC_ORDER_18 "{\"order\": 18, \"item\": \"forwarded two\"}"
+
+/*
+ * nginx's grpc_pass: web, one event loop (thread 300), reads stream 1
+ * (request 1, body first) and then stream 3 (request 2, body second) of
+ * one HTTP/2 connection, and sends first on as stream 1 of its own
+ * connection to db (inside TLS with `tls`), each DATA frame's first bytes
+ * captured.  Its last input was stream 3's: only the bytes say stream 1.
+ */
+static void h2_relay_forwards(struct world *w, const char *first, const char *second, bool tls)
+{
+	static const struct synth_h2 settings = {H2_SETTINGS, 0, 0, 6},
+				     ack = {H2_SETTINGS, 1, 0, 0};
+	static const struct synth_h2 srv[] = {{H2_SETTINGS, 0, 0, 6}, {H2_SETTINGS, 1, 0, 0}};
+	uint32_t n1 = (uint32_t)strlen(first), n2 = (uint32_t)strlen(second);
+	const struct synth_h2 s1[] = {{H2_HEADERS, H2_END_HEADERS, 1, 40},
+				      {H2_DATA, H2_END_STREAM, 1, n1}};
+	const struct synth_h2 s3[] = {{H2_HEADERS, H2_END_HEADERS, 3, 41},
+				      {H2_DATA, H2_END_STREAM, 3, n2}};
+	const struct synth_h2 up[] = {{H2_HEADERS, H2_END_HEADERS, 1, 45},
+				      {H2_DATA, H2_END_STREAM, 1, n1}};
+	const char *const b1[] = {NULL, first}, *const b2[] = {NULL, second};
+	static const struct synth_h2 rep1[] = {{H2_HEADERS, H2_END_HEADERS, 1, 30},
+					       {H2_DATA, H2_END_STREAM, 1, 50}};
+	static const struct synth_h2 rep3[] = {{H2_HEADERS, H2_END_HEADERS, 3, 30},
+					       {H2_DATA, H2_END_STREAM, 3, 60}};
+	struct links k = open_links(w);
+	void (*xfer)(struct synth_link *, enum synth_dir, bool, const struct synth_h2 *, unsigned,
+		     uint32_t, uint64_t, uint32_t, uint64_t) =
+		tls ? synth_h2_tls_xfer : synth_h2_xfer;
+
+	synth_h2_xfer(k.l1, SYNTH_C2S, true, &settings, 1, 901, US(50), 300, US(51));
+	synth_h2_xfer(k.l1, SYNTH_S2C, false, srv, 2, 300, US(52), 901, US(53));
+	synth_h2_xfer(k.l1, SYNTH_C2S, false, &ack, 1, 901, US(54), 300, US(55));
+	if (tls)
+		synth_tls_handshake(k.d1, 300, 401, US(60));
+	xfer(k.d1, SYNTH_C2S, true, &settings, 1, 300, US(70), 401, US(71));
+	xfer(k.d1, SYNTH_S2C, false, srv, 2, 401, US(72), 300, US(73));
+	xfer(k.d1, SYNTH_C2S, false, &ack, 1, 300, US(74), 401, US(75));
+	k.l1->h2_bodies = b1;
+	synth_h2_xfer(k.l1, SYNTH_C2S, false, s1, 2, 901, US(100), 300, US(105));
+	k.l1->h2_bodies = b2;
+	synth_h2_xfer(k.l1, SYNTH_C2S, false, s3, 2, 902, US(102), 300, US(107));
+	k.d1->h2_bodies = b1;
+	xfer(k.d1, SYNTH_C2S, false, up, 2, 300, US(110), 401, US(115));
+	xfer(k.d1, SYNTH_S2C, false, rep1, 2, 401, US(120), 300, US(125));
+	synth_h2_xfer(k.l1, SYNTH_S2C, false, rep3, 2, 300, US(130), 902, US(135));
+	synth_h2_xfer(k.l1, SYNTH_S2C, false, rep1, 2, 300, US(140), 901, US(145));
+	close_links(&k, US(400));
+}
+
+/* The upstream stream carries stream 1's message and not stream 3's: forwarded, exact. */
+static void h2_relay_bytes_decide(struct world *w, bool tls)
+{
+	const struct vp_proc *p;
+
+	h2_relay_forwards(w, GRPC_ORDER_17, GRPC_ORDER_18, tls);
+	analyze(w);
+	assert_int_equal(w->c.n, 2);
+	for (size_t i = 0; i < w->c.n; i++) {
+		const struct vp_request *r = w->c.reqs[i];
+
+		/* Stream 1 (request 1) was opened first: conn_index 0. */
+		if (r->root->conn_index == 0) {
+			assert_int_equal(r->root->ncalls, 1);
+			assert_int_equal(r->root->calls[0]->link.basis, VP_BASIS_FORWARDED);
+			assert_true(r->root->calls[0]->link.exact);
+		} else {
+			assert_int_equal(r->root->ncalls, 0);
+		}
+	}
+	p = collected_proc(&w->c, "web", 300);
+	assert_int_equal(p->calls_forwarded, 1);
+	assert_int_equal(p->fwd_disagree, 0);
+}
+
+static void test_h2_relay_bytes_decide(void **state)
+{
+	h2_relay_bytes_decide(*state, false);
+}
+
+/* nginx's grpc_pass grpcs://: its upstream's DATA frames read in libssl's plaintext. */
+static void test_h2_tls_relay_bytes_decide(void **state)
+{
+	h2_relay_bytes_decide(*state, true);
+}
+
+/*
+ * Both streams carry the same message (two clients' identical calls): the
+ * bytes decide nothing, and no link through web is exact.
+ */
+static void test_h2_relay_same_bytes_decide_nothing(void **state)
+{
+	struct world *w = *state;
+
+	h2_relay_forwards(w, GRPC_ORDER_17, GRPC_ORDER_17, false);
+	analyze(w);
+	assert_int_equal(w->c.n, 2);
+	for (size_t i = 0; i < w->c.n; i++) {
+		const struct vp_request *r = w->c.reqs[i];
+
+		for (size_t j = 0; j < r->root->ncalls; j++)
+			assert_false(r->root->calls[j]->link.exact);
+		assert_false(r->exact);
+	}
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_forwarded, 0);
+}
+
 /*
  * grpc-go's client: conn goroutines 1 and 2 serve 901 and 902, each with a
  * goroutine per call (7, 8); 8 readies the transport's loopy writer (50),
@@ -2100,6 +2210,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_blocks_label_the_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_h2_tls_blocks_label_the_calls, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_h2_relay_bytes_decide, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_h2_tls_relay_bytes_decide, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_h2_relay_same_bytes_decide_nothing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_h2_tls_streams_are_calls_of_their_requests,
 						setup, teardown),
