@@ -28,15 +28,17 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wstrict-protot
 ifeq ($(CI),true)
 WARN += -Werror
 endif
-CFLAGS ?= -O3 -g
 # The programs are optimized across files at link time: the analyzer's
 # per-record path runs through small functions of other modules (hash map,
 # queues, reader, pools).  -O3 and this: 13% fewer instructions on the bench
 # recording (docs/bench.md, "Analyzer throughput").  Objects carry their
-# ordinary code too, so that tests and tools link as fast as before.  Off
-# under the sanitizers (LTO= turns it off too).
+# ordinary code too, so that tests and tools link as fast as before.  The
+# sanitizer builds stay at -O2 without it (LTO= turns it off elsewhere).
 ifeq ($(SANITIZE),)
+CFLAGS ?= -O3 -g
 LTO ?= -flto=auto
+else
+CFLAGS ?= -O2 -g
 endif
 ifneq ($(LTO),)
 CFLAGS += $(LTO) -ffat-lto-objects
