@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,9 +99,13 @@ void vp_recenc__record(struct vp_recenc *e, const struct vpr_hdr *rec)
 
 void vp_recenc__file_end(struct vp_recenc *e, uint8_t status, const char *error)
 {
+	/* Copied: a reader's message buffer may be shorter than the bound (-Wstringop-overread). */
+	char msg[320];
+
+	snprintf(msg, sizeof(msg), "%s", error ? error : "");
 	vp_wbuf__u8(&e->buf, TAG_END);
 	vp_wbuf__u8(&e->buf, status);
-	vp_wbuf__str(&e->buf, error ? error : "", 319);
+	vp_wbuf__str(&e->buf, msg, 319);
 	e->count++;
 }
 

@@ -68,7 +68,7 @@ static int table_set(struct task_table *t, uint32_t tid, uint32_t pid, const cha
 	e = *slot;
 	e->pid = pid;
 	memset(e->comm, 0, sizeof(e->comm));
-	strncpy(e->comm, comm, sizeof(e->comm) - 1);
+	memcpy(e->comm, comm, strnlen(comm, sizeof(e->comm) - 1));
 	return 0;
 }
 

@@ -286,7 +286,9 @@ static void route_text(struct vp_witness *w, const char *what, const struct rout
 	vp_proto_text(ex, sizeof(ex), r->ex, r->exlen);
 	if (!vp_proto_text(rk, sizeof(rk), r->rk, r->rklen))
 		w->flags |= VP_WIT_CUT;
-	snprintf(w->text, sizeof(w->text), "%s%s%s%s", what, ex, ex[0] ? "/" : "", rk);
+	/* Cut to the witness's text like any other (the length is not needed). */
+	if (snprintf(w->text, sizeof(w->text), "%s%s%s%s", what, ex, ex[0] ? "/" : "", rk) < 0)
+		w->text[0] = '\0';
 }
 
 /*
