@@ -410,6 +410,13 @@ static void pub_out(struct vp_queues *q, size_t i)
 			q->push[k].call = NULL;
 			q->push[k].at = q->now;
 		}
+	/*
+	 * A message no delivery took (its consumer not recorded, its delivery
+	 * before the recording's start or after the hold): where its work went
+	 * is not known, so the path that shows none is not exact.
+	 */
+	if (pub->pending)
+		pub->r->exact = false;
 	q->pub[i] = q->pub[--q->npub];
 	q->out(q->ctx, pub->r);
 	free(pub);

@@ -13,7 +13,8 @@
  * it and the next, by conn_index), or that opened before its thread was
  * known as a consumer, is not exact.
  * A PUBLISH delivered to two subscribers hangs both's work.  Two pushes
- * read together split their work by the job id each call carries.
+ * read together split their work by the job id each call carries.  A push
+ * no delivery took leaves its publisher not exact.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -673,6 +674,23 @@ static void test_pubsub_read_unsure(void **state)
 	vp_queues__free(&q);
 }
 
+/* A push no delivery took: the publisher's path, showing no work, is not exact. */
+static void test_undelivered_not_exact(void **state)
+{
+	struct vp_queues q;
+	struct got g = {0};
+
+	(void)state;
+	vp_queues__init(&q, collect, &g);
+	vp_queues__request(&q, publisher(0, 41));
+	vp_queues__flush(&q);
+	assert_int_equal(g.n, 1);
+	assert_false(g.r[0]->exact);
+	assert_true(g.r[0]->complete);
+	vp_request__free(g.r[0]);
+	vp_queues__free(&q);
+}
+
 static void test_pass_through(void **state)
 {
 	struct vp_queues q;
@@ -704,6 +722,7 @@ int main(void)
 		cmocka_unit_test_setup(test_pubsub_fanout, index_reset),
 		cmocka_unit_test_setup(test_pubsub_read_split, index_reset),
 		cmocka_unit_test_setup(test_pubsub_read_unsure, index_reset),
+		cmocka_unit_test_setup(test_undelivered_not_exact, index_reset),
 		cmocka_unit_test_setup(test_pass_through, index_reset),
 	};
 
