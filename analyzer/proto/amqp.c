@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "proto.h"
 
 #define FRAME_METHOD 1
@@ -188,11 +189,7 @@ static bool shortstr(const uint8_t *p, size_t n, size_t *at, const uint8_t **s, 
 /* Hash (FNV-1a) state of a message, fed its parts each after its length. */
 static uint64_t hash_part(uint64_t h, const uint8_t *p, size_t n, uint64_t len)
 {
-	for (int i = 0; i < 8; i++)
-		h = (h ^ (uint8_t)(len >> (8 * i))) * 0x100000001b3ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	return vp_fnv1a(vp_fnv1a_u64(h, len), p, n);
 }
 
 /* Where a message's exchange and routing key are in a method's arguments. */
@@ -230,7 +227,7 @@ static size_t content_at(const struct vp_bytes *b, size_t at, uint16_t channel,
 			 const struct route *r, uint64_t *msg)
 {
 	struct frame f;
-	uint64_t size, got = 0, h = 0xcbf29ce484222325ull;
+	uint64_t size, got = 0, h = VP_FNV_BASIS;
 
 	if (frame_at(b, at, &f) != 1 || !f.whole || f.type != FRAME_HEADER ||
 	    f.channel != channel || f.size < 14 || be16(f.payload) != CLASS_BASIC)
@@ -239,14 +236,12 @@ static size_t content_at(const struct vp_bytes *b, size_t at, uint16_t channel,
 	at += FRAME_HEAD + f.size + 1;
 	h = hash_part(h, r->ex, r->exlen, r->exlen);
 	h = hash_part(h, r->rk, r->rklen, r->rklen);
-	for (int i = 0; i < 8; i++)
-		h = (h ^ (uint8_t)(size >> (8 * i))) * 0x100000001b3ull;
+	h = vp_fnv1a_u64(h, size);
 	while (got < size) {
 		if (frame_at(b, at, &f) != 1 || !f.whole || f.type != FRAME_BODY ||
 		    f.channel != channel || f.size > size - got)
 			return 0;
-		for (size_t i = 0; i < f.size; i++)
-			h = (h ^ f.payload[i]) * 0x100000001b3ull;
+		h = vp_fnv1a(h, f.payload, f.size);
 		got += f.size;
 		at += FRAME_HEAD + f.size + 1;
 	}

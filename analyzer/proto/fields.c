@@ -3,6 +3,7 @@
 #include <stdbool.h>
 
 #include "fields.h"
+#include "fnv.h"
 
 static bool is_alpha(uint8_t c)
 {
@@ -35,14 +36,7 @@ static size_t blanks(const uint8_t *p, size_t n, size_t at)
 /* FNV-1a over the name, a byte no name or value holds, the value. */
 static uint64_t field_hash(const uint8_t *name, size_t nlen, const uint8_t *val, size_t vlen)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < nlen; i++)
-		h = (h ^ name[i]) * 0x100000001b3ull;
-	h = (h ^ '=') * 0x100000001b3ull;
-	for (size_t i = 0; i < vlen; i++)
-		h = (h ^ val[i]) * 0x100000001b3ull;
-	return h;
+	return vp_fnv1a(vp_fnv1a(vp_fnv1a(VP_FNV_BASIS, name, nlen), "=", 1), val, vlen);
 }
 
 /* Adds h to the set h[0..*k) unless there (counting those that did not fit in *k). */

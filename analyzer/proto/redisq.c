@@ -30,11 +30,12 @@
 #include <string.h>
 
 #include "fields.h"
+#include "fnv.h"
 #include "redisq.h"
 #include "resp.h"
 
 #define ARGS_MAX 64
-#define FNV_BASIS 0xcbf29ce484222325ull
+#define FNV_BASIS VP_FNV_BASIS
 /* Streams' hashes start elsewhere: a list's message never equals a stream's. */
 #define STREAM_BASIS (FNV_BASIS ^ 0x5354524541ull)
 /* And pub/sub's: a channel is not a list of the same name. */
@@ -74,11 +75,7 @@ static size_t header_at(const struct vp_bytes *b, size_t at, char type, long lon
 /* FNV-1a over one part of a message: its length, then its bytes. */
 static uint64_t fnv_part(uint64_t h, const uint8_t *p, long long n)
 {
-	for (int i = 0; i < 8; i++)
-		h = (h ^ (uint8_t)(n >> (8 * i))) * 0x100000001b3ull;
-	for (long long i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	return vp_fnv1a(vp_fnv1a_u64(h, (uint64_t)n), p, n > 0 ? (size_t)n : 0);
 }
 
 static uint64_t nonzero(uint64_t h)
