@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "fnv.h"
 #include "forward.h"
 #include "goroutines.h"
 
@@ -323,11 +324,7 @@ static void take_comm(struct vp_xchg *x, const struct vp_thread *t, struct vp_pr
 
 static uint64_t comm_key(const char *comm)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (size_t i = 0; i < VPR_COMM_LEN && comm[i]; i++)
-		h = (h ^ (uint8_t)comm[i]) * 1099511628211ull;
-	return h;
+	return vp_fnv1a(VP_FNV_BASIS, comm, strnlen(comm, VPR_COMM_LEN));
 }
 
 /* p has one more thread that reads requests itself. */

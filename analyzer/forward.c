@@ -2,6 +2,7 @@
 /* Stage 5c: forwarded bytes (forward.h). */
 #include <string.h>
 
+#include "fnv.h"
 #include "forward.h"
 
 /* A common prefix of 24 bytes (vpr_payload_hash.hash_24) is enough to decide. */
@@ -102,12 +103,9 @@ struct vp_xchg *vp_fwd__source(struct vp_xchg *head, const struct vp_xchg *c)
 /* FNV-1a over the size and the captured bytes (or the length hashed and their hash). */
 uint64_t vp_fwd__hash(const struct vp_wit_req *w)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ w->total;
+	uint64_t h = VP_FNV_BASIS ^ w->total;
 
 	if (w->hashed)
-		return ((h ^ w->hash) * 0x100000001b3ull ^ w->len) * 0x100000001b3ull;
-
-	for (uint16_t i = 0; i < w->len; i++)
-		h = (h ^ w->data[i]) * 0x100000001b3ull;
-	return h;
+		return ((h ^ w->hash) * VP_FNV_PRIME ^ w->len) * VP_FNV_PRIME;
+	return vp_fnv1a(h, w->data, w->len);
 }

@@ -5,15 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fnv.h"
+
 /* FNV-1a over the kind and the value: never 0 (u64map's keys may be anything). */
 static uint64_t id_hash(const struct vp_propid *id)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	h = (h ^ id->kind) * 0x100000001b3ull;
-	for (uint8_t i = 0; i < id->len; i++)
-		h = (h ^ (uint8_t)id->id[i]) * 0x100000001b3ull;
-	return h;
+	return vp_fnv1a(vp_fnv1a(VP_FNV_BASIS, &id->kind, 1), id->id, id->len);
 }
 
 static uintptr_t count_of(const struct vp_idseen *s, uint64_t h)

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fnv.h"
 #include "hashmap.h"
 #include "loglines.h"
 #include "output.h"
@@ -223,15 +224,13 @@ static void keep(struct vp_report *rep, struct slowest *s, size_t max, const str
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
+	return vp_fnv1a(h, s, strlen(s));
 }
 
 static void count_edge(struct vp_report *rep, const char *from, const char *to, uint32_t depth,
 		       const struct vp_call *c)
 {
-	uint64_t h = hash64(hash_str(hash_str(0xcbf29ce484222325ull, from) ^ 0xff, to));
+	uint64_t h = hash64(hash_str(hash_str(VP_FNV_BASIS, from) ^ 0xff, to));
 	struct edge *e;
 	int64_t dur = c->end_ns - c->start_ns;
 
