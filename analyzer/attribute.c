@@ -380,6 +380,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		struct vp_proc *p = thread_proc(a, t, op->pid);
 
 		list_add_tail(&p->open, s);
+		p->hold_cur = NULL;
 		/* A pipelined request begins late (the one before it answered): keep time order. */
 		while (s->pipe_tail && s->list_prev != &p->open &&
 		       s->list_prev->req.first_ts > s->req.first_ts) {
@@ -407,20 +408,39 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 	woke_clear(a, t);
 }
 
+/*
+ * The open requests of a process that pending calls hold: one set for all
+ * the calls sent while the open list stayed as it was (about half of them
+ * on a busy server), each request held once by the set rather than once
+ * per call.  A request is held while any call that held it waits, and its
+ * last hold goes with the last of them either way, at the same release
+ * and in the same order: what completes when is unchanged.
+ */
+struct vp_holdset {
+	struct vp_proc *proc;
+	unsigned refs; /* pending calls holding it */
+	unsigned n;
+	struct vp_xchg *x[]; /* in the open list's order */
+};
+
 /* Let go of the open requests a pending call held; taint them when it went to none of them. */
 static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 {
-	struct vp_xchg **held = c->held;
-	unsigned n = c->nheld;
+	struct vp_holdset *h = c->held;
 
-	if (taint)
-		for (unsigned i = 0; i < n; i++)
-			held[i]->tainted = true;
-	for (unsigned i = 0; i < n; i++)
-		vp_hpaths__done_one_of_many(a->paths, held[i]);
-	free(held);
-	c->held = NULL;
-	c->nheld = 0;
+	if (h) {
+		if (taint)
+			for (unsigned i = 0; i < h->n; i++)
+				h->x[i]->tainted = true;
+		if (--h->refs == 0) {
+			for (unsigned i = 0; i < h->n; i++)
+				vp_hpaths__done_one_of_many(a->paths, h->x[i]);
+			if (h->proc->hold_cur == h)
+				h->proc->hold_cur = NULL;
+			free(h);
+		}
+		c->held = NULL;
+	}
 	ref_set(a, &c->woke_for, NULL);
 	ref_set(a, &c->woke_back, NULL);
 }
@@ -566,6 +586,7 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 	struct vp_xchg *c;
 
 	list_del(s);
+	p->hold_cur = NULL;
 	/* Done: no call can carry its bytes for it any more. */
 	free(s->content);
 	s->content = NULL;
@@ -634,8 +655,16 @@ void vp_attr__forget_sock(struct vp_attr *a, struct vp_sock *s)
 static void hold_open(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 {
 	struct vp_xchg *open[VP_HELD_MAX];
+	struct vp_holdset *h = p->hold_cur;
 	unsigned n = 0;
 
+	if (h) {
+		/* The open list is as it was for the call before: the same requests, held once. */
+		h->refs++;
+		c->held = h;
+		c->sent_among_open = true;
+		return;
+	}
 	/* One walk, the list as it is: each held as it is passed, while it is in cache. */
 	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next) {
 		if (n == VP_HELD_MAX)
@@ -644,16 +673,21 @@ static void hold_open(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c)
 		open[n++] = x;
 	}
 	c->sent_among_open = n > 0;
+	if (n == 0)
+		return;
 	if ((n == VP_HELD_MAX && open[n - 1]->list_next != &p->open) ||
-	    !(c->held = malloc(n * sizeof(*c->held)))) {
+	    !(h = malloc(sizeof(*h) + n * sizeof(h->x[0])))) {
 		/* Too many (or no memory): none held, all tainted; each still waits for more. */
 		for (unsigned i = 0; i < n; i++)
 			open[i]->wait--;
 		taint_open(p);
 		return;
 	}
-	memcpy(c->held, open, n * sizeof(*c->held));
-	c->nheld = (uint16_t)n;
+	h->proc = p;
+	h->refs = 1;
+	h->n = n;
+	memcpy(h->x, open, n * sizeof(h->x[0]));
+	c->held = p->hold_cur = h;
 }
 
 /*
@@ -701,14 +735,16 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 			    : c->back_confirms || !c->woke_back ? c->woke_for
 								: c->woke_back;
 	bool held = false, exact;
+	unsigned nheld;
 	uint16_t n;
 
 	if (!s || p->calls_by_input || p->calls_by_reply || p->calls_by_connect || p->mixed)
 		return false;
 	if (p->life.reader_calls || p->life.reader_replies < VP_WAKE_MIN_REPLIES)
 		return false;
-	for (unsigned i = 0; i < c->nheld; i++)
-		held |= c->held[i] == s;
+	nheld = c->held ? c->held->n : 0;
+	for (unsigned i = 0; i < nheld; i++)
+		held |= c->held->x[i] == s;
 	if (!held || c->req.first_ts < s->req.first_ts)
 		return false;
 	/*
@@ -719,7 +755,7 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 	 * wake-ups can be told from lock hand-offs.
 	 */
 	exact = false;
-	n = exact ? 1 : c->nheld > 1 ? c->nheld : 2;
+	n = exact ? 1 : nheld > 1 ? nheld : 2;
 	p->calls_by_wakeup++;
 	/* Linked first: s may be done, and the call's hold on it is what keeps it here. */
 	link_call(a, p, c, s, VP_BASIS_WAKEUP, n);
@@ -1317,6 +1353,7 @@ void vp_attr__flush(struct vp_attr *a)
 		settle_shape_wait(a, p);
 		while ((c = p->open.list_next) != &p->open)
 			list_del(c);
+		p->hold_cur = NULL;
 	}
 	pos = 0;
 	while (u64map__next(&a->threads, &pos, NULL, &v))

@@ -102,6 +102,12 @@ struct vp_proc {
 	 * wake-up rule's gate, VP_WAKE_MIN_REPLIES); they hold their requests.
 	 */
 	struct vp_xchg shape_wait;
+	/*
+	 * The open requests its latest pending call holds, while the open list
+	 * is as it was then (NULL: changed since, or let go of): the next
+	 * pending call shares it (attribute.c, hold_open).
+	 */
+	struct vp_holdset *hold_cur;
 	uint64_t served;      /* server exchanges with a reply */
 	uint64_t handoff;     /* reply sent by another thread than the one that read the request */
 	uint64_t interleaved; /* a thread answered a request after reading a newer one */

@@ -39,6 +39,7 @@ enum vp_up_state {
 
 struct vp_sock;
 struct vp_proc;
+struct vp_holdset;
 struct vp_logline;
 
 /*
@@ -115,8 +116,8 @@ struct vp_xchg {
 	bool id_mixed; /* a later operation of its request carries another id: two requests' bytes */
 	/* Its request's first operation's captured bytes, for forwarded bytes (forward.h); NULL: none. */
 	struct vp_wit_req *content;
-	struct vp_xchg **held; /* pending client: open requests that might claim it, each held */
-	uint16_t nheld;
+	/* pending client: open requests that might claim it, each held (attribute.c) */
+	struct vp_holdset *held;
 	bool sent_among_open; /* client: requests of its process were open when it was sent */
 	uint8_t woke_n;	      /* pending client: serving threads that woke its thread before it */
 	struct vp_xchg

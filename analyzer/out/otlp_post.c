@@ -7,6 +7,7 @@
  * Retry-After when it gives one); any other refusal is final.
  */
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,62 @@
 #define ATTEMPTS 5
 #define FIRST_PAUSE_MS 250
 #define MAX_PAUSE_MS 10000
+
+/*
+ * libcurl is opened when an export to a receiver begins, not linked: it
+ * and the libraries it loads (two TLS stacks, Kerberos, LDAP, SSH: some 30)
+ * cost every run of vpath-analyze (and of vpath-record) about 30 ms of CPU
+ * time in relocations at start, and only --endpoint uses it.
+ */
+#define CURL_SONAME "libcurl.so.4"
+static struct {
+	void *dl;
+	CURLcode (*global_init)(long flags);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+	CURLcode (*easy_perform)(CURL *curl);
+	CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+	const char *(*easy_strerror)(CURLcode code);
+	void (*easy_cleanup)(CURL *curl);
+	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+	void (*slist_free_all)(struct curl_slist *list);
+} lib;
+
+/* 0, or -1 with why in err. */
+static int load_curl(char *err, size_t errlen)
+{
+	const char *missing = NULL;
+	void *dl;
+
+	if (lib.dl)
+		return 0;
+	if (!(dl = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(err, errlen, "--endpoint needs libcurl (Debian: libcurl4): %s", dlerror());
+		return -1;
+	}
+#define LOAD(field, name)                                          \
+	if (!missing && !(*(void **)&lib.field = dlsym(dl, name))) \
+		missing = name;
+	LOAD(global_init, "curl_global_init")
+	LOAD(global_cleanup, "curl_global_cleanup")
+	LOAD(easy_init, "curl_easy_init")
+	LOAD(easy_setopt, "curl_easy_setopt")
+	LOAD(easy_perform, "curl_easy_perform")
+	LOAD(easy_getinfo, "curl_easy_getinfo")
+	LOAD(easy_strerror, "curl_easy_strerror")
+	LOAD(easy_cleanup, "curl_easy_cleanup")
+	LOAD(slist_append, "curl_slist_append")
+	LOAD(slist_free_all, "curl_slist_free_all")
+#undef LOAD
+	if (missing) {
+		snprintf(err, errlen, "%s has no %s", CURL_SONAME, missing);
+		dlclose(dl);
+		return -1;
+	}
+	lib.dl = dl;
+	return 0;
+}
 
 struct vp_otlp_post {
 	CURL *curl;
@@ -63,25 +120,27 @@ struct vp_otlp_post *vp_otlp_post__new(const char *endpoint, char *err, size_t e
 		snprintf(err, errlen, "--endpoint %s: not an http:// or https:// URL", endpoint);
 		return NULL;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+	if (load_curl(err, errlen))
+		return NULL;
+	if (lib.global_init(CURL_GLOBAL_DEFAULT)) {
 		snprintf(err, errlen, "libcurl failed to initialize");
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->url = traces_url(endpoint)) || !(p->curl = curl_easy_init())) {
+	if (!p || !(p->url = traces_url(endpoint)) || !(p->curl = lib.easy_init())) {
 		snprintf(err, errlen, "out of memory");
 		vp_otlp_post__free(p);
 		return NULL;
 	}
-	p->headers = curl_slist_append(NULL, "Content-Type: application/json");
-	curl_easy_setopt(p->curl, CURLOPT_URL, p->url);
-	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
-	curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, keep_reply);
-	curl_easy_setopt(p->curl, CURLOPT_WRITEDATA, p);
-	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, 30000L);
-	curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(p->curl, CURLOPT_USERAGENT, "vpath-analyze");
+	p->headers = lib.slist_append(NULL, "Content-Type: application/json");
+	lib.easy_setopt(p->curl, CURLOPT_URL, p->url);
+	lib.easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
+	lib.easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, keep_reply);
+	lib.easy_setopt(p->curl, CURLOPT_WRITEDATA, p);
+	lib.easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	lib.easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, 30000L);
+	lib.easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
+	lib.easy_setopt(p->curl, CURLOPT_USERAGENT, "vpath-analyze");
 	return p;
 }
 
@@ -135,8 +194,8 @@ int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, cha
 {
 	long pause = FIRST_PAUSE_MS;
 
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	lib.easy_setopt(p->curl, CURLOPT_POSTFIELDS, body);
+	lib.easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	for (int attempt = 1;; attempt++) {
 		long status = 0;
 		curl_off_t after = -1;
@@ -146,14 +205,14 @@ int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, cha
 
 		p->reply_len = 0;
 		p->reply[0] = '\0';
-		rc = curl_easy_perform(p->curl);
+		rc = lib.easy_perform(p->curl);
 		if (rc == CURLE_OK) {
-			curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+			lib.easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
 			if (status >= 200 && status < 300) {
 				warn_partial(p);
 				return 0;
 			}
-			curl_easy_getinfo(p->curl, CURLINFO_RETRY_AFTER, &after);
+			lib.easy_getinfo(p->curl, CURLINFO_RETRY_AFTER, &after);
 			reason(p, why, sizeof(why));
 			again = status == 429 || status == 502 || status == 503 || status == 504;
 			snprintf(err, errlen, "OTLP receiver %s refused the spans: HTTP %ld%s%s%s",
@@ -161,7 +220,7 @@ int vp_otlp_post__send(struct vp_otlp_post *p, const char *body, size_t len, cha
 		} else {
 			again = true;
 			snprintf(err, errlen, "OTLP receiver %s unreachable: %s", p->url,
-				 curl_easy_strerror(rc));
+				 lib.easy_strerror(rc));
 		}
 		if (!again)
 			return -1;
@@ -181,9 +240,9 @@ void vp_otlp_post__free(struct vp_otlp_post *p)
 	if (!p)
 		return;
 	if (p->curl)
-		curl_easy_cleanup(p->curl);
-	curl_slist_free_all(p->headers);
+		lib.easy_cleanup(p->curl);
+	lib.slist_free_all(p->headers);
 	free(p->url);
 	free(p);
-	curl_global_cleanup();
+	lib.global_cleanup();
 }
