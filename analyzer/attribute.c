@@ -1253,7 +1253,6 @@ void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32
 	bool alone = s != NULL;
 	struct vp_gowrite_match m;
 
-	a->gowrites_seen = true;
 	if (t && !s)
 		s = created_for(a, t);
 	if (vp_gowrites__write(&a->gowrites, pid, sid, unit, s, alone, ts, &m))
@@ -1265,7 +1264,8 @@ void vp_attr__go_h2_call(struct vp_attr *a, uint32_t pid, struct vp_xchg *c, uin
 {
 	struct vp_gowrite_match m;
 
-	if (!a->gowrites_seen || !c->h2_stream || c->side != VP_CLIENT)
+	/* Streams written by a goroutine (loopy): a Go process's, which may have Writes. */
+	if (!c->h2_stream || c->side != VP_CLIENT || c->req.first_tid < VP_GOR_UNIT_BASE)
 		return;
 	if (vp_gowrites__call(&a->gowrites, pid, c, ts, &m))
 		go_write_apply(a, &m);

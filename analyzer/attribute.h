@@ -180,7 +180,6 @@ struct vp_attr {
 	struct u64map reader_comms;
 	uint32_t chain_next;
 	struct vp_gowrites gowrites; /* grpc-go's Writes and the streams they name */
-	bool gowrites_seen;	     /* a Write was recorded on this host */
 };
 
 /*
