@@ -109,6 +109,17 @@ h2_tls_frames_check() { # label dir
 	done
 }
 
+# The front's grpc-go client Writes (goroutine, stream id) were recorded:
+# the probe on transport.(*http2Client).Write found and attached, one
+# record per unary call (docs/recorder.md, "gRPC's callers").
+h2_grpc_writes_check() { # label dir
+	local label=$1 dir=$2 n calls
+	n=$("$VPATH_ANALYZE" dump "$dir/front.vpr" 2>/dev/null | grep -c ' h2-write ')
+	calls=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["calls"])' \
+		"$dir/client.json")
+	check "$label: the front recorded $n grpc-go Writes for $calls calls" [ "$n" -gt 0 ]
+}
+
 # go-grpc-tls (gogrpc.go over crypto/tls) is not in the default list (the
 # time of make test): H2_VARIANTS=go-grpc-tls runs it, gated as go-grpc and
 # as go-h2-tls's frames.
@@ -189,5 +200,6 @@ for variant in ${H2_VARIANTS:-node-h2 node-h2-noprop node-h2-tls go-h2 go-h2-tls
 	esac
 	[ "$variant" != preexisting ] || h2_preexisting_check "h2 $variant" "$wl_kept"
 	case $variant in go-*-tls) h2_tls_frames_check "h2 $variant" "$wl_kept" ;; esac
+	case $variant in *-grpc | *-grpc-*) h2_grpc_writes_check "h2 $variant" "$wl_kept" ;; esac
 done
 exit 0
