@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stage 5, grpc-go's clients (docs/analyzer.md, "gRPC's caller from its
- * Write"): which goroutine made an HTTP/2 stream.  grpc-go's calling
+ * Stage 5, grpc-go's clients (docs/analyzer.md, "Go's goroutines", the
+ * stream id from grpc-go's Write): which goroutine made an HTTP/2 stream.  grpc-go's calling
  * goroutine never writes the socket (its transport's loopy writer does),
  * but it calls the transport's Write with its stream in hand, and the
  * recorder writes that call (VPR_GO_H2_WRITE: process, goroutine, stream
