@@ -329,8 +329,10 @@ static void new_exchange(struct vp_analysis *a, struct host_state *hs, struct vp
 	hs->exchanges++;
 	if (x->side == VP_SERVER)
 		vp_attr__server_request(&hs->attr, x, op, true);
-	else
+	else {
 		vp_attr__client_request(&hs->attr, x, op);
+		vp_attr__go_h2_call(&hs->attr, op->pid, x, op->h.ts_ns);
+	}
 	x->peer_expected = where == VP_PEER_RECORDED;
 	if (where == VP_PEER_EXTERNAL)
 		vp_hpaths__peer_gone(&hs->paths, x);
@@ -1065,6 +1067,11 @@ static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
 
 	if (g->kind == VPR_GO_RUN) {
 		vp_gor__run(&hs->gor, g->h.tid, g->pid, g->goid);
+		return;
+	}
+	if (g->kind == VPR_GO_H2_WRITE) {
+		vp_attr__go_h2_write(&hs->attr, g->pid, vp_gor__unit(&hs->gor, g->pid, g->goid)->id,
+				     (uint32_t)g->other, g->h.ts_ns);
 		return;
 	}
 	if (g->kind != VPR_GO_NEW && g->kind != VPR_GO_READY)

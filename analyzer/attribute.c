@@ -12,6 +12,7 @@ void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths)
 	memset(a, 0, sizeof(*a));
 	a->host = host;
 	a->paths = paths;
+	vp_gowrites__init(&a->gowrites, paths);
 }
 
 static void list_init(struct vp_xchg *head)
@@ -443,6 +444,7 @@ static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 	}
 	ref_set(a, &c->woke_for, NULL);
 	ref_set(a, &c->woke_back, NULL);
+	ref_set(a, &c->go_wrote_for, NULL);
 }
 
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
@@ -730,7 +732,8 @@ static bool settle_by_wakeup(struct vp_attr *a, struct vp_proc *p, struct vp_xch
 	 * forward one is the goroutine's creation for a request (a stream's own
 	 * writer: its reader may first release a lock another request waits for).
 	 */
-	struct vp_xchg *s = c->born_for				? c->woke_for
+	struct vp_xchg *s = c->go_wrote_for			? c->go_wrote_for
+			    : c->born_for			? c->woke_for
 			    : c->h2_back			? c->woke_back
 			    : c->back_confirms || !c->woke_back ? c->woke_for
 								: c->woke_back;
@@ -1232,6 +1235,76 @@ void vp_attr__forwarded(struct vp_attr *a, struct vp_xchg *c)
 	c->content = NULL;
 }
 
+/* A Write's request, inferred (its goroutine's creation): the wake-up rule's first choice. */
+static void go_wrote_inferred(struct vp_attr *a, struct vp_xchg *c, struct vp_xchg *s)
+{
+	if (!c->list_next || c->up_state != VP_UP_UNDECIDED || c->go_wrote_mixed)
+		return;
+	if (c->go_wrote_for && c->go_wrote_for != s) {
+		/* Two requests' goroutines wrote on the stream: neither is taken. */
+		c->go_wrote_mixed = true;
+		s = NULL;
+	}
+	ref_set(a, &c->go_wrote_for, s);
+}
+
+/* What a grpc-go Write matched (gowrites.h) does to the calls it names. */
+static void go_write_apply(struct vp_attr *a, struct vp_gowrite_match *m)
+{
+	struct vp_xchg *c = m->call, *u = m->unmake;
+
+	if (u && u->go_wrote_exact) {
+		/* Another stream of its id opened right after: the Write may be that one's. */
+		u->go_wrote_exact = false;
+		xchg_proc(a, u)->gowrite_disagree++;
+		unmake_exact(xchg_proc(a, u), u);
+	} else if (u) {
+		u->go_wrote_mixed = true;
+		ref_set(a, &u->go_wrote_for, NULL);
+	}
+	if (!c || !m->req || c->up_state == VP_UP_ROOT)
+		return;
+	if (!m->exact) {
+		go_wrote_inferred(a, c, m->req);
+		return;
+	}
+	{
+		struct vp_proc *p = xchg_proc(a, c);
+
+		claim_for(a, p, c, m->req, VP_BASIS_THREAD, &p->calls_by_gowrite,
+			  &p->gowrite_disagree);
+		c->go_wrote_exact = c->up == m->req && c->link.exact;
+		if (!c->go_wrote_exact)
+			go_wrote_inferred(a, c, m->req);
+	}
+}
+
+void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32_t sid, uint64_t ts)
+{
+	struct vp_thread *t = u64map__get(&a->threads, unit);
+	struct vp_xchg *s = t ? serving_alone(a, t) : NULL;
+	bool alone = s != NULL;
+	struct vp_gowrite_match m;
+
+	if (t && !s)
+		s = created_for(a, t);
+	if (vp_gowrites__write(&a->gowrites, pid, sid, unit, s, alone, ts, &m))
+		go_write_apply(a, &m);
+	vp_gowrites__match_done(&a->gowrites, &m);
+}
+
+void vp_attr__go_h2_call(struct vp_attr *a, uint32_t pid, struct vp_xchg *c, uint64_t ts)
+{
+	struct vp_gowrite_match m;
+
+	/* Streams written by a goroutine (loopy): a Go process's, which may have Writes. */
+	if (!c->h2_stream || c->side != VP_CLIENT || c->req.first_tid < VP_GOR_UNIT_BASE)
+		return;
+	if (vp_gowrites__call(&a->gowrites, pid, c, ts, &m))
+		go_write_apply(a, &m);
+	vp_gowrites__match_done(&a->gowrites, &m);
+}
+
 int vp_attr__request_content(struct vp_attr *a, struct vp_xchg *x)
 {
 	return vp_idseen__add_hash(&xchg_proc(a, x)->contents, vp_fwd__hash(x->content));
@@ -1408,6 +1481,7 @@ void vp_attr__free(struct vp_attr *a)
 		vp_idseen__free(&((struct vp_proc *)v)->contents);
 		free(v);
 	}
+	vp_gowrites__free(&a->gowrites);
 	u64map__free(&a->threads);
 	u64map__free(&a->procs);
 	u64map__free(&a->reader_comms);

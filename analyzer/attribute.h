@@ -25,6 +25,7 @@
 #ifndef VPATH_ATTRIBUTE_H
 #define VPATH_ATTRIBUTE_H
 
+#include "gowrites.h"
 #include "h2batch.h"
 #include "hashmap.h"
 #include "idseen.h"
@@ -132,6 +133,12 @@ struct vp_proc {
 	uint64_t calls_forwarded, fwd_disagree;
 	struct vp_idseen contents;
 	/*
+	 * grpc-go's Writes (vp_attr__go_h2_write): calls they linked exact,
+	 * and those an exact rule had linked elsewhere, or made ambiguous
+	 * after (left inferred).
+	 */
+	uint64_t calls_by_gowrite, gowrite_disagree;
+	/*
 	 * A thread that reads requests replied to one another thread read: the
 	 * threads carry more than one request each in turn (an M:N runtime such
 	 * as Go's), so no thread rule decides a link in this process any more.
@@ -178,6 +185,7 @@ struct vp_attr {
 	 */
 	struct u64map reader_comms;
 	uint32_t chain_next;
+	struct vp_gowrites gowrites; /* grpc-go's Writes and the streams they name */
 };
 
 /*
@@ -321,6 +329,18 @@ enum vp_model vp_proc__model(const struct vp_proc *p);
 /* Its name (VPR_COMM_LEN bytes, NUL-padded): the paths' proc_comm hook (paths.h). */
 const char *vp_proc__comm(const struct vp_proc *p);
 const char *vp_model_name(enum vp_model m);
+/*
+ * grpc-go's client transport Write (VPR_GO_H2_WRITE): goroutine unit
+ * `unit` of process pid named its stream sid at ts (gowrites.h).  The
+ * stream is its call: exact when the goroutine serves one request alone
+ * (the thread rule's evidence) and the match is unambiguous; else the
+ * goroutine's request, by its creation, is what the wake-up rule takes
+ * first (inferred).
+ */
+void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32_t sid,
+			  uint64_t ts);
+/* Client stream c of process pid opened at ts: a Write waiting for it (gowrites.h). */
+void vp_attr__go_h2_call(struct vp_attr *a, uint32_t pid, struct vp_xchg *c, uint64_t ts);
 void vp_attr__free(struct vp_attr *a);
 
 #endif

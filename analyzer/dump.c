@@ -251,9 +251,9 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	}
 	case VPR_GOROUTINE: {
 		const struct vpr_goroutine *g = (const void *)h;
-		static const char *const kinds[] = {"run", "new", "ready"};
+		static const char *const kinds[] = {"run", "new", "ready", "h2-write"};
 
-		fprintf(out, " pid=%u %s goid=%" PRIu64, g->pid, g->kind < 3 ? kinds[g->kind] : "?",
+		fprintf(out, " pid=%u %s goid=%" PRIu64, g->pid, g->kind < 4 ? kinds[g->kind] : "?",
 			(uint64_t)g->goid);
 		if (g->kind != VPR_GO_RUN)
 			fprintf(out, " other=%" PRIu64, (uint64_t)g->other);

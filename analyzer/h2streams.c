@@ -71,8 +71,8 @@ static struct vp_xchg *end_stream(struct vp_sock *s, struct h2_stream *st, uint3
 	return x;
 }
 
-static struct vp_xchg *stream_new(struct vp_sock *s, const struct vpr_sock_op *o, int host,
-				  struct vp_xpool *pool)
+static struct vp_xchg *stream_new(struct vp_sock *s, const struct vpr_sock_op *o, uint32_t id,
+				  int host, struct vp_xpool *pool)
 {
 	struct vp_xchg *x = vp_exchanges__new(s, o, host, pool);
 
@@ -81,6 +81,7 @@ static struct vp_xchg *stream_new(struct vp_sock *s, const struct vpr_sock_op *o
 	/* Its frames are its own: nothing of other streams is in it (exchanges.h's marks). */
 	x->muxed = false;
 	x->h2_stream = true;
+	x->h2_id = id;
 	x->plaintext = s->h2->tls;
 	x->other_known = false;
 	s->h2->streams++;
@@ -138,7 +139,7 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 			free(st);
 			return -ENOMEM;
 		}
-		if (!(st->x = stream_new(s, &o, host, pool))) {
+		if (!(st->x = stream_new(s, &o, f->stream_id, host, pool))) {
 			u64map__del(&h->open, f->stream_id);
 			free(st);
 			return -ENOMEM;
@@ -163,7 +164,7 @@ int vp_h2__frame(struct vp_sock *s, const struct vpr_h2_frame *f, const struct v
 	res->x = st->x;
 	if (f->flags & H2_END_STREAM && f->type != H2_CONTINUATION) {
 		if (request_dir)
-			st->req_ended = true;
+			st->req_ended = st->x->h2_req_ended = true;
 		else
 			st->rep_ended = true;
 	}

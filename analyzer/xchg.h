@@ -129,8 +129,17 @@ struct vp_xchg {
 	bool h2_stream; /* an HTTP/2 stream cut by its frames (h2streams.h) */
 	bool h2_data;	/* its request's first DATA frame came, at stream position h2_data_seq */
 	uint32_t h2_data_seq;
-	bool h2_back;	    /* pending Go call: woke_back is its reader's batch's (h2batch.h) */
-	struct vp_xchg *up; /* see above */
+	bool h2_back;	   /* pending Go call: woke_back is its reader's batch's (h2batch.h) */
+	bool h2_req_ended; /* h2_stream: its request's END_STREAM was sent */
+	uint32_t h2_id;	   /* h2_stream: its stream id */
+	/*
+	 * Pending Go call: the request of the goroutine whose grpc-go Write
+	 * named its stream (gowrites.h; a reference), decides before wake-ups.
+	 */
+	struct vp_xchg *go_wrote_for;
+	bool go_wrote_exact; /* client: linked exact by a grpc-go Write (gowrites.h) */
+	bool go_wrote_mixed; /* pending Go call: Writes of goroutines of two requests named it */
+	struct vp_xchg *up;  /* see above */
 	/*
 	 * up when linked, as other hosts see it while hosts run in parallel:
 	 * set when the join last ran (outbox.h), NULL when not linked then.

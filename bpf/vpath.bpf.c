@@ -664,6 +664,29 @@ int go_goready(struct pt_regs *ctx)
 		go_emit(pid_tgid, VPR_GO_READY, waker, woken);
 	return 0;
 }
+
+/*
+ * grpc-go's client transport (*http2Client).Write(s *Stream, hdr, data,
+ * opts): runs on the goroutine making the call (SendMsg, CloseSend), not on
+ * the loopy writer that writes the frames.  s in RBX; Stream.id, a uint32,
+ * its first field (grpc-go 1.x).  A client's stream ids are odd: anything
+ * else read there is no stream id, and is not written.
+ */
+SEC("uprobe")
+int go_grpc_write(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct vpath_go_offsets *o = go_offsets(pid_tgid >> 32);
+	__u32 id = 0;
+	__u64 goid;
+
+	if (!o || !ctx->bx || bpf_probe_read_user(&id, sizeof(id), (void *)ctx->bx) || !(id & 1))
+		return 0;
+	goid = go_current(o);
+	if (goid)
+		go_emit(pid_tgid, VPR_GO_H2_WRITE, goid, id);
+	return 0;
+}
 #endif
 
 /*

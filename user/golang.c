@@ -147,14 +147,24 @@ struct elf_facts {
 	bool syms[GO_NPROBES];
 	uint64_t sym_addr[GO_NPROBES];
 	uint32_t sym_shndx[GO_NPROBES];
-	uint64_t build_version; /* address of runtime.buildVersion, 0 if absent */
+	uint64_t build_version;	  /* address of runtime.buildVersion, 0 if absent */
+	uint64_t grpc_write_addr; /* GO_GRPC_WRITE_SYM's, 0 if absent */
+	uint32_t grpc_write_shndx;
 	int32_t tls_g;
 };
 
-static void runtime_symbol(void *arg, const char *name, const GElf_Sym *sym)
+static void go_symbol(void *arg, const char *name, const GElf_Sym *sym)
 {
 	struct elf_facts *f = arg;
 
+	if (name[0] == 'g' && GELF_ST_TYPE(sym->st_info) == STT_FUNC &&
+	    strcmp(name, GO_GRPC_WRITE_SYM) == 0) {
+		f->grpc_write_addr = sym->st_value;
+		f->grpc_write_shndx = sym->st_shndx;
+		return;
+	}
+	if (strncmp(name, "runtime.", 8))
+		return;
 	if (strcmp(name, "runtime.buildVersion") == 0)
 		f->build_version = sym->st_value;
 	for (int p = 0; p < GO_NPROBES; p++)
@@ -187,7 +197,8 @@ static void elf_scan(Elf *elf, struct elf_facts *f)
 			f->has_dwarf = true;
 		if (sh.sh_type == SHT_SYMTAB) {
 			f->has_symtab = true;
-			elf_syms__each(elf, scn, &sh, "runtime.", runtime_symbol, f);
+			/* One walk for the runtime's symbols and grpc-go's (go_symbol). */
+			elf_syms__each(elf, scn, &sh, "", go_symbol, f);
 		}
 	}
 	/*
@@ -253,6 +264,9 @@ int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 			goto out;
 		}
 	}
+	if (f.grpc_write_addr &&
+	    file_offset(elf, f.grpc_write_addr, f.grpc_write_shndx, &info->grpc_write_off))
+		info->grpc_write_off = 0;
 	info->off.tls_g = f.tls_g;
 	info->has_dwarf = f.has_dwarf;
 	/*
@@ -391,6 +405,29 @@ static void follow_tls(struct go_follow *gf, int fd, const char *label, const ch
 			label, p.nrets[GO_TLS_WRITE], p.nrets[GO_TLS_READ]);
 }
 
+/*
+ * A followed binary's grpc-go client, when it has one: which goroutine
+ * made each stream (bpf go_grpc_write).  Without it, the reader's wake-ups
+ * are what tell (docs/analyzer.md); a failure only says so.
+ */
+static void follow_grpc(struct go_follow *gf, int fd, const char *label,
+			const struct go_binary *info)
+{
+	int err;
+
+	if (!info->grpc_write_off)
+		return;
+	err = attach_one(gf, "go_grpc_write", fd, info->grpc_write_off);
+	if (err)
+		fprintf(stderr,
+			"vpath-record: warning: Go binary %s: grpc-go's transport Write not "
+			"probed (%s); its gRPC calls' goroutines are inferred\n",
+			label, strerror(-err));
+	else if (gf->opts.verbose)
+		fprintf(stderr, "vpath-record: Go binary %s: grpc-go's transport Write probed\n",
+			label);
+}
+
 static struct vpath_go_exe go_exe_key(const struct stat *st)
 {
 	return (struct vpath_go_exe){
@@ -483,6 +520,7 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 	}
 	e->off = info.off;
 	gf->nexes++;
+	follow_grpc(gf, fd, label, &info);
 	follow_tls(gf, fd, label, info.version);
 	if (gf->opts.go_active)
 		*gf->opts.go_active = 1;

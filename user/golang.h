@@ -30,7 +30,15 @@ struct go_binary {
 	uint32_t
 		table_goid; /* go_binary__verify's: the table's offset, when DWARF said otherwise */
 	uint64_t probe_off[GO_NPROBES]; /* where in the file each probed function starts */
+	/*
+	 * grpc-go's client transport Write (GO_GRPC_WRITE_SYM), where in the
+	 * file; 0: not in this binary (no gRPC client, or stripped of it).
+	 */
+	uint64_t grpc_write_off;
 };
+
+/* Probed when a followed binary has it: the goroutine making a gRPC call, and its stream. */
+#define GO_GRPC_WRITE_SYM "google.golang.org/grpc/internal/transport.(*http2Client).Write"
 
 /*
  * What the file open at fd is: 1 a Go binary whose goroutines can be

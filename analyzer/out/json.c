@@ -202,6 +202,13 @@ void vp_out_json_end(struct vp_out_ctx *o)
 			cJSON_AddNumberToObject(po, "forward_disagreements",
 						(double)pv[i]->fwd_disagree);
 		}
+		/* Only where grpc-go's Writes linked or disagreed (gowrites.h). */
+		if (pv[i]->calls_by_gowrite || pv[i]->gowrite_disagree) {
+			cJSON_AddNumberToObject(po, "calls_by_grpc_write",
+						(double)pv[i]->calls_by_gowrite);
+			cJSON_AddNumberToObject(po, "grpc_write_disagreements",
+						(double)pv[i]->gowrite_disagree);
+		}
 		cJSON_AddItemToArray(procs, po);
 	}
 	free(pv);

@@ -279,6 +279,11 @@ enum vpr_go_kind {
 	VPR_GO_RUN = 0,	  /* thread h.tid runs goroutine goid (from this moment on) */
 	VPR_GO_NEW = 1,	  /* goroutine goid created goroutine other */
 	VPR_GO_READY = 2, /* goroutine goid made goroutine other runnable */
+	/*
+	 * goroutine goid called grpc-go's client transport Write for its
+	 * HTTP/2 stream `other` (docs/format.md); readers older than it skip it.
+	 */
+	VPR_GO_H2_WRITE = 3,
 };
 
 /* What the Go runtime probes saw (docs/recorder.md).  h.tid: the OS thread. */
@@ -287,7 +292,7 @@ struct vpr_goroutine {
 	__u32 pid;
 	__u32 kind; /* enum vpr_go_kind */
 	__u64 goid;
-	__u64 other; /* NEW, READY: the goroutine created or made ready; else 0 */
+	__u64 other; /* NEW, READY: the goroutine created or made ready; H2_WRITE: stream id */
 };
 
 /*

@@ -2107,6 +2107,104 @@ static void test_go_h2_reader_readies_a_later_request(void **state)
 					    GO_H2_LATER_REQUEST);
 }
 
+/* Who wrote grpc-go's streams (VPR_GO_H2_WRITE records) and when, against the HEADERS. */
+enum go_write_when {
+	GO_WRITE_AFTER_HEADERS,	 /* loopy wrote the HEADERS first */
+	GO_WRITE_BEFORE_HEADERS, /* the Writes came before loopy's write */
+	GO_WRITE_CALL_GOROUTINES /* per-call goroutines (7, 8) wrote, after the HEADERS */
+};
+
+/*
+ * grpc-go's client: conn goroutines 1 and 2 serve 901 and 902 and each
+ * makes one call, stream 1 and stream 3, written by loopy (50) in one
+ * write; the reader (51) reads both replies, stream 3's first, and readies
+ * 1 before 2: the batch would give stream 3 to 901.  The transport's Write,
+ * called by each caller with its stream, names them: each stream is its
+ * caller's request's, exact (the caller serves that request alone).  With
+ * per-call goroutines (7, 8, created by 1 and 2) the Writes decide which
+ * goroutine, but the goroutine's request is its creation's: right,
+ * inferred.
+ */
+static void go_grpc_writes_name_the_callers(struct world *w, enum go_write_when when)
+{
+	/* The HEADERS, then the DATA that ends each request (queued by the Write). */
+	static const struct synth_h2 headers[] = {
+		{H2_HEADERS, H2_END_HEADERS, 1, 40},
+		{H2_HEADERS, H2_END_HEADERS, 3, 41},
+	};
+	static const struct synth_h2 data[] = {
+		{H2_DATA, H2_END_STREAM, 1, 100},
+		{H2_DATA, H2_END_STREAM, 3, 100},
+	};
+	static const struct synth_h2 rep[] = {
+		{H2_HEADERS, H2_END_HEADERS, 3, 30},
+		{H2_DATA, 0, 3, 50},
+		{H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 3, 2},
+		{H2_HEADERS, H2_END_HEADERS, 1, 31},
+		{H2_DATA, 0, 1, 60},
+		{H2_HEADERS, H2_END_HEADERS | H2_END_STREAM, 1, 2},
+	};
+	bool per_call = when == GO_WRITE_CALL_GOROUTINES;
+	uint64_t c1 = per_call ? 7 : 1, c2 = per_call ? 8 : 2;
+	uint64_t wt = when == GO_WRITE_BEFORE_HEADERS ? US(312) : US(316);
+	struct links k = open_links(w);
+
+	go_answer_early(w, &k, US(10));
+	go_h2_setup(w, &k, GO_H2_PREFACE_WITH_SETTINGS);
+	synth_go(w->web, US(299), 300, 301, VPR_GO_RUN, 1, 0);
+	synth_req(k.l1, 100, 901, US(300), 301);
+	synth_go(w->web, US(300), 300, 302, VPR_GO_RUN, 2, 0);
+	synth_req(k.l2, 100, 902, US(301), 302);
+	if (per_call) {
+		synth_go(w->web, US(305), 300, 301, VPR_GO_NEW, 1, 7);
+		synth_go(w->web, US(306), 300, 302, VPR_GO_NEW, 2, 8);
+	}
+	synth_go(w->web, US(310), 300, 302, VPR_GO_READY, c2, 50);
+	synth_go(w->web, wt, 300, 301, VPR_GO_H2_WRITE, c1, 1);
+	synth_go(w->web, wt + US(1), 300, 303, VPR_GO_H2_WRITE, c2, 3);
+	synth_go(w->web, US(313), 300, 302, VPR_GO_RUN, 50, 0);
+	synth_h2_xfer(k.d1, SYNTH_C2S, false, headers, 2, 302, US(314), 401, US(320));
+	synth_h2_xfer(k.d1, SYNTH_C2S, false, data, 2, 302, US(318), 401, US(321));
+	synth_go(w->web, US(334), 300, 301, VPR_GO_RUN, 51, 0);
+	synth_h2_xfer(k.d1, SYNTH_S2C, false, rep, 6, 401, US(330), 301, US(335));
+	synth_go(w->web, US(341), 300, 301, VPR_GO_READY, 51, c1);
+	synth_go(w->web, US(342), 300, 301, VPR_GO_READY, 51, 50);
+	synth_go(w->web, US(343), 300, 301, VPR_GO_READY, 51, c2);
+	synth_go(w->web, US(349), 300, 301, VPR_GO_RUN, 1, 0);
+	synth_rep(k.l1, 500, 301, US(350), 901);
+	synth_go(w->web, US(350), 300, 302, VPR_GO_RUN, 2, 0);
+	synth_rep(k.l2, 500, 302, US(351), 902);
+	close_links(&k, US(400));
+
+	analyze(w);
+	assert_int_equal(w->c.n, EARLY + 2);
+	for (int i = 0; i < 2; i++) {
+		const struct vp_request *r = w->c.reqs[EARLY + i];
+
+		assert_int_equal(r->root->ncalls, 1);
+		assert_int_equal(r->root->calls[0]->conn_index, (unsigned)i); /* stream 1, 3 */
+		assert_int_equal(r->root->calls[0]->link.basis,
+				 per_call ? VP_BASIS_WAKEUP : VP_BASIS_THREAD);
+		assert_int_equal(r->root->calls[0]->link.exact, !per_call);
+	}
+	assert_int_equal(collected_proc(&w->c, "web", 300)->calls_by_gowrite, per_call ? 0 : 2);
+}
+
+static void test_go_grpc_writes_after_the_headers(void **state)
+{
+	go_grpc_writes_name_the_callers(*state, GO_WRITE_AFTER_HEADERS);
+}
+
+static void test_go_grpc_writes_before_the_headers(void **state)
+{
+	go_grpc_writes_name_the_callers(*state, GO_WRITE_BEFORE_HEADERS);
+}
+
+static void test_go_grpc_writes_of_call_goroutines(void **state)
+{
+	go_grpc_writes_name_the_callers(*state, GO_WRITE_CALL_GOROUTINES);
+}
+
 static void test_h2_lost_frames_decide_nothing(void **state)
 {
 	struct world *w = *state;
@@ -2228,6 +2326,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_go_h2_reader_readies_a_goroutine_born_after_the_sends, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_go_grpc_writes_after_the_headers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_grpc_writes_before_the_headers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_grpc_writes_of_call_goroutines, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_go_h2_reader_readies_a_later_request, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_go_h2_held_reader_hands_a_lock_on_first, setup,
