@@ -132,6 +132,12 @@ struct vp_proc {
 	 */
 	bool mixed;
 	/*
+	 * It answered a client's long wait right after reading another's
+	 * request (handoff.h): it hands work from client to client (a
+	 * broker), so any call to it but a waiter's may hand work off.
+	 */
+	bool hands_off;
+	/*
 	 * What the wake-up rule needs to know of this process (not of an
 	 * earlier one with the same pid: both restart at a fork or exec).
 	 */
@@ -212,6 +218,12 @@ const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid);
 /* Hooks, one per kind of operation (exchanges.h), op is the operation. */
 void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			     bool first);
+/*
+ * op, sent by a server thread, is the first seen on s, an accepted
+ * connection older than the recording with no request seen on it: the
+ * reply to a call made before (handoff.h).
+ */
+void vp_attr__unasked(struct vp_attr *a, struct vp_sock *s, const struct vpr_sock_op *op);
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first);
 void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s);

@@ -72,8 +72,14 @@ struct vp_xchg {
 	bool tls;	    /* on a connection that began with a TLS handshake */
 	bool judged;	    /* client: its parent is still being judged (judge.h) */
 	bool teardown;	    /* one-way TLS close_notify before a close: as a root, no request */
-	bool setup;    /* a TLS handshake after the stream began: no request or call of its own */
-	bool tainted;  /* server: a call it may have caused went elsewhere by inference */
+	bool setup;   /* a TLS handshake after the stream began: no request or call of its own */
+	bool tainted; /* server: a call it may have caused went elsewhere by inference */
+	/*
+	 * server: its request was read right before the same thread answered
+	 * another client's long-outstanding call (handoff.h): work it caused
+	 * may go on in that client, which no link shows.
+	 */
+	bool may_hand_off;
 	bool dead;     /* emitted; freed when refs drops to 0 */
 	bool building; /* a root whose complete tree waits for the next emit to build it (paths.c) */
 	bool pipe_head; /* requests after its own were cut off its message (pipeline.h) */
@@ -97,6 +103,7 @@ struct vp_xchg {
 	uint64_t
 		sent_for; /* client: id of its sender's cause when it began (0: none), attribute.c */
 	uint64_t refused_ts; /* server: a send of the thread serving it was refused then (latest) */
+	uint64_t out_ts;     /* server: its latest reply operation so far (handoff.h) */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
 	uint32_t conn_index;  /* 0-based ordinal among this end's exchanges */

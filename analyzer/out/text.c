@@ -82,6 +82,8 @@ static const char *marks(const struct vp_call *c, char *buf, size_t len)
 	if (c->link.basis == VP_BASIS_QUEUED && n < len) /* an asynchronous hop (queues.h) */
 		n += (size_t)snprintf(buf + n, len - n, "  [queued %s]",
 				      vp_fmt_duration(c->queue_ns, d, sizeof(d)));
+	if (c->may_hand_off && n < len) /* its work may go on elsewhere, unlinked (handoff.h) */
+		n += (size_t)snprintf(buf + n, len - n, "  [may hand off]");
 	if (c->link.exact && c->link.basis == VP_BASIS_PROPAGATED_ID && n < len)
 		snprintf(buf + n, len - n, "  [by id]");
 	if (c->link.exact && c->link.basis == VP_BASIS_FORWARDED && n < len)
