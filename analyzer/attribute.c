@@ -548,7 +548,7 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 
 	woke_clear(a, t);
 	t->replies++;
-	if (vp_handoff__reply(t->inflight, t->ninflight, s, op->h.ts_ns, first))
+	if (first && vp_handoff__reply(t->inflight, t->ninflight, s, op->h.ts_ns))
 		hands_off(p, s->sock);
 	if (first) {
 		take_comm(s, t, p);

@@ -21,26 +21,15 @@ static bool mark_releasers(struct vp_xchg *const *inflight, unsigned n, uint64_t
 	return found;
 }
 
-/*
- * s waited: nothing of its reply went out for VP_HANDOFF_WAIT_NS after its
- * request (or its reply's previous part), and it made no call meanwhile (a
- * server waiting on calls of its own is busy with s, not held for another
- * client).
- */
-static bool waited(const struct vp_xchg *s, uint64_t since, uint64_t ts)
+bool vp_handoff__reply(struct vp_xchg *const *inflight, unsigned n, const struct vp_xchg *s,
+		       uint64_t ts)
 {
-	return !s->child_head && since && ts > since && ts - since >= VP_HANDOFF_WAIT_NS;
-}
+	uint64_t since = s->req.last_ts;
 
-bool vp_handoff__reply(struct vp_xchg *const *inflight, unsigned n, struct vp_xchg *s, uint64_t ts,
-		       bool first)
-{
-	uint64_t since = first ? s->req.last_ts : s->out_ts;
-	bool fired = waited(s, since, ts) && mark_releasers(inflight, n, s->cookie, since, ts);
-
-	if (ts > s->out_ts)
-		s->out_ts = ts;
-	return fired;
+	/* A server waiting on calls of its own is busy with s, not held for another client. */
+	if (s->child_head || ts <= since || ts - since < VP_HANDOFF_WAIT_NS)
+		return false;
+	return mark_releasers(inflight, n, s->cookie, since, ts);
 }
 
 bool vp_handoff__unasked(struct vp_xchg *const *inflight, unsigned n, uint64_t cookie, uint64_t ts)

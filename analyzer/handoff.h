@@ -3,8 +3,7 @@
  * Hand-offs seen in the socket records alone (no payload): a server thread
  * reads a call's request and, right after, answers ANOTHER client's call
  * that had waited long for its reply (a BRPOP, a BLMOVE, an XREADGROUP
- * BLOCK, a broker's delivery to an idle consumer, a long poll), or sends
- * such a client more after a long silence (a pub/sub push).  The first call
+ * BLOCK, a broker's delivery to an idle consumer, a long poll).  The first call
  * may have released the second: the work it asked for may go on in that
  * other client (a queue's worker), which no link shows, so a request that
  * made such a call is not exact (vp_xchg.may_hand_off, paths.c).  With the
@@ -16,7 +15,8 @@
  * server that was not recorded (only its clients' times: nothing says which
  * of its threads did what), a hand-off between two threads of the server
  * (a long poll answered by another thread than the one that read the
- * request that released it).  docs/analyzer.md "Hand-offs without payload".
+ * request that released it), a pub/sub push (a later part of the
+ * subscription's one reply, without --capture: see vp_handoff__reply).  docs/analyzer.md "Hand-offs without payload".
  */
 #ifndef VPATH_HANDOFF_H
 #define VPATH_HANDOFF_H
@@ -26,20 +26,23 @@
 
 #include "xchg.h"
 
-/* A reply (or a part of one) that came this long after the call's request (or its last part)... */
+/* A reply that came this long after the call's request... */
 #define VP_HANDOFF_WAIT_NS 1000000ull
 /* ...this soon after the same thread read another call's request: that one may have released it. */
 #define VP_HANDOFF_GAP_NS 1000000ull
 
 /*
- * Server exchange s's thread sends a part of its reply at ts (first: its
- * first); inflight[0..n) are the requests that thread read and has not
- * finished.  Marks those that may have released s (may_hand_off) and keeps
- * ts as s's latest output.  True when it marked one: s's server hands work
- * from client to client, and s's connection is a waiter's (a consumer's).
+ * Server exchange s's thread sends the first part of its reply at ts;
+ * inflight[0..n) are the requests that thread read and has not finished.
+ * Marks those that may have released s (may_hand_off).  True when it
+ * marked one: s's server hands work from client to client, and s's
+ * connection is a waiter's (a consumer's).  Only the reply's first part:
+ * an event loop sends a long reply in parts as its client reads them, each
+ * after a wait and after reading other requests (vApp's epoll tier), which
+ * is no hand-off.
  */
-bool vp_handoff__reply(struct vp_xchg *const *inflight, unsigned n, struct vp_xchg *s, uint64_t ts,
-		       bool first);
+bool vp_handoff__reply(struct vp_xchg *const *inflight, unsigned n, const struct vp_xchg *s,
+		       uint64_t ts);
 
 /*
  * The same thread sends, at ts, the first bytes seen on an accepted

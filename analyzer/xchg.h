@@ -103,7 +103,6 @@ struct vp_xchg {
 	uint64_t
 		sent_for; /* client: id of its sender's cause when it began (0: none), attribute.c */
 	uint64_t refused_ts; /* server: a send of the thread serving it was refused then (latest) */
-	uint64_t out_ts;     /* server: its latest reply operation so far (handoff.h) */
 	uint32_t pid;
 	struct vp_proc *proc; /* its process (attribution keeps them to the end) */
 	uint32_t conn_index;  /* 0-based ordinal among this end's exchanges */
