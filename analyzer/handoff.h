@@ -10,13 +10,12 @@
  * payload read (--capture), the queue stage decides by the message instead
  * (queues.h): a call whose witness read a push is left to it.
  *
- * What it cannot see: a consumer that was not waiting (the queue had a
- * backlog: its next pop is answered at once, long after the push), a
- * server that was not recorded (only its clients' times: nothing says which
- * of its threads did what), a hand-off between two threads of the server
- * (a long poll answered by another thread than the one that read the
- * request that released it), a pub/sub push (a later part of the
- * subscription's one reply, without --capture: see vp_handoff__reply).  docs/analyzer.md "Hand-offs without payload".
+ * The server is then known to hand work from client to client (a broker,
+ * attribute.c): every later call to it but a waiter's is marked too, which
+ * covers a consumer that was busy (its next pop answered at once, long
+ * after the push).  What it cannot see (a broker before its first release,
+ * a server not recorded, a release across threads, a pub/sub push without
+ * --capture): docs/analyzer.md "Hand-offs without payload".
  */
 #ifndef VPATH_HANDOFF_H
 #define VPATH_HANDOFF_H
