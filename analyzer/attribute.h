@@ -67,6 +67,12 @@ struct vp_thread {
 	uint8_t ninflight;
 	bool inflight_overflow; /* more than VP_INFLIGHT_MAX at once: never exact */
 	uint64_t replies;	/* replies it sent */
+	/*
+	 * When it last read a request after sending a reply (a new turn of its
+	 * loop), and whether it sent one since its last read (handoff.h).
+	 */
+	uint64_t turn_ts;
+	bool sent_since_read;
 	/* Wake-ups since its last socket operation by threads serving one request (attr__wake). */
 	struct vp_xchg *woke_for;    /* the request of the last of them (a reference) */
 	uint8_t woke_n;		     /* how many different requests (255: many) */
@@ -134,7 +140,7 @@ struct vp_proc {
 	/*
 	 * It answered a client's long wait right after reading another's
 	 * request (handoff.h): it hands work from client to client (a
-	 * broker), so any call to it but a waiter's may hand work off.
+	 * broker), so any call to it may hand work off.
 	 */
 	bool hands_off;
 	/*

@@ -22,12 +22,19 @@ static bool mark_releasers(struct vp_xchg *const *inflight, unsigned n, uint64_t
 }
 
 bool vp_handoff__reply(struct vp_xchg *const *inflight, unsigned n, const struct vp_xchg *s,
-		       uint64_t ts)
+		       uint64_t turn_ts, uint64_t ts)
 {
 	uint64_t since = s->req.last_ts;
 
 	/* A server waiting on calls of its own is busy with s, not held for another client. */
 	if (s->child_head || ts <= since || ts - since < VP_HANDOFF_WAIT_NS)
+		return false;
+	/*
+	 * An event loop that reads a batch of requests and then writes their
+	 * replies (Redis) answers late when it is preempted in the batch: s
+	 * was held over only if the thread answered others and read again.
+	 */
+	if (turn_ts <= since)
 		return false;
 	return mark_releasers(inflight, n, s->cookie, since, ts);
 }

@@ -25,14 +25,15 @@
 
 #include "xchg.h"
 
-/* A reply that came this long after the call's request... */
+/* A reply that came this long after the call's request, over a turn of its thread's loop... */
 #define VP_HANDOFF_WAIT_NS 1000000ull
 /* ...this soon after the same thread read another call's request: that one may have released it. */
 #define VP_HANDOFF_GAP_NS 1000000ull
 
 /*
  * Server exchange s's thread sends the first part of its reply at ts;
- * inflight[0..n) are the requests that thread read and has not finished.
+ * inflight[0..n) are the requests that thread read and has not finished,
+ * turn_ts when it last read a request after sending a reply.
  * Marks those that may have released s (may_hand_off).  True when it
  * marked one: s's server hands work from client to client, and s's
  * connection is a waiter's (a consumer's).  Only the reply's first part:
@@ -41,7 +42,7 @@
  * is no hand-off.
  */
 bool vp_handoff__reply(struct vp_xchg *const *inflight, unsigned n, const struct vp_xchg *s,
-		       uint64_t ts);
+		       uint64_t turn_ts, uint64_t ts);
 
 /*
  * The same thread sends, at ts, the first bytes seen on an accepted

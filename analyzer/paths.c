@@ -427,7 +427,8 @@ static void hold(struct vp_held_req *r, struct held_arena *m, const struct vp_xc
 		*m->wits = *wit;
 		call->wit = m->wits++;
 	}
-	call->may_hand_off = s && s->may_hand_off && !(wit && wit->qkind == VP_WIT_Q_PUSH);
+	/* Its bytes read (--capture): the queue stage decides by the message (queues.h). */
+	call->may_hand_off = s && s->may_hand_off && !wit;
 	r->exact &= call->link.exact && !(s && s->tainted) && !call->may_hand_off;
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling) {
 		if (shown(k)) {

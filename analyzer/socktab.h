@@ -36,7 +36,6 @@ struct vp_sock {
 	uint8_t role_source;
 	bool have_tuple;
 	bool preexisting;
-	bool waiter; /* accepted: a call on it waited and another client's released it (handoff.h) */
 	int8_t dir;  /* direction of the message in progress, -1 before the first */
 	struct vp_endpoint local, remote;
 	uint64_t first_ts, last_ts;

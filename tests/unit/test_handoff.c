@@ -3,7 +3,8 @@
  * Hand-offs seen without payload (analyzer/handoff.c), on exchanges written
  * by hand: a BRPOP answered 50 ms after its request, 0.1 ms after the same
  * thread read another connection's LPUSH, marks the LPUSH; a reply that
- * came at once, one whose server made a call meanwhile, a request read
+ * came at once, one whose server made a call meanwhile, one answered late
+ * in the batch it was read in (no turn of the loop since), a request read
  * too long before the reply or before the wait began, and one on the
  * waiter's own connection are not marked.  The first bytes of a
  * connection older than the recording mark the request read just before.
@@ -35,7 +36,7 @@ static void test_release_marks_the_push(void **state)
 	struct vp_xchg *inflight[] = {&wait, &push};
 
 	(void)state;
-	assert_true(vp_handoff__reply(inflight, 2, &wait, 150 * MS + MS / 10));
+	assert_true(vp_handoff__reply(inflight, 2, &wait, 120 * MS, 150 * MS + MS / 10));
 	assert_true(push.may_hand_off);
 	assert_false(wait.may_hand_off);
 }
@@ -47,7 +48,7 @@ static void test_fast_reply_marks_nothing(void **state)
 
 	(void)state;
 	/* Answered 0.5 ms after its request: an ordinary call. */
-	assert_false(vp_handoff__reply(inflight, 2, &get, 100 * MS + MS / 2));
+	assert_false(vp_handoff__reply(inflight, 2, &get, 100 * MS + MS / 10, 100 * MS + MS / 2));
 	assert_false(other.may_hand_off);
 }
 
@@ -60,7 +61,18 @@ static void test_busy_with_calls_marks_nothing(void **state)
 	(void)state;
 	memset(&call, 0, sizeof(call));
 	front.child_head = &call; /* it waited on a call of its own */
-	assert_false(vp_handoff__reply(inflight, 2, &front, 150 * MS + MS / 10));
+	assert_false(vp_handoff__reply(inflight, 2, &front, 120 * MS, 150 * MS + MS / 10));
+	assert_false(other.may_hand_off);
+}
+
+static void test_late_in_one_batch_marks_nothing(void **state)
+{
+	struct vp_xchg get = server(1, 100 * MS), other = server(2, 103 * MS);
+	struct vp_xchg *inflight[] = {&get, &other};
+
+	(void)state;
+	/* Read in one batch, preempted 3 ms, answered: no turn of the loop since get's request. */
+	assert_false(vp_handoff__reply(inflight, 2, &get, 90 * MS, 103 * MS + MS / 10));
 	assert_false(other.may_hand_off);
 }
 
@@ -73,7 +85,7 @@ static void test_unrelated_reads_not_marked(void **state)
 
 	(void)state;
 	/* Before the wait began, 10 ms before the reply, on the waiter's connection. */
-	assert_false(vp_handoff__reply(inflight, 4, &wait, 150 * MS + MS / 10));
+	assert_false(vp_handoff__reply(inflight, 4, &wait, 120 * MS, 150 * MS + MS / 10));
 	assert_false(early.may_hand_off || stale.may_hand_off || same_conn.may_hand_off);
 }
 
@@ -95,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_release_marks_the_push),
 		cmocka_unit_test(test_fast_reply_marks_nothing),
 		cmocka_unit_test(test_busy_with_calls_marks_nothing),
+		cmocka_unit_test(test_late_in_one_batch_marks_nothing),
 		cmocka_unit_test(test_unrelated_reads_not_marked),
 		cmocka_unit_test(test_wait_older_than_recording),
 	};
