@@ -11,7 +11,7 @@
  * (queues.h): a call whose witness read a push is left to it.
  *
  * The server is then known to hand work from client to client (a broker,
- * attribute.c): every later call to it but a waiter's is marked too, which
+ * attribute.c): every later call to it is marked too, which
  * covers a consumer that was busy (its next pop answered at once, long
  * after the push).  What it cannot see (a broker before its first release,
  * a server not recorded, a release across threads, a pub/sub push without
@@ -35,11 +35,10 @@
  * inflight[0..n) are the requests that thread read and has not finished,
  * turn_ts when it last read a request after sending a reply.
  * Marks those that may have released s (may_hand_off).  True when it
- * marked one: s's server hands work from client to client, and s's
- * connection is a waiter's (a consumer's).  Only the reply's first part:
- * an event loop sends a long reply in parts as its client reads them, each
- * after a wait and after reading other requests (vApp's epoll tier), which
- * is no hand-off.
+ * marked one: s's server hands work from client to client.  Only the
+ * reply's first part: an event loop sends a long reply in parts as its
+ * client reads them, each after a wait and after reading other requests
+ * (vApp's epoll tier), which is no hand-off.
  */
 bool vp_handoff__reply(struct vp_xchg *const *inflight, unsigned n, const struct vp_xchg *s,
 		       uint64_t turn_ts, uint64_t ts);
