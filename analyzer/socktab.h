@@ -36,7 +36,7 @@ struct vp_sock {
 	uint8_t role_source;
 	bool have_tuple;
 	bool preexisting;
-	int8_t dir;  /* direction of the message in progress, -1 before the first */
+	int8_t dir; /* direction of the message in progress, -1 before the first */
 	struct vp_endpoint local, remote;
 	uint64_t first_ts, last_ts;
 	struct vp_xchg *x;	    /* exchange in progress */
