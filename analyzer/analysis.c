@@ -496,6 +496,12 @@ static void byte_op(struct vp_analysis *a, struct host_state *hs, int h, struct 
 		new_exchange(a, hs, x, &res.req_op);
 		on_reply(hs, x, op, true);
 		break;
+	case VP_OP_SETUP:
+		/* A reply to a request made before the recording: a wait it began in (handoff.h)? */
+		if (s->preexisting && s->role == VPR_ROLE_ACCEPTED && op->dir == VPR_DIR_SEND &&
+		    !s->x && s->nsetup == 1)
+			vp_attr__unasked(&hs->attr, s, op);
+		break;
 	default:
 		break;
 	}

@@ -6,6 +6,7 @@
 #include "fnv.h"
 #include "forward.h"
 #include "goroutines.h"
+#include "handoff.h"
 
 void vp_attr__init(struct vp_attr *a, int host, struct vp_hpaths *paths)
 {
@@ -377,6 +378,9 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 {
 	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
 
+	if (t->sent_since_read)
+		t->turn_ts = op->h.ts_ns;
+	t->sent_since_read = false;
 	if (first) {
 		struct vp_proc *p = thread_proc(a, t, op->pid);
 
@@ -392,6 +396,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		}
 		/* On a multiplexed connection a request may be several merged. */
 		s->tainted = p->mixed || s->muxed;
+		s->may_hand_off = p->hands_off;
 		take_comm(s, t, p);
 		t->last_req_id = s->id;
 		t->last_req_ts = op->h.ts_ns;
@@ -532,6 +537,27 @@ static void claim_lines(struct vp_attr *a, struct vp_proc *p, struct vp_thread *
 	}
 }
 
+/*
+ * p answered a client's long wait because another client's call released
+ * it (handoff.h): p is a broker.  From now on any call to it may have
+ * handed work off, those open now included (the ones done already went
+ * out as they were).  Its consumers' calls too: a job may queue a job.
+ */
+static void hands_off(struct vp_proc *p)
+{
+	p->hands_off = true;
+	for (struct vp_xchg *x = p->open.list_next; x != &p->open; x = x->list_next)
+		x->may_hand_off = true;
+}
+
+void vp_attr__unasked(struct vp_attr *a, struct vp_sock *s, const struct vpr_sock_op *op)
+{
+	struct vp_thread *t = thread_get(a, op->h.tid, op->pid);
+
+	if (vp_handoff__unasked(t->inflight, t->ninflight, s->cookie, op->h.ts_ns))
+		hands_off(thread_proc(a, t, op->pid));
+}
+
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first)
 {
@@ -541,6 +567,9 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 
 	woke_clear(a, t);
 	t->replies++;
+	if (first && vp_handoff__reply(t->inflight, t->ninflight, s, t->turn_ts, op->h.ts_ns))
+		hands_off(p);
+	t->sent_since_read = true;
 	if (first) {
 		take_comm(s, t, p);
 		p->served++;

@@ -68,6 +68,12 @@ struct vp_thread {
 	uint8_t ninflight;
 	bool inflight_overflow; /* more than VP_INFLIGHT_MAX at once: never exact */
 	uint64_t replies;	/* replies it sent */
+	/*
+	 * When it last read a request after sending a reply (a new turn of its
+	 * loop), and whether it sent one since its last read (handoff.h).
+	 */
+	uint64_t turn_ts;
+	bool sent_since_read;
 	/* Wake-ups since its last socket operation by threads serving one request (attr__wake). */
 	struct vp_xchg *woke_for;    /* the request of the last of them (a reference) */
 	uint8_t woke_n;		     /* how many different requests (255: many) */
@@ -144,6 +150,12 @@ struct vp_proc {
 	 * as Go's), so no thread rule decides a link in this process any more.
 	 */
 	bool mixed;
+	/*
+	 * It answered a client's long wait right after reading another's
+	 * request (handoff.h): it hands work from client to client (a
+	 * broker), so any call to it may hand work off.
+	 */
+	bool hands_off;
 	/*
 	 * What the wake-up rule needs to know of this process (not of an
 	 * earlier one with the same pid: both restart at a fork or exec).
@@ -226,6 +238,12 @@ const char *vp_attr__comm(struct vp_attr *a, uint32_t tid, uint32_t pid);
 /* Hooks, one per kind of operation (exchanges.h), op is the operation. */
 void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			     bool first);
+/*
+ * op, sent by a server thread, is the first seen on s, an accepted
+ * connection older than the recording with no request seen on it: the
+ * reply to a call made before (handoff.h).
+ */
+void vp_attr__unasked(struct vp_attr *a, struct vp_sock *s, const struct vpr_sock_op *op);
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first);
 void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s);

@@ -229,6 +229,7 @@ struct held_call {
 	uint32_t nkids; /* calls shown under it: the subtrees that follow it, in build order */
 	struct vp_link link;
 	bool complete, one_way;
+	bool may_hand_off; /* handoff.h: its work may go on in another client */
 };
 
 struct vp_held_req {
@@ -426,7 +427,9 @@ static void hold(struct vp_held_req *r, struct held_arena *m, const struct vp_xc
 		*m->wits = *wit;
 		call->wit = m->wits++;
 	}
-	r->exact &= call->link.exact && !(s && s->tainted);
+	/* Its bytes read (--capture): the queue stage decides by the message (queues.h). */
+	call->may_hand_off = s && s->may_hand_off && !wit;
+	r->exact &= call->link.exact && !(s && s->tainted) && !call->may_hand_off;
 	for (const struct vp_xchg *k = s ? s->child_head : NULL; k; k = k->sibling) {
 		if (shown(k)) {
 			call->nkids++;
@@ -473,6 +476,7 @@ static struct vp_call *expand(const struct held_call **next, struct arena *m)
 	call->srv_last = h->srv_last;
 	call->complete = h->complete;
 	call->one_way = h->one_way;
+	call->may_hand_off = h->may_hand_off;
 	call->link = h->link;
 	call->queue_ns = 0;
 	call->setup_ns = (int64_t)h->setup_ns;

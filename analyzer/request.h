@@ -41,8 +41,14 @@ struct vp_call {
 	int64_t srv_req_first, srv_req_last, srv_rep_first, srv_rep_last;
 	/* Host clocks of the two ends (first op .. last op), for loss windows. */
 	uint64_t cli_first, cli_last, srv_first, srv_last;
-	bool complete;	     /* this call alone */
-	bool one_way;	     /* a request and an orderly close, no reply (vp_call__outcome) */
+	bool complete; /* this call alone */
+	bool one_way;  /* a request and an orderly close, no reply (vp_call__outcome) */
+	/*
+	 * Its server answered another client's long wait right after reading
+	 * its request (handoff.h): work it caused may go on there, unlinked, so
+	 * its request is not exact.
+	 */
+	bool may_hand_off;
 	struct vp_link link; /* how it was attached to its parent; the root's says why it is one */
 	/*
 	 * Basis queued (queues.h): an asynchronous hop, the consumer's work on

@@ -73,8 +73,14 @@ struct vp_xchg {
 	bool tls;	    /* on a connection that began with a TLS handshake */
 	bool judged;	    /* client: its parent is still being judged (judge.h) */
 	bool teardown;	    /* one-way TLS close_notify before a close: as a root, no request */
-	bool setup;    /* a TLS handshake after the stream began: no request or call of its own */
-	bool tainted;  /* server: a call it may have caused went elsewhere by inference */
+	bool setup;   /* a TLS handshake after the stream began: no request or call of its own */
+	bool tainted; /* server: a call it may have caused went elsewhere by inference */
+	/*
+	 * server: its request was read right before the same thread answered
+	 * another client's long-outstanding call (handoff.h): work it caused
+	 * may go on in that client, which no link shows.
+	 */
+	bool may_hand_off;
 	bool dead;     /* emitted; freed when refs drops to 0 */
 	bool building; /* a root whose complete tree waits for the next emit to build it (paths.c) */
 	bool pipe_head; /* requests after its own were cut off its message (pipeline.h) */

@@ -113,6 +113,8 @@ static cJSON *call_json(const struct vp_call *c)
 	cJSON_AddBoolToObject(o, "complete", c->complete);
 	cJSON_AddStringToObject(o, "outcome", vp_outcome_name(vp_call__outcome(c)));
 	cJSON_AddNumberToObject(o, "setup_ns", (double)c->setup_ns);
+	if (c->may_hand_off) /* its work may go on elsewhere, unlinked (handoff.h) */
+		cJSON_AddBoolToObject(o, "may_hand_off", true);
 	link = cJSON_AddObjectToObject(o, "link");
 	cJSON_AddStringToObject(link, "basis", vp_basis_name(c->link.basis));
 	cJSON_AddBoolToObject(link, "exact", c->link.exact);

@@ -82,6 +82,8 @@ static const char *marks(const struct vp_call *c, char *buf, size_t len)
 	if (c->link.basis == VP_BASIS_QUEUED && n < len) /* an asynchronous hop (queues.h) */
 		n += (size_t)snprintf(buf + n, len - n, "  [queued %s]",
 				      vp_fmt_duration(c->queue_ns, d, sizeof(d)));
+	if (c->may_hand_off && n < len) /* its work may go on elsewhere, unlinked (handoff.h) */
+		n += (size_t)snprintf(buf + n, len - n, "  [may hand off]");
 	if (c->link.exact && c->link.basis == VP_BASIS_PROPAGATED_ID && n < len)
 		snprintf(buf + n, len - n, "  [by id]");
 	if (c->link.exact && c->link.basis == VP_BASIS_FORWARDED && n < len)
@@ -181,6 +183,14 @@ static bool any_inferred_link(const struct vp_call *c)
 	return false;
 }
 
+static bool any_hand_off(const struct vp_call *c)
+{
+	for (size_t i = 0; i < c->ncalls; i++)
+		if (c->calls[i]->may_hand_off || any_hand_off(c->calls[i]))
+			return true;
+	return false;
+}
+
 /* Why a request is not exact, in the words of its first line. */
 static const char *inferred_why(const struct vp_request *r)
 {
@@ -192,6 +202,8 @@ static const char *inferred_why(const struct vp_request *r)
 		return "  INFERRED (a root, though requests were open that might have made it)";
 	if (!r->complete)
 		return "  INFERRED (what decided its links may be in the events lost)";
+	if (r->root->may_hand_off || any_hand_off(r->root))
+		return "  INFERRED (a call's server may have handed its work to another client)";
 	return "  INFERRED (a call chosen for another request, or not seen, could have been its "
 	       "own)";
 }

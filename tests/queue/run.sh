@@ -181,5 +181,4 @@ e2e_servers_stop
 e2e_analyze || exit 2
 python3 "$Q_SRC/score.py" --truth "$E2E_DIR/truth.jsonl" --jobs "$E2E_DIR/jobs.jsonl" \
 	--found "$E2E_DIR/found.json" --web "$Q_WEB" --redis "$Q_REDIS" --back "$Q_BACK" \
-	--min-accuracy "$min_accuracy" --failures "$E2E_DIR/failures.jsonl" \
-	$([ "$capture" -eq 1 ] || echo --no-queue-seen)
+	--min-accuracy "$min_accuracy" --failures "$E2E_DIR/failures.jsonl"

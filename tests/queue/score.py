@@ -19,12 +19,16 @@ of a worker's calls must be exactly that worker's calls for the job.
 
 Gates (exit 1): every request found, every request and every hop marked
 exact right (a request marked exact with no hop is right only when its
-job's work is under it, unless --no-queue-seen), at least --min-accuracy
-percent of the requests right.
-Prints the figures; wrong requests go to --failures.  --break move|lose
-scores a broken copy instead, to show the gates can fail: one back-end
-call of a job moved under another request's path as an exact hop, or one
-request left out."""
+job's work is under it: with or without --capture, the analyzer may mark
+a publisher's request exact only when it shows the job's work, or when
+nothing says the work went elsewhere, and here it always did), at least
+--min-accuracy percent of the requests right.
+Prints the figures, and how many calls the analyzer marked may_hand_off
+(docs/analyzer.md "Hand-offs without payload"); wrong requests go to
+--failures.  --break move|lose|exact scores a broken copy instead, to show
+the gates can fail: one back-end call of a job moved under another
+request's path as an exact hop, one request left out, or every request
+marked exact (the analyzer before it saw hand-offs without payload)."""
 import argparse
 import collections
 import json
@@ -50,6 +54,10 @@ def broken(found, args):
     if args.brk == "lose":
         found["requests"].remove(reqs[0])
         return
+    if args.brk == "exact":
+        for r in reqs:
+            r["exact"] = True
+        return
     for r in reqs:
         for parent, _ in walk(r["root"]):
             for c in parent["calls"]:
@@ -71,10 +79,7 @@ def main():
     ap.add_argument("--back", required=True)
     ap.add_argument("--min-accuracy", type=float, default=0)
     ap.add_argument("--failures")
-    ap.add_argument("--break", dest="brk", choices=["move", "lose"])
-    ap.add_argument("--no-queue-seen", action="store_true",
-                    help="recorded without --capture: no queue is seen, so a publisher's path "
-                    "marked exact may lack its job's work (not gated)")
+    ap.add_argument("--break", dest="brk", choices=["move", "lose", "exact"])
     args = ap.parse_args()
     truth = [json.loads(line) for line in open(args.truth)]
     jobs, done_by = {}, collections.defaultdict(dict)  # done_by[id][worker]: its calls
@@ -91,6 +96,7 @@ def main():
     where = collections.Counter()  # back-end calls: right, wrong, root
     for r in found["requests"]:
         root = r["root"]
+        where["may_hand_off"] += sum(bool(c.get("may_hand_off")) for c, _ in walk(root))
         if root["server"]["addr"] == args.web:
             by_key[key(root)] = r
         elif root["server"]["addr"] == args.back and key(root) in owner:
@@ -132,16 +138,17 @@ def main():
     pct = 100.0 * fig["right"] / n if n else 0
     print("requests %d, found %d, right %d (%.1f%%); jobs' back-end calls: %d under their "
           "request, %d under another, %d roots; hops %d (%d exact, %d of those wrong); "
-          "requests marked exact %d (%d of them without a hop and their job's work elsewhere)"
+          "requests marked exact %d (%d of them without a hop and their job's work elsewhere); "
+          "calls marked may_hand_off %d"
           % (n, n - fig["missing"], fig["right"], pct, where["right"], where["wrong"],
              where["root"], fig["hops"], fig["hops_exact"], fig["hops_exact_wrong"],
-             fig["exact"], fig["exact_nohop_wrong"]))
+             fig["exact"], fig["exact_nohop_wrong"], where["may_hand_off"]))
     if args.failures:
         with open(args.failures, "w") as f:
             for x in failures:
                 f.write(json.dumps(x) + "\n")
     ok = n > 0 and fig["missing"] == 0 and fig["hops_exact_wrong"] == 0 and \
-        (args.no_queue_seen or fig["exact_nohop_wrong"] == 0) and pct >= args.min_accuracy
+        fig["exact_nohop_wrong"] == 0 and pct >= args.min_accuracy
     return 0 if ok else 1
 
 
