@@ -41,6 +41,9 @@ static void decide(struct vp_judge *j, struct vp_hpaths *p, struct vp_judgment *
 	struct vp_xchg *c = g->call;
 
 	for (unsigned i = 0; i < g->n; i++) {
+		/* A candidate under c itself (odd or damaged input) would close a cycle that never completes. */
+		if (i && vp_hpaths__is_ancestor(p, c, g->cand[i]))
+			g->fit[i] = VP_FIT_NO;
 		if (!fits(g, i, flush))
 			continue;
 		nfit++;
@@ -143,6 +146,8 @@ int vp_judge__by_id(struct vp_judge *j, struct vp_hpaths *p, struct vp_xchg *c, 
 		for (unsigned k = 0; k < g->n; k++)
 			if (g->cand[k] == m && g->fit[k] == VP_FIT_NO)
 				return -1;
+		if (vp_hpaths__is_ancestor(p, c, m))
+			return -1;
 		c->link = vp_link_make(b, 1);
 		/* Moved before the candidates are let go: the one it leaves may complete. */
 		if (c->up != m) {
