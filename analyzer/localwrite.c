@@ -111,7 +111,8 @@ static void on_xchg(void *ctx, const struct vp_xchg *x)
 		  (x->one_way ? VPL_ONE_WAY : 0) | (x->tls ? VPL_TLS : 0) |
 		  (x->teardown ? VPL_TEARDOWN : 0) | (x->setup ? VPL_SETUP : 0) |
 		  (x->tainted ? VPL_TAINTED : 0) | (x->pipe_head ? VPL_PIPE_HEAD : 0) |
-		  (x->pipe_tail ? VPL_PIPE_TAIL : 0) | (x->has_rep ? VPL_HAS_REP : 0);
+		  (x->pipe_tail ? VPL_PIPE_TAIL : 0) | (x->has_rep ? VPL_HAS_REP : 0) |
+		  (x->may_hand_off ? VPL_MAY_HAND_OFF : 0);
 	if (!x->has_rep)
 		memset(&c.rep, 0, sizeof(c.rep));
 	if (x->side == VP_CLIENT && x->up_state == VP_UP_LINKED && x->up) {

@@ -31,6 +31,8 @@ enum vp_local_call_flag {
 	VPL_PIPE_HEAD = 1 << 7,	 /* requests after its own were cut off its message */
 	VPL_PIPE_TAIL = 1 << 8,	 /* cut off the message of the request before it */
 	VPL_HAS_REP = 1 << 9,	 /* rep holds its reply */
+	/* server: its thread answered another client's long wait right after reading it (handoff.h) */
+	VPL_MAY_HAND_OFF = 1 << 10,
 };
 
 struct vp_local_call {

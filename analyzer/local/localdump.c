@@ -20,9 +20,10 @@ static void dump_msg(FILE *out, const char *name, const struct vp_msg *m)
 
 static void dump_call(FILE *out, const struct vp_local_call *c)
 {
-	static const char *const flags[] = {"incomplete", "unanswered", "one-way",
-					    "tls",	  "teardown",	"setup",
-					    "tainted",	  "pipe-head",	"pipe-tail"};
+	/* By bit; has-a-reply (bit 9) shows as the reply itself. */
+	static const char *const flags[] = {"incomplete", "unanswered", "one-way",     "tls",
+					    "teardown",	  "setup",	"tainted",     "pipe-head",
+					    "pipe-tail",  NULL,		"may-hand-off"};
 	char l[VP_ADDRSTRLEN], r[VP_ADDRSTRLEN];
 
 	fprintf(out,
@@ -36,7 +37,7 @@ static void dump_call(FILE *out, const struct vp_local_call *c)
 	if (c->flags & VPL_HAS_REP)
 		dump_msg(out, "rep", &c->rep);
 	for (unsigned i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (c->flags & (1u << i))
+		if (flags[i] && c->flags & (1u << i))
 			fprintf(out, " %s", flags[i]);
 	if (c->setup_ns)
 		fprintf(out, " setup=%" PRIu64 "ns", c->setup_ns);

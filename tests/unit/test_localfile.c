@@ -151,7 +151,7 @@ static void random_call(struct vp_local_call *c, uint64_t id)
 	c->pid = (uint32_t)rnd() % 3;
 	snprintf(c->comm, sizeof(c->comm), "t%u", (unsigned)(rnd() % 4));
 	snprintf(c->proc, sizeof(c->proc), "%s", rnd() % 2 ? "nginx" : "a-long-name-xyz");
-	c->flags = (uint32_t)rnd() & 0x3ff;
+	c->flags = (uint32_t)rnd() & 0x7ff;
 	random_msg(&c->req);
 	if (c->flags & VPL_HAS_REP)
 		random_msg(&c->rep);
