@@ -391,6 +391,8 @@ static cJSON *add_span(struct build *b, const struct vp_request *r, const struct
 		attr_int(attrs, "vpath.queue_ns", c->queue_ns);
 	}
 	attr_str(attrs, "vpath.outcome", vp_outcome_name(vp_call__outcome(c)));
+	if (c->may_hand_off) /* why its request is not exact (handoff.h) */
+		attr_bool(attrs, "vpath.may_hand_off", true);
 	if (c->setup_ns)
 		attr_int(attrs, "vpath.setup_ns", c->setup_ns);
 	if (c->wit.proto)

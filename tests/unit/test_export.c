@@ -80,6 +80,18 @@ static const char *attr(const cJSON *span, const char *key)
 	return NULL;
 }
 
+static bool has_attr(const cJSON *span, const char *key)
+{
+	const cJSON *a;
+
+	cJSON_ArrayForEach(a, cJSON_GetObjectItem(span, "attributes"))
+	{
+		if (!strcmp(cJSON_GetObjectItem(a, "key")->valuestring, key))
+			return true;
+	}
+	return false;
+}
+
 /* All spans of one request, in the order written. */
 static size_t spans_of(cJSON *rs, const cJSON **out, size_t max)
 {
@@ -110,6 +122,8 @@ static void test_otlp_spans_and_loss(void **state)
 		char id[33];
 		bool lossy = i + 1 >= 6 && i + 1 <= 8;
 
+		/* The first request's call may have handed its work off: its span says so. */
+		t->c.reqs[i]->root->calls[0]->may_hand_off = i == 0;
 		vp_otlp_request(t->c.a, t->c.reqs[i], rs);
 		assert_int_equal(cJSON_GetArraySize(rs), 2); /* web's process, db's */
 		assert_int_equal(spans_of(rs, s, 8), 3);
@@ -124,6 +138,8 @@ static void test_otlp_spans_and_loss(void **state)
 		assert_string_equal(attr(s[2], "network.local.port"), "5432");
 		assert_string_equal(attr(s[1], "network.peer.address"), "10.0.0.2");
 		assert_string_equal(attr(s[2], "vpath.link.basis"), "thread");
+		assert_int_equal(has_attr(s[2], "vpath.may_hand_off"), i == 0);
+		assert_false(has_attr(s[0], "vpath.may_hand_off"));
 		ev = cJSON_GetObjectItem(s[2], "events");
 		if (lossy) {
 			assert_non_null(ev);
