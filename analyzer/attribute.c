@@ -1293,19 +1293,17 @@ static void go_write_apply(struct vp_attr *a, struct vp_gowrite_match *m)
 	}
 	if (!c || !m->req || c->up_state == VP_UP_ROOT)
 		return;
-	if (!m->exact) {
-		go_wrote_inferred(a, c, m->req);
-		return;
-	}
-	{
+	if (m->exact) {
 		struct vp_proc *p = xchg_proc(a, c);
 
 		claim_for(a, p, c, m->req, VP_BASIS_THREAD, &p->calls_by_gowrite,
 			  &p->gowrite_disagree);
 		c->go_wrote_exact = c->up == m->req && c->link.exact;
-		if (!c->go_wrote_exact)
-			go_wrote_inferred(a, c, m->req);
+		if (c->go_wrote_exact)
+			return;
 	}
+	/* Not exact, or the claim did not hold: the wake-up rule's first choice. */
+	go_wrote_inferred(a, c, m->req);
 }
 
 void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32_t sid, uint64_t ts)
