@@ -175,20 +175,23 @@ static void text_call(struct vp_out_ctx *o, const struct vp_call *c, int64_t t0,
 	text_logs(o, lines, INT64_MAX, t0, next);
 }
 
-static bool any_inferred_link(const struct vp_call *c)
+/* Some call below c (c itself not included) is one that `is` says. */
+static bool any_below(const struct vp_call *c, bool (*is)(const struct vp_call *))
 {
 	for (size_t i = 0; i < c->ncalls; i++)
-		if (!c->calls[i]->link.exact || any_inferred_link(c->calls[i]))
+		if (is(c->calls[i]) || any_below(c->calls[i], is))
 			return true;
 	return false;
 }
 
-static bool any_hand_off(const struct vp_call *c)
+static bool link_inferred(const struct vp_call *c)
 {
-	for (size_t i = 0; i < c->ncalls; i++)
-		if (c->calls[i]->may_hand_off || any_hand_off(c->calls[i]))
-			return true;
-	return false;
+	return !c->link.exact;
+}
+
+static bool may_hand_off(const struct vp_call *c)
+{
+	return c->may_hand_off;
 }
 
 /* Why a request is not exact, in the words of its first line. */
@@ -196,13 +199,13 @@ static const char *inferred_why(const struct vp_request *r)
 {
 	if (r->exact)
 		return "";
-	if (any_inferred_link(r->root))
+	if (any_below(r->root, link_inferred))
 		return "  INFERRED (links marked ~ were chosen among candidates)";
 	if (!r->root->link.exact)
 		return "  INFERRED (a root, though requests were open that might have made it)";
 	if (!r->complete)
 		return "  INFERRED (what decided its links may be in the events lost)";
-	if (r->root->may_hand_off || any_hand_off(r->root))
+	if (may_hand_off(r->root) || any_below(r->root, may_hand_off))
 		return "  INFERRED (a call's server may have handed its work to another client)";
 	return "  INFERRED (a call chosen for another request, or not seen, could have been its "
 	       "own)";
