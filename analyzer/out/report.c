@@ -163,6 +163,8 @@ static void flatten(const struct vp_analysis *a, const struct vp_call *c, int pa
 	if (c->link.basis == VP_BASIS_QUEUED) /* an asynchronous hop: its time in the queue */
 		add_num(o, "q", (double)c->queue_ns);
 	cJSON_AddStringToObject(o, "outcome", vp_outcome_name(vp_call__outcome(c)));
+	if (c->may_hand_off) /* its work may go on elsewhere, unlinked (handoff.h) */
+		cJSON_AddBoolToObject(o, "handoff", true);
 	if (c->setup_ns)
 		add_num(o, "setup", (double)c->setup_ns);
 	if (c->wit.proto) { /* what the call was (proto/proto.h) */

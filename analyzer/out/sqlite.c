@@ -44,7 +44,7 @@ static const char schema[] =
 	" reply_bytes INTEGER, link_basis TEXT, link_exact INTEGER, link_candidates INTEGER,"
 	" outcome TEXT, complete INTEGER, setup_ns INTEGER, protocol TEXT, label TEXT,"
 	" operation TEXT, target TEXT, status INTEGER, statement TEXT, error TEXT, pattern_key "
-	"TEXT, queue_ns INTEGER);"
+	"TEXT, queue_ns INTEGER, may_hand_off INTEGER);"
 	"CREATE TABLE call_ancestors(call_id INTEGER, ancestor_id INTEGER, distance INTEGER,"
 	" PRIMARY KEY(call_id, ancestor_id)) WITHOUT ROWID;"
 	"CREATE TABLE losses(host INTEGER REFERENCES hosts(id), from_ns INTEGER, to_ns INTEGER,"
@@ -82,7 +82,7 @@ static const char *const statements[ST_MAX] = {
 	"INSERT INTO requests VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	("INSERT INTO calls "
 	 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-	 "?,?,?,?,?,?,?,?,?)"),
+	 "?,?,?,?,?,?,?,?,?,?)"),
 	"INSERT INTO call_ancestors VALUES(?,?,?)",
 	"INSERT INTO logs VALUES(?,?,?,?,?,?,?,?)",
 };
@@ -307,6 +307,7 @@ static int add_call(struct vp_sqlite *s, const struct vp_analysis *a, const stru
 		col_i64(&row, c->queue_ns);
 	else
 		col_null(&row);
+	col_i64(&row, c->may_hand_off); /* its work may go on elsewhere, unlinked (handoff.h) */
 	if (step(&row))
 		return -1;
 	for (const struct vp_logline *l = c->logs; l; l = l->next) {

@@ -58,6 +58,18 @@ check "queue with --capture: payload stored ($(payloads "$keep/run") records)" \
 check "queue without --capture: no payload stored ($(payloads "$d") records)" \
 	[ "$(payloads "$d")" = 0 ]
 check "queue without --capture: nothing linked as a queue hop" no_hops "$d"
+# The hand-off reason reaches SQLite and the report, not only JSON and text.
+json_hand_offs=$(grep -o '"may_hand_off": *true' "$d/found.json" | wc -l)
+sql_hand_offs=$("$VPATH_ANALYZE" sqlite -o "$d/paths.db" "$d"/*.vpr 2>/dev/null &&
+	python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("select sum(may_hand_off) from calls").fetchone()[0])' \
+		"$d/paths.db")
+check "queue without --capture: SQLite's calls.may_hand_off on the calls paths --json marks ($sql_hand_offs of $json_hand_offs)" \
+	[ "$json_hand_offs" -gt 0 -a "$sql_hand_offs" = "$json_hand_offs" ]
+report_hand_offs=$("$VPATH_ANALYZE" report -o "$d/report.html" "$d"/*.vpr 2>/dev/null &&
+	grep -o '"handoff":true' "$d/report.html" | wc -l)
+check "queue without --capture: the report's waterfalls mark hand-offs ($report_hand_offs calls)" \
+	[ "${report_hand_offs:-0}" -gt 0 ]
 python3 tests/queue/score.py --truth "$d/truth.jsonl" --jobs "$d/jobs.jsonl" --found "$d/found.json" \
 	--web $web --redis $redis --back $back --break exact >/dev/null
 check "queue without --capture: the scorer fails every request marked exact (the analyzer before it saw hand-offs)" \

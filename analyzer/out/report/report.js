@@ -279,7 +279,8 @@
 			if (hop) delivered[c.p] = true;
 			var incomplete = c.outcome === 'incomplete';
 			var why = 'linked by ' + c.basis + (c.cand > 1 ? ' among ' + c.cand + ' candidates' : '') +
-				(inferred ? ' (inferred)' : ' (exact)');
+				(inferred ? ' (inferred)' : ' (exact)') +
+				(c.handoff ? '\nmay hand off: its server was seen handing work to another client; what it started may go on unlinked' : '');
 			var label = el('div', {class: 'label', style: 'padding-left:' + (c.d * 16) + 'px',
 				title: c.client + ' → ' + c.server + '\n' + why + '\n' + bytes(c.rq) + ' request, ' + bytes(c.rp) + ' reply'},
 				inferred ? el('span', {class: 'tilde', text: '~'}) : null,
@@ -313,7 +314,7 @@
 			}
 			lane.appendChild(bar);
 			var txt = dur(c.e - c.s) + (c.outcome !== 'complete' ? ' · ' + c.outcome : '') + (inferred ? ' · ' + c.basis : '') +
-				(delivery ? ' · queued ' + dur(c.q) : '');
+				(delivery ? ' · queued ' + dur(c.q) : '') + (c.handoff ? ' · may hand off' : '');
 			/* After the bar; near the right edge inside a wide bar, else before it. */
 			var where = left + width <= 82 ? 'after' : width >= 25 ? 'inside' : 'before';
 			lane.appendChild(el('span', {class: 'btext' + (where === 'inside' ? ' inside' : ''), text: txt,
