@@ -145,7 +145,8 @@ $(OUTPUT)/tests/test_redact: $(OUTPUT)/user/redact.o
 $(OUTPUT)/tests/test_redact_log: $(OUTPUT)/user/redact_log.o
 $(OUTPUT)/tests/test_hpack: $(OUTPUT)/user/redact_h2.o
 $(OUTPUT)/tests/test_watermark: $(OUTPUT)/user/watermark.o
-$(OUTPUT)/tests/test_x86_ret: $(OUTPUT)/user/x86_ret.o $(OUTPUT)/user/gotls.o $(OUTPUT)/user/elfsyms.o
+$(OUTPUT)/tests/test_x86_ret: $(OUTPUT)/user/x86_ret.o $(OUTPUT)/user/gotls.o $(OUTPUT)/user/elfsyms.o \
+	$(OUTPUT)/user/go_entry.o
 $(OUTPUT)/tests/test_priv_helper: $(OUTPUT)/user/priv_helper.o $(OUTPUT)/user/privs.o
 
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/unit/%.o $(LIBTEST) $(LIBANALYZE) $(LIBCOMMON) | $(OUTPUT)/tests

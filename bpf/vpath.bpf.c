@@ -621,7 +621,10 @@ int go_newproc1(struct pt_regs *ctx)
 	return 0;
 }
 
-/* runqput(pp, gp *g, next): right after newproc1 on the same thread, with the new g. */
+/*
+ * runqput(pp, gp *g, next): right after newproc1 on the same thread, with
+ * the new g.  Set on newproc's call of it where that is found (golang.c).
+ */
 SEC("uprobe")
 int go_runqput(struct pt_regs *ctx)
 {

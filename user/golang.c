@@ -4,7 +4,8 @@
  * is (the g pointer in thread-local storage, goid in runtime.g from the
  * binary's DWARF or, without it, from a table by Go version), fill the BPF
  * maps go_procs / go_exes, attach the runtime uprobes (go_newproc1,
- * go_runqput, go_goready) at the ELF symbols' offsets.  Uprobes are per
+ * go_runqput, go_goready) at the ELF symbols' offsets (past their stack
+ * checks, go_entry.h).  Uprobes are per
  * file: one attach covers every process started from it, now or later.
  *
  * Binaries are found three ways: named (--go-binary), run by a process at
@@ -31,14 +32,23 @@
 #include <dwarf.h>
 
 #include "elfsyms.h"
+#include "go_entry.h"
 #include "golang.h"
 #include "linkset.h"
 #include "varbuf.h"
 #include "gotls.h"
+#include "x86_ret.h"
 
 /* Entry probes only: runtime functions whose arguments name the goroutines. */
+enum {
+	GO_NEWPROC1,
+	GO_RUNQPUT,
+	GO_GOREADY
+}; /* go_probe_syms' order */
 static const char *const go_probe_syms[] = {"runtime.newproc1", "runtime.runqput",
 					    "runtime.goready"};
+/* The closure newproc runs on the system stack: newproc1, then runqput of the new g. */
+#define GO_NEWPROC_CLOSURE "runtime.newproc.func1"
 static const char *const go_probe_progs[] = {"go_newproc1", "go_runqput", "go_goready"};
 
 uint32_t go_goid_offset_for_version(const char *version)
@@ -150,6 +160,7 @@ struct elf_facts {
 	uint64_t build_version;	  /* address of runtime.buildVersion, 0 if absent */
 	uint64_t grpc_write_addr; /* GO_GRPC_WRITE_SYM's, 0 if absent */
 	uint32_t grpc_write_shndx;
+	GElf_Sym newproc_closure; /* GO_NEWPROC_CLOSURE's, st_value 0 if absent */
 	int32_t tls_g;
 };
 
@@ -165,6 +176,8 @@ static void go_symbol(void *arg, const char *name, const GElf_Sym *sym)
 	}
 	if (strncmp(name, "runtime.", 8))
 		return;
+	if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && strcmp(name, GO_NEWPROC_CLOSURE) == 0)
+		f->newproc_closure = *sym;
 	if (strcmp(name, "runtime.buildVersion") == 0)
 		f->build_version = sym->st_value;
 	for (int p = 0; p < GO_NPROBES; p++)
@@ -232,6 +245,34 @@ static int file_offset(Elf *elf, uint64_t addr, uint32_t shndx, uint64_t *off)
 	return 0;
 }
 
+/*
+ * go_runqput needs one runqput only: newproc's, which puts the goroutine
+ * newproc1 just made on the run queue.  At runqput's entry it also runs
+ * for every other (goready's, the scheduler's): 2.9 runs a gRPC call, where
+ * newproc's is 1.  So it goes on the CALL runqput after CALL newproc1 in
+ * newproc's closure, where the arguments are in place (BX the new g) and
+ * the kernel emulates the call: one trap.  Where the closure does not read
+ * that way (another Go), off stays runqput's entry.
+ */
+static void newproc_runqput_site(const struct elf_facts *f, Elf *elf, int fd, uint64_t *off)
+{
+	const GElf_Sym *c = &f->newproc_closure;
+	uint64_t at;
+	uint8_t code[512];
+	long made, put;
+
+	if (!c->st_value || !c->st_size || c->st_size > sizeof(code) ||
+	    file_offset(elf, c->st_value, c->st_shndx, &at) ||
+	    pread(fd, code, c->st_size, (off_t)at) != (ssize_t)c->st_size)
+		return;
+	made = x86_find_call(code, c->st_size, c->st_value, f->sym_addr[GO_NEWPROC1], 0);
+	if (made < 0)
+		return;
+	put = x86_find_call(code, c->st_size, c->st_value, f->sym_addr[GO_RUNQPUT], (size_t)made);
+	if (put >= 0)
+		*off = at + (uint64_t)put;
+}
+
 int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 {
 	struct elf_facts f = {0};
@@ -263,10 +304,14 @@ int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 			*why = "a runtime function to probe is not in the file's code";
 			goto out;
 		}
+		info->probe_off[p] = go_entry__probe_offset(fd, info->probe_off[p]);
 	}
+	newproc_runqput_site(&f, elf, fd, &info->probe_off[GO_RUNQPUT]);
 	if (f.grpc_write_addr &&
 	    file_offset(elf, f.grpc_write_addr, f.grpc_write_shndx, &info->grpc_write_off))
 		info->grpc_write_off = 0;
+	if (info->grpc_write_off)
+		info->grpc_write_off = go_entry__probe_offset(fd, info->grpc_write_off);
 	info->off.tls_g = f.tls_g;
 	info->has_dwarf = f.has_dwarf;
 	/*

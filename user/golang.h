@@ -29,7 +29,7 @@ struct go_binary {
 	bool has_dwarf;
 	uint32_t
 		table_goid; /* go_binary__verify's: the table's offset, when DWARF said otherwise */
-	uint64_t probe_off[GO_NPROBES]; /* where in the file each probed function starts */
+	uint64_t probe_off[GO_NPROBES]; /* where in the file each probe goes (golang.c) */
 	/*
 	 * grpc-go's client transport Write (GO_GRPC_WRITE_SYM), where in the
 	 * file; 0: not in this binary (no gRPC client, or stripped of it).

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "go_entry.h"
 #include "gotls.h"
 #include "x86_ret.h"
 
@@ -133,6 +134,7 @@ static int inspect_elf(Elf *elf, int fd, struct go_tls_probes *p, const char **w
 			*why = "the returns of crypto/tls's Read or Write cannot be found";
 			return -1;
 		}
+		p->entry[f] = go_entry__probe_offset(fd, p->entry[f]);
 	}
 	return 1;
 }

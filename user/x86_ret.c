@@ -7,6 +7,7 @@
  * an instruction.
  */
 #include <stdbool.h>
+#include <string.h>
 
 #include "x86_ret.h"
 
@@ -289,4 +290,25 @@ int x86_find_rets(const uint8_t *code, size_t len, uint32_t *rets, int max)
 		at += l;
 	}
 	return found;
+}
+
+long x86_find_call(const uint8_t *code, size_t len, uint64_t at_addr, uint64_t target, size_t from)
+{
+	size_t at = 0;
+
+	while (at < len) {
+		size_t l = x86_insn_len(code + at, len - at);
+
+		if (!l)
+			return -1;
+		if (l == 5 && code[at] == 0xe8) {
+			int32_t rel;
+
+			memcpy(&rel, code + at + 1, sizeof(rel));
+			if (at >= from && at_addr + at + 5 + (uint64_t)(int64_t)rel == target)
+				return (long)at;
+		}
+		at += l;
+	}
+	return -1;
 }

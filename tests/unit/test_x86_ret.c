@@ -3,7 +3,9 @@
  * The RET finder of the Go TLS probes (user/x86_ret.h, user/gotls.h): a
  * uprobe is set at each RET it finds, so it must find every RET and never
  * a byte 0xc3 inside another instruction (a breakpoint there would corrupt
- * the program).  A scan for the byte fails these tests.
+ * the program).  A scan for the byte fails these tests.  And where an entry
+ * probe goes (user/go_entry.h): on the stack check's JBE, which the kernel
+ * emulates, only when the function starts with that check.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../../user/go_entry.h"
 #include "../../user/gotls.h"
 #include "../../user/x86_ret.h"
 
@@ -137,6 +140,73 @@ static void test_register_abi_versions(void **state)
 	assert_false(go_tls__register_abi("devel"));
 }
 
+static void test_entry_probe_past_the_stack_check(void **state)
+{
+	/* runtime.goready as Go 1.19 compiles it: the check's JBE is a rel8. */
+	static const uint8_t short_jbe[] = {0x49, 0x3b, 0x66, 0x10, 0x76, 0x58, 0x48, 0x83};
+	/* A NOSPLIT function: no check, its first instruction is probed. */
+	static const uint8_t no_check[] = {0x48, 0x83, 0xec, 0x28, 0x48, 0x89, 0x6c, 0x24};
+	/* The same compare followed by another branch (JA): not the stack check. */
+	static const uint8_t other_branch[] = {0x49, 0x3b, 0x66, 0x10, 0x0f, 0x87, 0x00, 0x01};
+
+	(void)state;
+	assert_int_equal(go_entry__past_stack_check(go_close, sizeof(go_close)), 4);
+	assert_int_equal(go_entry__past_stack_check(short_jbe, sizeof(short_jbe)), 4);
+	assert_int_equal(go_entry__past_stack_check(no_check, sizeof(no_check)), 0);
+	assert_int_equal(go_entry__past_stack_check(other_branch, sizeof(other_branch)), 0);
+	assert_int_equal(go_entry__past_stack_check(go_close, 5), 0); /* too short to tell */
+}
+
+/* The offset in a file: the function's own, plus 4 where its check is. */
+static void test_entry_probe_offset_in_a_file(void **state)
+{
+	char path[] = "/tmp/vpath-go-entry.XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(pwrite(fd, go_close, sizeof(go_close), 100), (ssize_t)sizeof(go_close));
+	assert_int_equal(go_entry__probe_offset(fd, 100), 104);
+	assert_int_equal(go_entry__probe_offset(fd, 110), 110);
+	assert_int_equal(go_entry__probe_offset(fd, 100 + sizeof(go_close) - 4), /* past the end */
+			 100 + sizeof(go_close) - 4);
+	close(fd);
+}
+
+/*
+ * runtime.newproc.func1 as Go 1.19.8 compiled it, at 0x4423a0: CALL
+ * runtime.newproc1 (0x442420) at 32, CALL runtime.runqput (0x446520) at 64
+ * after a 5-byte NOP, CALL runtime.wakep at 79, CALL runtime.morestack at 96.
+ */
+static const uint8_t go_newproc_func1[] = {
+	0x49, 0x3b, 0x66, 0x10, 0x76, 0x57, 0x48, 0x83, 0xec, 0x20, 0x48, 0x89, 0x6c, 0x24, 0x18,
+	0x48, 0x8d, 0x6c, 0x24, 0x18, 0x48, 0x8b, 0x5a, 0x10, 0x48, 0x8b, 0x4a, 0x18, 0x48, 0x8b,
+	0x42, 0x08, 0xe8, 0x5b, 0x00, 0x00, 0x00, 0x49, 0x8b, 0x56, 0x30, 0x48, 0x8b, 0x92, 0xd0,
+	0x00, 0x00, 0x00, 0x48, 0x89, 0xc3, 0xb9, 0x01, 0x00, 0x00, 0x00, 0x48, 0x89, 0xd0, 0x0f,
+	0x1f, 0x44, 0x00, 0x00, 0xe8, 0x3b, 0x41, 0x00, 0x00, 0x80, 0x3d, 0xc1, 0x4d, 0x84, 0x00,
+	0x00, 0x74, 0x05, 0xe8, 0x6d, 0xc1, 0xff, 0xff, 0x48, 0x8b, 0x6c, 0x24, 0x18, 0x48, 0x83,
+	0xc4, 0x20, 0xc3, 0x0f, 0x1f, 0x00, 0xe8, 0x3b, 0x2e, 0x02, 0x00, 0xeb, 0x99};
+
+static void test_the_call_of_runqput_after_newproc1(void **state)
+{
+	const uint64_t at = 0x4423a0, newproc1 = 0x442420, runqput = 0x446520;
+	long made;
+
+	(void)state;
+	made = x86_find_call(go_newproc_func1, sizeof(go_newproc_func1), at, newproc1, 0);
+	assert_int_equal(made, 32);
+	assert_int_equal(x86_find_call(go_newproc_func1, sizeof(go_newproc_func1), at, runqput,
+				       (size_t)made),
+			 64);
+	/* None after it; none to an address nothing calls; a walk that cannot decode. */
+	assert_int_equal(x86_find_call(go_newproc_func1, sizeof(go_newproc_func1), at, runqput, 65),
+			 -1);
+	assert_int_equal(x86_find_call(go_newproc_func1, sizeof(go_newproc_func1), at, 0x446521, 0),
+			 -1);
+	assert_int_equal(x86_find_call(go_newproc_func1, 66, at, runqput, 0), -1);
+}
+
 /* This test's own binary: an ELF without crypto/tls. */
 static void test_a_binary_without_crypto_tls(void **state)
 {
@@ -160,6 +230,9 @@ int main(void)
 		cmocka_unit_test(test_lengths),
 		cmocka_unit_test(test_register_abi_versions),
 		cmocka_unit_test(test_a_binary_without_crypto_tls),
+		cmocka_unit_test(test_entry_probe_past_the_stack_check),
+		cmocka_unit_test(test_entry_probe_offset_in_a_file),
+		cmocka_unit_test(test_the_call_of_runqput_after_newproc1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
