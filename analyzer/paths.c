@@ -39,6 +39,12 @@ void vp_hpaths__free(struct vp_hpaths *v)
 
 /* Finished requests held for loss reports; a real recording holds a tick's worth. */
 #define READY_MAX 65536
+/*
+ * Requests made struct vp_request in one batch at most (count_out): each
+ * is freed by the output as it goes, so this bounds what they hold at once
+ * (a clock tick can let thousands go).
+ */
+#define OUT_MAX 256
 
 static void build_request(struct vp_paths *p, struct vp_xchg *root);
 
@@ -683,28 +689,101 @@ static void hold_one(void *ctx, size_t j)
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
 }
 
-static void run_batch(struct vp_paths *p, vp_paths_job_fn fn)
+static void run_batch(struct vp_paths *p, size_t n, vp_paths_job_fn fn)
 {
 	if (p->run)
-		p->run(p->run_ctx, p->nbuilds, fn, p);
+		p->run(p->run_ctx, n, fn, p);
 	else
-		for (size_t j = 0; j < p->nbuilds; j++)
+		for (size_t j = 0; j < n; j++)
 			fn(p, j);
+}
+
+static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact);
+
+/*
+ * One request let out, made a struct vp_request and put on the common
+ * timeline with its loss marks: a job.  It reads only what no job writes
+ * (offsets, loss, the muxed and blind marks: the join's, which waits) and
+ * writes its own request; numbering and the output stay in order, after.
+ */
+static void expand_one(void *ctx, size_t j)
+{
+	struct vp_paths *p = ctx;
+	struct vp_request *r = expand_request(p->ready[(p->rhead + j) % p->rcap]);
+
+	r->complete = finish_call(p, r->root, &r->exact);
+	p->out[j] = r;
+}
+
+/* The batch of an emit: the requests let out first, then the queued trees' requests. */
+static void expand_or_hold(void *ctx, size_t j)
+{
+	struct vp_paths *p = ctx;
+
+	if (j < p->nout)
+		expand_one(p, j);
+	else
+		hold_one(p, j - p->nout);
+}
+
+/* Whether the request at the head of `ready` may go: loss is known past its end. */
+static bool may_emit(const struct vp_paths *p, size_t rlen, const struct vp_held_req *h,
+		     int64_t loss_known, bool all)
+{
+	/*
+	 * Unless time stands still (a damaged recording whose records share
+	 * one time): memory must stay bounded, the loss marks of those
+	 * requests may then miss.
+	 */
+	return all || rlen > READY_MAX ||
+	       vp_paths__aligned(p, h->host, h->end_ns) + (int64_t)p->window_ns <= loss_known;
+}
+
+/*
+ * How many of the `waiting` requests before the new ones this emit lets
+ * out, as the loop of vp_paths__emit would decide one by one (rlen counts
+ * the new ones too, not filled in yet); room for them in `out`.
+ */
+static size_t count_out(struct vp_paths *p, size_t waiting, int64_t loss_known, bool all)
+{
+	size_t n = 0;
+
+	while (n < waiting && n < OUT_MAX &&
+	       may_emit(p, p->rlen - n, p->ready[(p->rhead + n) % p->rcap], loss_known, all))
+		n++;
+	if (n > p->cout) {
+		size_t cap = p->cout ? p->cout : 256;
+		struct vp_request **v;
+
+		while (cap < n)
+			cap *= 2;
+		v = realloc(p->out, cap * sizeof(*v));
+		if (!v)
+			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+		p->out = v;
+		p->cout = cap;
+	}
+	return n;
 }
 
 /*
  * The requests of the trees completed since the last emit: walked and held
  * in parallel, numbered and freed in join order (the pools and the on_xchg
- * hook are not shared), so the same for any thread count.
+ * hook are not shared), so the same for any thread count.  In the same
+ * batch as the holding, the requests this emit lets out that were waiting
+ * already (count_out) are expanded: the serial part of an emit is then
+ * only its order.
  */
-static void build_pending(struct vp_paths *p)
+static void build_pending(struct vp_paths *p, int64_t loss_known, bool all, bool emitting)
 {
-	if (!p->nbuilds)
-		return;
-	run_batch(p, count_one);
+	size_t waiting = p->rlen;
+
+	if (p->nbuilds)
+		run_batch(p, p->nbuilds, count_one);
 	for (size_t j = 0; j < p->nbuilds; j++)
 		reserve(p, &p->builds[j]);
-	run_batch(p, hold_one);
+	p->nout = emitting ? count_out(p, waiting, loss_known, all) : 0;
+	run_batch(p, p->nout + p->nbuilds, expand_or_hold);
 	for (size_t j = 0; j < p->nbuilds; j++) {
 		struct vp_xchg *c, *s;
 
@@ -797,36 +876,36 @@ static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact)
 	return all && call->complete;
 }
 
+/* A request made (expand_one) leaves the queue and goes out, in order. */
+static void emit_one(struct vp_paths *p, struct vp_request *r)
+{
+	const struct vp_held_req *h = p->ready[p->rhead];
+
+	p->rhead = (p->rhead + 1) % p->rcap;
+	p->rlen--;
+	vp_farena__pop(&p->held, h->size);
+	/*
+	 * Records lost near a request may have held what decided its
+	 * links otherwise (found by tests/bench/baseline.sh: with 2.4% of
+	 * records lost, paths marked exact were wrong, all incomplete).
+	 */
+	r->exact &= r->complete;
+	p->requests++;
+	p->requests_exact += r->exact;
+	p->calls += r->ncalls;
+	p->fn(p->ctx, r);
+}
+
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
 {
-	build_pending(p);
-	while (p->rlen) {
-		const struct vp_held_req *h = p->ready[p->rhead];
-		struct vp_request *r;
-
-		/*
-		 * Wait until loss is known past its end, unless time stands still
-		 * (a damaged recording whose records share one time): memory must
-		 * stay bounded, the loss marks of those requests may then miss.
-		 */
-		if (!all && p->rlen <= READY_MAX &&
-		    vp_paths__aligned(p, h->host, h->end_ns) + (int64_t)p->window_ns > loss_known)
-			return;
-		p->rhead = (p->rhead + 1) % p->rcap;
-		p->rlen--;
-		r = expand_request(h);
-		vp_farena__pop(&p->held, h->size);
-		r->complete = finish_call(p, r->root, &r->exact);
-		/*
-		 * Records lost near a request may have held what decided its
-		 * links otherwise (found by tests/bench/baseline.sh: with 2.4% of
-		 * records lost, paths marked exact were wrong, all incomplete).
-		 */
-		r->exact &= r->complete;
-		p->requests++;
-		p->requests_exact += r->exact;
-		p->calls += r->ncalls;
-		p->fn(p->ctx, r);
+	build_pending(p, loss_known, all, true);
+	for (;;) {
+		for (size_t j = 0; j < p->nout; j++)
+			emit_one(p, p->out[j]);
+		/* More than OUT_MAX, or those built just now when every one before could go. */
+		if (!(p->nout = count_out(p, p->rlen, loss_known, all)))
+			break;
+		run_batch(p, p->nout, expand_one);
 	}
 }
 
@@ -848,9 +927,11 @@ void vp_paths__free(struct vp_paths *p)
 	/* Their log lines into held requests, freed below; nobody looks any more. */
 	p->on_xchg = NULL;
 	p->run = NULL;
-	build_pending(p);
+	build_pending(p, 0, false, false);
 	free(p->builds);
 	p->builds = NULL;
+	free(p->out);
+	p->out = NULL;
 	for (; p->rlen; p->rlen--, p->rhead = (p->rhead + 1) % p->rcap)
 		free_held_logs(p->ready[p->rhead]);
 	vp_farena__free(&p->held);

@@ -45,6 +45,12 @@ struct vp_paths {
 	struct vp_build *builds;
 	size_t nbuilds, cbuilds;
 	/*
+	 * The requests at the head of `ready` this emit lets out, made struct
+	 * vp_request in the builds' batch (paths.c, vp_paths__emit): nout of them.
+	 */
+	struct vp_request **out;
+	size_t nout, cout;
+	/*
 	 * Hook: fn(fn_ctx, j) once for every j < n, on any threads, returning
 	 * when all are done (the analysis's workers); NULL: in order, here.
 	 */

@@ -1,12 +1,59 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "workers.h"
+
+/*
+ * VPATH_THREAD_STATS set: at exit, the CPU time of the caller's thread, of
+ * the batches in it and of the other threads (docs/analyzer.md, "Threads"):
+ * at --threads 1 the batches' share is the part that can run in parallel.
+ */
+static struct {
+	bool on;
+	uint64_t batches, others; /* ns; others: atomically added as threads end */
+} stats;
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void stats_print(void)
+{
+	double self = (double)thread_cpu_ns() * 1e-9, in = (double)stats.batches * 1e-9;
+
+	fprintf(stderr,
+		"thread stats: caller %.3f s CPU, of it %.3f s in batches (%.1f%%); other threads "
+		"%.3f s\n",
+		self, in, self > 0 ? 100 * in / self : 0,
+		(double)__atomic_load_n(&stats.others, __ATOMIC_ACQUIRE) * 1e-9);
+}
+
+static void stats_start(void)
+{
+	static bool once;
+
+	if (once)
+		return;
+	once = true;
+	stats.on = getenv("VPATH_THREAD_STATS") != NULL;
+	if (stats.on)
+		atexit(stats_print);
+}
+
+static void stats_thread_end(void)
+{
+	__atomic_add_fetch(&stats.others, thread_cpu_ns(), __ATOMIC_ACQ_REL);
+}
 
 static void take_jobs(struct vp_workers *w)
 {
@@ -89,8 +136,11 @@ static void *worker_main(void *arg)
 				pthread_cond_wait(&w->go, &w->mu);
 			pthread_mutex_unlock(&w->mu);
 		}
-		if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+			if (stats.on)
+				stats_thread_end();
 			break;
+		}
 		seen = __atomic_load_n(&w->batch, __ATOMIC_ACQUIRE);
 		take_jobs(w);
 		if (__atomic_sub_fetch(&w->running, 1, __ATOMIC_ACQ_REL) == 0) {
@@ -107,6 +157,7 @@ int vp_workers__init(struct vp_workers *w, unsigned nthreads)
 	unsigned want = nthreads ? nthreads : 1;
 	int err = 0;
 
+	stats_start();
 	memset(w, 0, sizeof(*w));
 	w->n = w->use = 1;
 	if (want == 1)
@@ -138,7 +189,7 @@ int vp_workers__init(struct vp_workers *w, unsigned nthreads)
 	return 0;
 }
 
-void vp_workers__run(struct vp_workers *w, size_t njobs, vp_job_fn fn, void *ctx)
+static void run_batch(struct vp_workers *w, size_t njobs, vp_job_fn fn, void *ctx)
 {
 	if (w->use == 1 || njobs < 2) {
 		for (size_t j = 0; j < njobs; j++)
@@ -161,6 +212,19 @@ void vp_workers__run(struct vp_workers *w, size_t njobs, vp_job_fn fn, void *ctx
 			pthread_cond_wait(&w->idle, &w->mu);
 		pthread_mutex_unlock(&w->mu);
 	}
+}
+
+void vp_workers__run(struct vp_workers *w, size_t njobs, vp_job_fn fn, void *ctx)
+{
+	uint64_t t0;
+
+	if (!stats.on) {
+		run_batch(w, njobs, fn, ctx);
+		return;
+	}
+	t0 = thread_cpu_ns();
+	run_batch(w, njobs, fn, ctx);
+	stats.batches += thread_cpu_ns() - t0;
 }
 
 void vp_workers__free(struct vp_workers *w)

@@ -8,7 +8,8 @@
 # machine noise hits every T alike.  Prints records/s of wall and CPU time per
 # run, the median wall speed-up over --threads 1 (issue 27: --threads 2 at
 # least 1.5x; the default never below 1), and checks that every T printed the
-# same, and the median CPU time of each T (what threads cost).  Then peak RSS with the default threads at 4, 16 and
+# same, and the median CPU time of each T (what threads cost), and the share
+# of CPU time in parallel batches at --threads 1 (VPATH_THREAD_STATS).  Then peak RSS with the default threads at 4, 16 and
 # 64 hosts of the same load, and at 16 hosts for twice the records: memory
 # follows what is in flight, not how many hosts or how long.
 set -u
@@ -70,6 +71,11 @@ for t in $threads; do
 		"$(echo "${cpus[$t]}" | median)"
 done
 echo "outputs identical for every thread count: $same"
+# The part that can run in parallel, by thread CPU time (what other load does not change).
+share=$(VPATH_THREAD_STATS=1 "$A" patterns --threads 1 "$d"/rec/*.vpr 2>&1 >/dev/null |
+	sed -n 's/.*(\([0-9.]*\)%).*/\1/p')
+awk -v s="${share:-0}" 'BEGIN { printf "parallel share at --threads 1: %.1f%%, Amdahl bound at 2 threads %.2fx\n",
+	s, 1 / (1 - s / 100 + s / 200) }'
 
 echo
 echo "# peak RSS (default threads), the same load (64 client threads) on more hosts, and longer"
