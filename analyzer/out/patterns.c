@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,8 @@ struct name_key {
 	char what[64]; /* a service: what it was asked (vp_witness_pattern_key), cut; "" unknown */
 };
 
-_Static_assert(sizeof(struct name_key) % 8 == 0, "hash_key reads whole words");
+_Static_assert(sizeof(struct name_key) % 8 == 0 && offsetof(struct name_key, what) % 8 == 0,
+	       "hash_key reads whole words");
 
 struct name {
 	struct name_key k;
@@ -210,12 +212,14 @@ static void *grow(void *v, size_t *cap, size_t want, size_t sz)
 	return v;
 }
 
+/* what is empty for most calls (no protocol seen): its zero words are not hashed then. */
 static uint64_t hash_key(const struct name_key *k)
 {
 	uint64_t w[sizeof(*k) / 8], h = 0;
+	size_t n = k->what[0] ? sizeof(w) / sizeof(w[0]) : offsetof(struct name_key, what) / 8;
 
 	memcpy(w, k, sizeof(w));
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+	for (size_t i = 0; i < n; i++)
 		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull + (h >> 29);
 	return hash64(h);
 }
