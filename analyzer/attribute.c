@@ -138,7 +138,7 @@ static void set_cur(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 }
 
 /* Replaces the reference *slot holds (either may be NULL). */
-static void ref_set(struct vp_attr *a, struct vp_xchg **slot, struct vp_xchg *x)
+static inline void ref_set(struct vp_attr *a, struct vp_xchg **slot, struct vp_xchg *x)
 {
 	if (*slot == x)
 		return;

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,8 @@
 
 #define HBUCKETS 1024 /* 16 per power of two: about 4.4% resolution */
 #define NODE_LEN (VPR_HOSTNAME_LEN + VPR_COMM_LEN + VP_LABEL_TEXT + 48)
-#define MAX_CLIENTS 4 /* named per pattern; more are counted as others */
+#define MAX_CLIENTS 4	 /* named per pattern; more are counted as others */
+#define FAST_POW2_MAX 46 /* bucket_of: past 2^46 ns, log2 itself */
 
 struct hist {
 	uint64_t n;
@@ -49,7 +51,8 @@ struct name_key {
 	char what[64]; /* a service: what it was asked (vp_witness_pattern_key), cut; "" unknown */
 };
 
-_Static_assert(sizeof(struct name_key) % 8 == 0, "hash_key reads whole words");
+_Static_assert(sizeof(struct name_key) % 8 == 0 && offsetof(struct name_key, what) % 8 == 0,
+	       "hash_key reads whole words");
 
 struct name {
 	struct name_key k;
@@ -108,11 +111,66 @@ struct vp_patterns {
 	struct kid *kids; /* scratch: a stack of children being ordered */
 	size_t nkids, kids_cap;
 	size_t last; /* pattern of the last request added */
+	/* bucket_of: [e][j] the first value of bucket 16 e + j + 1 (0: not found yet) */
+	uint64_t bucket_from[FAST_POW2_MAX][16];
 };
 
-static void hist_add(struct hist *h, int64_t ns)
+/* The log-scale bucket of ns: the one formula every bucket is defined by. */
+static int log_bucket(uint64_t ns)
 {
-	int b = ns <= 1 ? 0 : (int)(log2((double)ns) * 16);
+	return ns <= 1 ? 0 : (int)(log2((double)ns) * 16);
+}
+
+/* The first value of each bucket above 16 e in [2^e, 2^(e+1)), by log_bucket itself. */
+static __attribute__((noinline)) void find_firsts(uint64_t from[16], int e)
+{
+	for (int j = 0; j < 16; j++) {
+		uint64_t lo = j ? from[j - 1] : 1ull << e,
+			 hi = 2ull << e; /* log_bucket(hi) = 16 (e + 1) */
+
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (log_bucket(mid) >= 16 * e + j + 1)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		from[j] = lo;
+	}
+}
+
+/*
+ * The bucket of ns without a log2 per entry: within one power of two, the
+ * first value of each of its buckets is found once, by log_bucket itself,
+ * so every entry lands where log_bucket puts it.  That holds while log2 is
+ * monotonic on the integers, which it is where consecutive integers lie
+ * far more than an ulp of log2 apart: below 2^FAST_POW2_MAX (19 hours).
+ */
+static inline int bucket_of(struct vp_patterns *ps, int64_t ns)
+{
+	uint64_t *from;
+	int e, b = 0;
+
+	if (ns <= 1)
+		return 0;
+	e = 63 - __builtin_clzll((uint64_t)ns);
+	if (e >= FAST_POW2_MAX)
+		return log_bucket((uint64_t)ns);
+	from = ps->bucket_from[e];
+	if (!from[0])
+		find_firsts(from, e);
+	/* How many of the 16 firsts ns has reached: four halvings over the first 15, then the last. */
+	for (int step = 8; step; step /= 2)
+		if ((uint64_t)ns >= from[b + step - 1])
+			b += step;
+	b += b == 15 && (uint64_t)ns >= from[15];
+	return 16 * e + b;
+}
+
+static void hist_add(struct vp_patterns *ps, struct hist *h, int64_t ns)
+{
+	int b = bucket_of(ps, ns);
 
 	if (b >= HBUCKETS)
 		b = HBUCKETS - 1;
@@ -154,12 +212,14 @@ static void *grow(void *v, size_t *cap, size_t want, size_t sz)
 	return v;
 }
 
+/* what is empty for most calls (no protocol seen): its zero words are not hashed then. */
 static uint64_t hash_key(const struct name_key *k)
 {
 	uint64_t w[sizeof(*k) / 8], h = 0;
+	size_t n = k->what[0] ? sizeof(w) / sizeof(w[0]) : offsetof(struct name_key, what) / 8;
 
 	memcpy(w, k, sizeof(w));
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+	for (size_t i = 0; i < n; i++)
 		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull + (h >> 29);
 	return hash64(h);
 }
@@ -354,8 +414,9 @@ int vp_patterns__add(struct vp_patterns *ps, const struct vp_analysis *a,
 	for (i = 0; i < ps->nflat; i++) {
 		const struct flat *f = &ps->flat[i];
 
-		hist_add(&p->nodes[i].dur, f->c->end_ns - f->c->start_ns);
-		hist_add(&p->nodes[i].offset, f->parent ? f->c->start_ns - f->parent->start_ns : 0);
+		hist_add(ps, &p->nodes[i].dur, f->c->end_ns - f->c->start_ns);
+		hist_add(ps, &p->nodes[i].offset,
+			 f->parent ? f->c->start_ns - f->parent->start_ns : 0);
 	}
 	return 0;
 }
