@@ -50,6 +50,17 @@ struct {
 __u32 h2_active = 0;
 
 /*
+ * Whether sk may have an entry in h2_socks: a socket no BPF program gave
+ * storage to has none, and one load of the socket spares the helper call
+ * every other operation pays once h2_active is set (tp_btf programs only:
+ * sk must be a BTF pointer).
+ */
+static __always_inline bool h2_may_follow(const struct sock *sk)
+{
+	return h2_active && sk->sk_bpf_storage;
+}
+
+/*
  * Steps (a header read, or the move to the next iovec) one operation may
  * take: a few hundred headers at least (a writev of one iovec per header
  * and per payload takes three steps a frame).  An operation with more loses the
@@ -651,7 +662,7 @@ static __always_inline bool h2_followed(struct sock *sk, __u32 early_bits)
 {
 	if (early_bits & (VPR_OP_H2_PREFACE | EARLY_H2_SETTINGS))
 		return true;
-	return h2_active && bpf_sk_storage_get(&h2_socks, sk, 0, 0);
+	return h2_may_follow(sk) && bpf_sk_storage_get(&h2_socks, sk, 0, 0);
 }
 
 /*
@@ -667,7 +678,7 @@ static __always_inline void h2_op(struct sock *sk, struct tcp_sock *tp, __u8 dir
 
 	if (early_bits & (VPR_OP_H2_PREFACE | EARLY_H2_SETTINGS))
 		h2_begin(sk, tp, dir, start, early_bits & VPR_OP_H2_PREFACE);
-	if (!h2_active)
+	if (!h2_may_follow(sk))
 		return;
 	s = bpf_sk_storage_get(&h2_socks, sk, 0, 0);
 	if (!s)

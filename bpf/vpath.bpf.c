@@ -524,9 +524,38 @@ struct {
 	__type(value, __u64);
 } go_creating SEC(".maps");
 
+/*
+ * Once any Go process is followed, go_active is set for every process:
+ * go_pid_bits (bpf/vpath.h) spares the others' operations the hash lookup
+ * (a load and a test instead of a helper call).  Ids past it are looked up.
+ */
+__u64 go_pid_bits[VPATH_GO_PID_WORDS] = {};
+
+static __always_inline bool go_pid_maybe(__u32 tgid)
+{
+	__u32 w = VPATH_GO_PID_WORD(tgid);
+
+	if (w >= VPATH_GO_PID_WORDS)
+		return true;
+	/* Masked as well, where the verifier sees it: the compiler would index by tgid's register. */
+	barrier_var(w);
+	return go_pid_bits[w & (VPATH_GO_PID_WORDS - 1)] & VPATH_GO_PID_BIT(tgid);
+}
+
+/* Before tgid joins go_procs. */
+static __always_inline void go_pid_mark(__u32 tgid)
+{
+	__u32 w = VPATH_GO_PID_WORD(tgid);
+
+	if (w >= VPATH_GO_PID_WORDS)
+		return;
+	barrier_var(w); /* as in go_pid_maybe() */
+	__sync_fetch_and_or(&go_pid_bits[w & (VPATH_GO_PID_WORDS - 1)], VPATH_GO_PID_BIT(tgid));
+}
+
 static __always_inline struct vpath_go_offsets *go_offsets(__u32 tgid)
 {
-	if (!go_active)
+	if (!go_active || !go_pid_maybe(tgid))
 		return NULL;
 	return bpf_map_lookup_elem(&go_procs, &tgid);
 }
@@ -711,10 +740,12 @@ static __always_inline void go_exec(struct task_struct *p, struct linux_binprm *
 	key.ino = inode->i_ino;
 	key.dev = inode->i_sb->s_dev;
 	o = bpf_map_lookup_elem(&go_exes, &key);
-	if (o && task_netns_wanted(p))
+	if (o && task_netns_wanted(p)) {
+		go_pid_mark(tgid);
 		bpf_map_update_elem(&go_procs, &tgid, o, BPF_ANY);
-	else
+	} else {
 		bpf_map_delete_elem(&go_procs, &tgid);
+	}
 }
 
 /* A thread's last goroutine goes with it; a process's entry with its leader or its reuse. */

@@ -79,6 +79,15 @@ struct vpath_go_exe {
 #define VPATH_MAX_GO_EXES 64
 
 /*
+ * go_pid_bits: a bit per process id that may be in go_procs, set before
+ * its entry and never cleared, 64 ids a word, every id up to the kernel's
+ * PID_MAX_LIMIT (2^22): 512 KiB.
+ */
+#define VPATH_GO_PID_WORDS (1u << 16)
+#define VPATH_GO_PID_WORD(pid) ((pid) >> 6)
+#define VPATH_GO_PID_BIT(pid) (1ull << ((pid)&63))
+
+/*
  * An executable file as the exec watch (bpf/exec_watch.h, user/exec_watch.c)
  * tells it apart: the inode, and its modification time so that an inode
  * number reused, or a file rewritten in place, is a new executable.

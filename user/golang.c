@@ -611,6 +611,10 @@ static void go_follow_verify(struct go_follow *gf, struct go_exe_seen *e, int fd
 
 static void follow_process(struct go_follow *gf, uint32_t pid, const struct go_exe_seen *e)
 {
+	/* Atomic: the BPF side sets bits of the same word at exec. */
+	if (gf->opts.go_pid_bits && VPATH_GO_PID_WORD(pid) < VPATH_GO_PID_WORDS)
+		__atomic_fetch_or(&gf->opts.go_pid_bits[VPATH_GO_PID_WORD(pid)],
+				  VPATH_GO_PID_BIT(pid), __ATOMIC_SEQ_CST);
 	if (bpf_map_update_elem(gf->procs_fd, &pid, &e->off, BPF_ANY) && gf->opts.verbose)
 		fprintf(stderr, "vpath-record: Go process %u: %s\n", pid, strerror(errno));
 }

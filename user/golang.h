@@ -71,6 +71,8 @@ struct go_follow_opts {
 	 * start or later, so that until then a socket operation pays one load.
 	 */
 	volatile uint32_t *go_active;
+	/* The BPF side's go_pid_bits (bpf/vpath.h): a process's bit is set before it joins go_procs. */
+	volatile uint64_t *go_pid_bits;
 	/* The BPF side's tls_active and go_tls_active: set when some binary's crypto/tls is probed (gotls.h). */
 	volatile uint32_t *tls_active;
 	volatile uint32_t *go_tls_active;

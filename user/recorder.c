@@ -773,6 +773,7 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 	}
 	/* Before the tracepoints: an operation seen is then one of a known Go process or none. */
 	gopts.go_active = (volatile uint32_t *)&r->skel->bss->go_active;
+	gopts.go_pid_bits = (volatile uint64_t *)r->skel->bss->go_pid_bits;
 	gopts.tls_active = (volatile uint32_t *)&r->skel->bss->tls_active;
 	gopts.go_tls_active = (volatile uint32_t *)&r->skel->bss->go_tls_active;
 	r->go = go_follow__start(r->skel->obj, r->ph, r->ph ? r->ew : NULL, &gopts);
