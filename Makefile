@@ -204,6 +204,7 @@ $(OUTPUT)/fuzz/fuzz_cli: $(OUTPUT)/fuzz/obj/user/options.o $(OUTPUT)/fuzz/obj/an
 $(OUTPUT)/fuzz/fuzz_redact: $(OUTPUT)/fuzz/obj/user/redact.o
 $(OUTPUT)/fuzz/fuzz_logs: $(OUTPUT)/fuzz/obj/user/redact_log.o
 $(OUTPUT)/fuzz/fuzz_hpack: $(OUTPUT)/fuzz/obj/user/redact_h2.o
+$(OUTPUT)/fuzz/fuzz_x86: $(OUTPUT)/fuzz/obj/user/x86_ret.o $(OUTPUT)/fuzz/obj/user/go_entry.o
 $(OUTPUT)/fuzz/fuzz_analyze: $(OUTPUT)/fuzz/obj/tests/fuzz/json_arena.o
 $(OUTPUT)/fuzz/fuzz_%: $(OUTPUT)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)

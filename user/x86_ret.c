@@ -295,20 +295,22 @@ int x86_find_rets(const uint8_t *code, size_t len, uint32_t *rets, int max)
 long x86_find_call(const uint8_t *code, size_t len, uint64_t at_addr, uint64_t target, size_t from)
 {
 	size_t at = 0;
+	long found = -1;
 
+	/* The whole function is walked: a walk that fails anywhere trusts none of its lengths. */
 	while (at < len) {
 		size_t l = x86_insn_len(code + at, len - at);
 
 		if (!l)
 			return -1;
-		if (l == 5 && code[at] == 0xe8) {
+		if (found < 0 && l == 5 && code[at] == 0xe8 && at >= from) {
 			int32_t rel;
 
 			memcpy(&rel, code + at + 1, sizeof(rel));
-			if (at >= from && at_addr + at + 5 + (uint64_t)(int64_t)rel == target)
-				return (long)at;
+			if (at_addr + at + 5 + (uint64_t)(int64_t)rel == target)
+				found = (long)at;
 		}
 		at += l;
 	}
-	return -1;
+	return found;
 }

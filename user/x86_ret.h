@@ -32,7 +32,7 @@ int x86_find_rets(const uint8_t *code, size_t len, uint32_t *rets, int max);
  * The offset of the first CALL rel32 to target at or after offset from, in
  * the function whose len bytes are at code and whose first byte is at
  * address at_addr, found on the walk of instruction lengths; -1 when there
- * is none or the walk fails.
+ * is none or the walk fails anywhere in the function (as x86_find_rets).
  */
 long x86_find_call(const uint8_t *code, size_t len, uint64_t at_addr, uint64_t target, size_t from);
 
