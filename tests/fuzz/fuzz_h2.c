@@ -89,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct sock {
 	__u32 sk_max_ack_backlog; /* an accepted socket's is its listener's, a connected one's 0 */
+	void *sk_bpf_storage;	  /* non-NULL while any BPF storage is attached (h2_may_follow) */
 };
 
 /* The counters h2_begin() reads. */
@@ -146,7 +147,14 @@ static const __u64 tls_key = 0x5511;
 #define OPS_MAX 1024
 #define IOV_MAX_N 4
 
-enum how { HOW_BUF, HOW_IOVEC, HOW_MSGHDR, HOW_MISSED, HOW_NO_BUFFER, HOW_READ_FAILS };
+enum how {
+	HOW_BUF,
+	HOW_IOVEC,
+	HOW_MSGHDR,
+	HOW_MISSED,
+	HOW_NO_BUFFER,
+	HOW_READ_FAILS
+};
 
 struct op {
 	__u8 dir;
@@ -164,12 +172,12 @@ struct ref {
 };
 
 static struct {
-	__u8 *bytes[2];	    /* each direction's whole stream */
-	__u8 *seen[2];	    /* 1: the byte went by in an operation the recorder saw */
-	__u32 len[2];	    /* bytes in the stream */
-	__u32 base[2];	    /* sequence number of its first byte */
-	__u32 done[2];	    /* bytes delivered so far */
-	__u32 began[2];	    /* bytes delivered when the walk began (~0: not yet) */
+	__u8 *bytes[2]; /* each direction's whole stream */
+	__u8 *seen[2];	/* 1: the byte went by in an operation the recorder saw */
+	__u32 len[2];	/* bytes in the stream */
+	__u32 base[2];	/* sequence number of its first byte */
+	__u32 done[2];	/* bytes delivered so far */
+	__u32 began[2]; /* bytes delivered when the walk began (~0: not yet) */
 	struct ref *refs[2];
 	__u32 nrefs[2];
 	__u32 reported[2]; /* headers reported */
@@ -190,18 +198,18 @@ static struct {
 	__u32 tid;		 /* the operation's thread */
 	struct vpr_h2_frame *rec;
 	/* Header blocks (capture on). */
-	struct vpr_payload *blk;    /* the ring's room for one */
+	struct vpr_payload *blk;     /* the ring's room for one */
 	struct h2_block_buf *blkbuf; /* the walk's scratch */
-	bool block_due[2];	     /* a HEADERS or CONTINUATION header was reported, no block yet */
+	bool block_due[2]; /* a HEADERS or CONTINUATION header was reported, no block yet */
 	/* The due block's: its frame record's stamp and thread. */
 	__u64 blk_ts[2];
 	__u32 blk_tid[2];
 	/* Where its bytes the recorder could read end; frozen: no later operation adds to them. */
 	__u32 blk_reach[2];
 	bool blk_frozen[2];
-	__u32 blocks[2];	     /* blocks written */
-	bool cut[2];		     /* one of them was not whole */
-	bool due_data[2];	     /* the record due is a DATA frame's: outside the blocks' order */
+	__u32 blocks[2];  /* blocks written */
+	bool cut[2];	  /* one of them was not whole */
+	bool due_data[2]; /* the record due is a DATA frame's: outside the blocks' order */
 } C;
 
 static void fail(const char *what, unsigned dir, unsigned long long a, unsigned long long b)
@@ -240,7 +248,8 @@ static long bpf_probe_read_user(void *dst, __u32 n, const void *src)
 		bool inside = false;
 
 		for (int d = 0; d < 2; d++)
-			inside |= in_block(dst, n, C.storage->d[d].hdr, sizeof(C.storage->d[d].hdr));
+			inside |=
+				in_block(dst, n, C.storage->d[d].hdr, sizeof(C.storage->d[d].hdr));
 		check(inside, "a write outside hdr[]", o->dir, n, 0);
 	}
 	if (o->how == HOW_READ_FAILS && in_block(src, 1, C.pieces[0], o->iov_len[0]))
@@ -260,6 +269,8 @@ static void *bpf_sk_storage_get(void *map, struct sock *sk, void *value, __u64 f
 			/* The kernel's is zeroed; this one is not, so that nothing relies on it. */
 			memset(C.carry, 0xa5, sizeof(*C.carry));
 		}
+		if (C.carry)
+			sk->sk_bpf_storage = C.carry;
 		return C.carry;
 	}
 	check(map == &h2_socks, "storage of an unknown map", 0, 0, 0);
@@ -271,6 +282,7 @@ static void *bpf_sk_storage_get(void *map, struct sock *sk, void *value, __u64 f
 		for (unsigned d = 0; d < 2; d++)
 			C.began[d] = C.cur && C.cur->dir == d ? C.cur->at : C.done[d];
 	}
+	sk->sk_bpf_storage = C.storage ? (void *)C.storage : (void *)C.carry;
 	return C.storage;
 }
 
@@ -279,6 +291,7 @@ static long bpf_sk_storage_delete(void *map, struct sock *sk)
 	check(map == &h2_socks, "storage of an unknown map deleted", 0, 0, 0);
 	free(C.storage);
 	C.storage = NULL;
+	sk->sk_bpf_storage = C.carry; /* the kernel's list keeps the carry's */
 	/* No longer followed: a carried block is dropped. */
 	for (int d = 0; d < 2; d++) {
 		if (C.block_due[d]) {
@@ -677,7 +690,7 @@ static void block_left(const struct op *o)
 		return;
 	ref = &C.refs[d][C.reported[d] - 1];
 	want = H2_FRAME_HDR_LEN + ref->h.len < capture_len ? H2_FRAME_HDR_LEN + ref->h.len
-							    : capture_len;
+							   : capture_len;
 	check(C.storage && C.storage->d[d].mode == H2_TRACK && C.storage->d[d].carry &&
 		      !C.blk_frozen[d] && C.blk_reach[d] == o->at + o->len &&
 		      C.blk_reach[d] - ref->at < want,
@@ -687,7 +700,8 @@ static void block_left(const struct op *o)
 /* A socket operation, as record_op() in bpf/vpath.bpf.c hands it to h2_op(). */
 static void socket_op(const struct op *o, __u32 start, __u32 end)
 {
-	struct sock sk = {.sk_max_ack_backlog = C.accepted ? 128 : 0};
+	struct sock sk = {.sk_max_ack_backlog = C.accepted ? 128 : 0,
+			  .sk_bpf_storage = C.storage ? (void *)C.storage : (void *)C.carry};
 	struct tcp_sock tp;
 	unsigned d = o->dir;
 	__u32 kind = USER_DATA_NONE, early_bits = 0, offset;
@@ -856,8 +870,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	C.carry = NULL;
 #ifdef FUZZ_H2_VERBOSE
 	for (int d = 0; d < 2; d++)
-		fprintf(stderr, "dir %d: %u ops bytes %u, refs %u, reported %u, lost %d\n", d, C.nops,
-			C.len[d], C.nrefs[d], C.reported[d], C.lost[d]);
+		fprintf(stderr, "dir %d: %u ops bytes %u, refs %u, reported %u, lost %d\n", d,
+			C.nops, C.len[d], C.nrefs[d], C.reported[d], C.lost[d]);
 #endif
 	/* Only the bytes used: the next input starts from nothing seen. */
 	for (int d = 0; d < 2; d++)
