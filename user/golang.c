@@ -4,9 +4,9 @@
  * is (the g pointer in thread-local storage, goid in runtime.g from the
  * binary's DWARF or, without it, from a table by Go version), fill the BPF
  * maps go_procs / go_exes, attach the runtime uprobes (go_newproc1,
- * go_runqput, go_goready) at the ELF symbols' offsets (past their stack
- * checks, go_entry.h).  Uprobes are per
- * file: one attach covers every process started from it, now or later.
+ * go_runqput, go_goready) at the ELF symbols' offsets, past their stack
+ * checks (go_entry.h).  Uprobes are per file: one attach covers every
+ * process started from it, now or later.
  *
  * Binaries are found three ways: named (--go-binary), run by a process at
  * start (/proc/PID/exe), and exec'ed later (the exec watch, exec_watch.h).
@@ -39,12 +39,13 @@
 #include "gotls.h"
 #include "x86_ret.h"
 
-/* Entry probes only: runtime functions whose arguments name the goroutines. */
+/* go_probe_syms' order. */
 enum {
 	GO_NEWPROC1,
 	GO_RUNQPUT,
 	GO_GOREADY
-}; /* go_probe_syms' order */
+};
+/* Entry probes only: runtime functions whose arguments name the goroutines. */
 static const char *const go_probe_syms[] = {"runtime.newproc1", "runtime.runqput",
 					    "runtime.goready"};
 /* The closure newproc runs on the system stack: newproc1, then runqput of the new g. */
