@@ -139,6 +139,16 @@ $(OUTPUT)/vapp: $(patsubst %.c,$(OUTPUT)/%.o,$(VAPP_SRCS)) $(LIBCOMMON)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The benchmark's floor: empty programs on the recorder's socket tracepoints.
+$(OUTPUT)/tests/tpfloor.bpf.o: tests/bench/tpfloor.bpf.c | $(OUTPUT)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Wall -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+$(OUTPUT)/tests/tpfloor.skel.h: $(OUTPUT)/tests/tpfloor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+$(OUTPUT)/tests/tools/tpfloor.o: $(OUTPUT)/tests/tpfloor.skel.h
+
 # Unit tests of the recorder's modules link the module they test.
 $(OUTPUT)/tests/test_reorder: $(OUTPUT)/user/reorder.o
 $(OUTPUT)/tests/test_redact: $(OUTPUT)/user/redact.o

@@ -16,7 +16,11 @@
 # skip: the echo server hands every message to a pool of 4 threads over a
 # condition variable, two futex wake-ups per round trip; pairs without and
 # with --wakeups), STEP_S (3 seconds per load step),
-# BPF_STATS (1: measure per-program cost with kernel.bpf_stats_enabled).
+# FLOOR_PAIRS (3, 0 to skip: pairs of echobench alone and under two empty
+# programs on the recorder's socket tracepoints, tests/bench/tpfloor.bpf.c:
+# the share of the cost that any program there pays, which vpath's
+# programs cannot win back), BPF_STATS (1: measure per-program cost with
+# kernel.bpf_stats_enabled; the empty programs are measured beside them).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -30,11 +34,13 @@ FALLBACK_PAIRS=${FALLBACK_PAIRS:-3}
 NOWAKE_PAIRS=${NOWAKE_PAIRS:-3}
 CAPTURE_PAIRS=${CAPTURE_PAIRS:-3}
 HANDOFF_PAIRS=${HANDOFF_PAIRS:-3}
+FLOOR_PAIRS=${FLOOR_PAIRS:-3}
 STEP_S=${STEP_S:-3}
 WARMUP_S=0.5 # echobench's traffic before its measured window
 BPF_STATS=${BPF_STATS:-1}
 ECHOBENCH=$OUTPUT/tests/echobench
 VPRSTAT=$OUTPUT/tests/vprstat
+TPFLOOR=$OUTPUT/tests/tpfloor
 TARGET_RATIO=0.95
 CLK_TCK=$(getconf CLK_TCK)
 
@@ -43,7 +49,7 @@ if [ -n "$why" ]; then
 	echo "recorder benchmark skipped: $why"
 	exit 0
 fi
-bench_scratch "recorder benchmark" "$VPATH_RECORD" "$ECHOBENCH" "$VPRSTAT"
+bench_scratch "recorder benchmark" "$VPATH_RECORD" "$ECHOBENCH" "$VPRSTAT" "$TPFLOOR"
 
 # run_off: echobench alone; prints its line.
 run_off() { "$ECHOBENCH" -t "$THREADS" -w "$WARMUP_S" -d "$RUN_S" "${pair_echo_args[@]}" "$@"; }
@@ -108,6 +114,54 @@ pairs() {
 	done
 }
 
+# start_floor: tpfloor's empty programs attached (floor_pid set), or 1.
+start_floor() {
+	local i
+	"$TPFLOOR" >"$dir/floor.out" 2>&1 &
+	floor_pid=$!
+	echo "$floor_pid" >"$dir/recorder.pid"
+	for i in $(seq 100); do
+		grep -q '^attached' "$dir/floor.out" && return 0
+		kill -0 "$floor_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "recorder benchmark: tpfloor did not attach:" >&2
+	cat "$dir/floor.out" >&2
+	stop_floor
+	return 1
+}
+stop_floor() {
+	kill -INT "$floor_pid" 2>/dev/null
+	wait "$floor_pid" 2>/dev/null
+	rm -f "$dir/recorder.pid"
+}
+
+# floor_pairs N: N interleaved pairs of echobench alone and under the empty
+# programs, alternating which runs first; prints a row per pair and fills
+# floor_ratios[].
+floor_ratios=()
+floor_pairs() {
+	local i off on r
+	for i in $(seq "$1"); do
+		if [ $((i % 2)) -eq 1 ]; then
+			off=$(run_off) || return 1
+			start_floor || return 1
+			on=$(run_off)
+			stop_floor
+		else
+			start_floor || return 1
+			on=$(run_off)
+			stop_floor
+			off=$(run_off) || return 1
+		fi
+		[ -n "$on" ] || return 1
+		r=$(calc "$(kv rt_per_s "$on") / $(kv rt_per_s "$off")")
+		floor_ratios+=("$r")
+		printf '%-4s %-9s %10.0f %10.0f %6.3f\n' "$i" floor "$(kv rt_per_s "$off")" \
+			"$(kv rt_per_s "$on")" "$r"
+	done
+}
+
 # sum_key KEY LINES...: sum of KEY over the lines.
 sum_key() {
 	local key=$1 s=0 l
@@ -138,6 +192,10 @@ printf '%-4s %-9s %10s %10s %6s %6s %10s %6s %6s %7s %9s\n' pair mode "off rt/s"
 	"cpu" "records/s" lost gaps "rec CPU%" "wakeups/s"
 pairs ringbuf "$PAIRS" || exit 1
 main_ratios=("${ratios[@]}") main_cpu_ratios=("${cpu_ratios[@]}") main_lines=("${on_lines[@]}") main_off=("${off_rts[@]}")
+
+if [ "$FLOOR_PAIRS" -gt 0 ]; then
+	floor_pairs "$FLOOR_PAIRS" || { floor_ratios=(); echo "(the floor runs failed; see above)"; }
+fi
 
 fb_ratios=()
 # --force-fallback is a hidden option: argp accepts it before --usage only if it exists.
@@ -220,6 +278,13 @@ if [ "$BPF_STATS" = 1 ] && command -v bpftool >/dev/null && command -v python3 >
 	[ ${#stats_rec[@]} -gt 0 ] && stats_ho=$("$ECHOBENCH" -t "$THREADS" -d "$STEP_S" -W 4)
 	bpf_rows=$(bpf_prog_costs "$rec_pid")
 	stop_recorder
+	# The empty programs alone, on the same flat-out echo.
+	if start_floor; then
+		"$ECHOBENCH" -t "$THREADS" -d "$STEP_S" >/dev/null
+		floor_rows=$(bpf_prog_costs "$floor_pid")
+		stop_floor
+		[ -n "$floor_rows" ] && bpf_rows+=$'\n'"$floor_rows"
+	fi
 fi
 
 read -r med min max <<<"$(stats "${main_ratios[@]}")"
@@ -230,6 +295,11 @@ printf '  throughput ratio on/off (ring buffer):  median %s  (min %s, max %s)  t
 	"$(awk -v m="$med" -v t="$TARGET_RATIO" 'BEGIN { print (m >= t ? "met" : "NOT met") }')"
 read -r cmed cmin cmax <<<"$(stats "${main_cpu_ratios[@]}")"
 printf '  CPU-cost ratio off/on (ring buffer):    median %s  (min %s, max %s)\n' "$cmed" "$cmin" "$cmax"
+if [ ${#floor_ratios[@]} -gt 0 ]; then
+	read -r lmed lmin lmax <<<"$(stats "${floor_ratios[@]}")"
+	printf '  throughput ratio empty programs/off:    median %s  (min %s, max %s); the recorder beyond them: %s\n' \
+		"$lmed" "$lmin" "$lmax" "$(calc "$med / $lmed")"
+fi
 if [ ${#fb_ratios[@]} -gt 0 ]; then
 	read -r fmed fmin fmax <<<"$(stats "${fb_ratios[@]}")"
 	printf '  throughput ratio on/off (fallback):     median %s  (min %s, max %s)\n' \
@@ -279,6 +349,7 @@ if [ -n "$bpf_rows" ]; then
 	echo
 	echo "BPF programs (kernel.bpf_stats_enabled, ${stats_rec[*]:-no wake-ups}: one flat-out run of $STEP_S s," \
 		"$(kv roundtrips "$stats_echo") round trips${stats_ho:+, then one with -W 4, $(kv roundtrips "$stats_ho") round trips})"
+	echo "(floor_send and floor_recv: the empty programs of tests/bench/tpfloor.bpf.c, on a flat-out run of their own)"
 	printf '  %-24s %12s %8s\n' program runs ns/run
 	sed 's/^/  /' <<<"$bpf_rows"
 fi
