@@ -21,3 +21,16 @@ void elf_syms__each(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *pre
 			fn(arg, name, &sym);
 	}
 }
+
+int elf_func_offset(Elf *elf, uint64_t addr, uint64_t size, uint32_t shndx, uint64_t *off)
+{
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+	    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size ||
+	    size > sh.sh_size - (addr - sh.sh_addr))
+		return -1;
+	*off = addr - sh.sh_addr + sh.sh_offset;
+	return 0;
+}

@@ -233,19 +233,6 @@ static void elf_scan(Elf *elf, struct elf_facts *f)
 		}
 }
 
-/* Where a function starts in the file (what a uprobe is set at), from its section. */
-static int file_offset(Elf *elf, uint64_t addr, uint32_t shndx, uint64_t *off)
-{
-	Elf_Scn *scn = elf_getscn(elf, shndx);
-	GElf_Shdr sh;
-
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
-	    addr >= sh.sh_addr + sh.sh_size)
-		return -1;
-	*off = addr - sh.sh_addr + sh.sh_offset;
-	return 0;
-}
-
 /*
  * go_runqput needs one runqput only: newproc's, which puts the goroutine
  * newproc1 just made on the run queue.  At runqput's entry it also runs
@@ -263,7 +250,7 @@ static void newproc_runqput_site(const struct elf_facts *f, Elf *elf, int fd, ui
 	long made, put;
 
 	if (!c->st_value || !c->st_size || c->st_size > sizeof(code) ||
-	    file_offset(elf, c->st_value, c->st_shndx, &at) ||
+	    elf_func_offset(elf, c->st_value, c->st_size, c->st_shndx, &at) ||
 	    pread(fd, code, c->st_size, (off_t)at) != (ssize_t)c->st_size)
 		return;
 	made = x86_find_call(code, c->st_size, c->st_value, f->sym_addr[GO_NEWPROC1], 0);
@@ -301,7 +288,7 @@ int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 			*why = "a runtime function to probe is missing (inlined or renamed)";
 			goto out;
 		}
-		if (file_offset(elf, f.sym_addr[p], f.sym_shndx[p], &info->probe_off[p])) {
+		if (elf_func_offset(elf, f.sym_addr[p], 0, f.sym_shndx[p], &info->probe_off[p])) {
 			*why = "a runtime function to probe is not in the file's code";
 			goto out;
 		}
@@ -309,7 +296,7 @@ int go_binary__inspect(int fd, struct go_binary *info, const char **why)
 	}
 	newproc_runqput_site(&f, elf, fd, &info->probe_off[GO_RUNQPUT]);
 	if (f.grpc_write_addr &&
-	    file_offset(elf, f.grpc_write_addr, f.grpc_write_shndx, &info->grpc_write_off))
+	    elf_func_offset(elf, f.grpc_write_addr, 0, f.grpc_write_shndx, &info->grpc_write_off))
 		info->grpc_write_off = 0;
 	if (info->grpc_write_off)
 		info->grpc_write_off = go_entry__probe_offset(fd, info->grpc_write_off);

@@ -64,20 +64,6 @@ static void tls_symbol(void *arg, const char *name, const GElf_Sym *sym)
 		}
 }
 
-/* Where the function of s is in the file, when all of it is in its section's bytes. */
-static int sym_file_offset(Elf *elf, const struct go_tls_sym *s, uint64_t *off)
-{
-	Elf_Scn *scn = elf_getscn(elf, s->shndx);
-	GElf_Shdr sh;
-
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-	    !(sh.sh_flags & SHF_EXECINSTR) || s->addr < sh.sh_addr ||
-	    s->addr + s->size > sh.sh_addr + sh.sh_size)
-		return -1;
-	*off = s->addr - sh.sh_addr + sh.sh_offset;
-	return 0;
-}
-
 /* The RETs of the function at file offset off, size bytes long. */
 static int find_rets(int fd, uint64_t off, uint64_t size, struct go_tls_probes *p, enum go_tls_fn f)
 {
@@ -125,7 +111,7 @@ static int inspect_elf(Elf *elf, int fd, struct go_tls_probes *p, const char **w
 		return -1;
 	}
 	for (int f = 0; f < GO_TLS_NFN; f++) {
-		if (sym_file_offset(elf, &s[f], &p->entry[f])) {
+		if (elf_func_offset(elf, s[f].addr, s[f].size, s[f].shndx, &p->entry[f])) {
 			*why = "a crypto/tls function is not in the file's code";
 			return -1;
 		}
