@@ -42,8 +42,8 @@ int probe_tracefs(void)
 		int err = -errno;
 
 		fprintf(stderr,
-			"vpath-record: the syscall fallback needs tracefs, and mounting it "
-			"on /sys/kernel/tracing failed: %s\n",
+			"vpath-record: the syscall tracepoints (the fallback, --logs) need "
+			"tracefs, and mounting it on /sys/kernel/tracing failed: %s\n",
 			strerror(errno));
 		return err;
 	}

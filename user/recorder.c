@@ -718,7 +718,8 @@ static int open_programs(struct recorder *r, uint64_t cgroup_id)
 					strncmp(bpf_program__name(prog), "tls_", 4) == 0)
 		bpf_program__set_autoattach(prog, false);
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ringbuf_size);
-	if (!err && r->fallback)
+	/* Classic tracepoints (the syscall fallback's, --logs') are found through tracefs. */
+	if (!err && (r->fallback || r->opts->logs))
 		err = probe_tracefs();
 	return err;
 }
