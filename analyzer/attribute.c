@@ -166,15 +166,25 @@ static void inflight_drop(struct vp_attr *a, struct vp_thread *t, unsigned i)
 	vp_hpaths__unref(a->paths, x);
 }
 
-/* Requests done (the next request on their connection, or a close) leave t, all but keep. */
-static void inflight_prune(struct vp_attr *a, struct vp_thread *t, const struct vp_xchg *keep)
+/*
+ * Requests done (the next request on their connection, or a close) leave t,
+ * all but keep; whether keep is among those that stay (seen on the way).
+ */
+static bool inflight_prune(struct vp_attr *a, struct vp_thread *t, const struct vp_xchg *keep)
 {
+	bool kept = false;
+
 	for (unsigned i = 0; i < t->ninflight;) {
-		if (t->inflight[i]->done && t->inflight[i] != keep)
-			inflight_drop(a, t, i);
-		else
+		if (t->inflight[i] == keep) {
+			kept = true;
 			i++;
+		} else if (t->inflight[i]->done) {
+			inflight_drop(a, t, i);
+		} else {
+			i++;
+		}
 	}
+	return kept;
 }
 
 /*
@@ -184,10 +194,8 @@ static void inflight_prune(struct vp_attr *a, struct vp_thread *t, const struct 
  */
 static void inflight_input(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 {
-	inflight_prune(a, t, x);
-	for (unsigned i = 0; i < t->ninflight; i++)
-		if (t->inflight[i] == x)
-			return;
+	if (inflight_prune(a, t, x))
+		return;
 	if (t->ninflight == VP_INFLIGHT_MAX) {
 		t->inflight_overflow = true;
 		inflight_drop(a, t, 0);
