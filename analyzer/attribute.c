@@ -166,15 +166,25 @@ static void inflight_drop(struct vp_attr *a, struct vp_thread *t, unsigned i)
 	vp_hpaths__unref(a->paths, x);
 }
 
-/* Requests done (the next request on their connection, or a close) leave t, all but keep. */
-static void inflight_prune(struct vp_attr *a, struct vp_thread *t, const struct vp_xchg *keep)
+/*
+ * Requests done (the next request on their connection, or a close) leave t,
+ * all but keep; whether keep is among those that stay (seen on the way).
+ */
+static bool inflight_prune(struct vp_attr *a, struct vp_thread *t, const struct vp_xchg *keep)
 {
+	bool kept = false;
+
 	for (unsigned i = 0; i < t->ninflight;) {
-		if (t->inflight[i]->done && t->inflight[i] != keep)
-			inflight_drop(a, t, i);
-		else
+		if (t->inflight[i] == keep) {
+			kept = true;
 			i++;
+		} else if (t->inflight[i]->done) {
+			inflight_drop(a, t, i);
+		} else {
+			i++;
+		}
 	}
+	return kept;
 }
 
 /*
@@ -184,10 +194,8 @@ static void inflight_prune(struct vp_attr *a, struct vp_thread *t, const struct 
  */
 static void inflight_input(struct vp_attr *a, struct vp_thread *t, struct vp_xchg *x)
 {
-	inflight_prune(a, t, x);
-	for (unsigned i = 0; i < t->ninflight; i++)
-		if (t->inflight[i] == x)
-			return;
+	if (inflight_prune(a, t, x))
+		return;
 	if (t->ninflight == VP_INFLIGHT_MAX) {
 		t->inflight_overflow = true;
 		inflight_drop(a, t, 0);
@@ -373,6 +381,17 @@ static void serves_several_conns(struct vp_thread *t)
 				l->link.exact = false;
 }
 
+/*
+ * p's latest hold set (hold_open) is shared no more: p's open list changed
+ * (gone NULL: a request came or went, or the process's input ended), or
+ * that set itself went (gone).  The one place hold_cur is let go of.
+ */
+static void hold_unshare(struct vp_proc *p, const struct vp_holdset *gone)
+{
+	if (!gone || p->hold_cur == gone)
+		p->hold_cur = NULL;
+}
+
 void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			     bool first)
 {
@@ -385,7 +404,7 @@ void vp_attr__server_request(struct vp_attr *a, struct vp_xchg *s, const struct 
 		struct vp_proc *p = thread_proc(a, t, op->pid);
 
 		list_add_tail(&p->open, s);
-		p->hold_cur = NULL;
+		hold_unshare(p, NULL);
 		/* A pipelined request begins late (the one before it answered): keep time order. */
 		while (s->pipe_tail && s->list_prev != &p->open &&
 		       s->list_prev->req.first_ts > s->req.first_ts) {
@@ -441,8 +460,7 @@ static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 		if (--h->refs == 0) {
 			for (unsigned i = 0; i < h->n; i++)
 				vp_hpaths__done_one_of_many(a->paths, h->x[i]);
-			if (h->proc->hold_cur == h)
-				h->proc->hold_cur = NULL;
+			hold_unshare(h->proc, h);
 			free(h);
 		}
 		c->held = NULL;
@@ -617,7 +635,7 @@ void vp_attr__server_done(struct vp_attr *a, struct vp_xchg *s)
 	struct vp_xchg *c;
 
 	list_del(s);
-	p->hold_cur = NULL;
+	hold_unshare(p, NULL);
 	/* Done: no call can carry its bytes for it any more. */
 	free(s->content);
 	s->content = NULL;
@@ -1453,7 +1471,7 @@ void vp_attr__flush(struct vp_attr *a)
 		settle_shape_wait(a, p);
 		while ((c = p->open.list_next) != &p->open)
 			list_del(c);
-		p->hold_cur = NULL;
+		hold_unshare(p, NULL);
 	}
 	pos = 0;
 	while (u64map__next(&a->threads, &pos, NULL, &v))

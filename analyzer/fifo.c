@@ -5,7 +5,7 @@
 
 #include "fifo.h"
 
-int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag)
+int vp_fifo__push_slow(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag)
 {
 	size_t size = rec->size < sizeof(union vpr_any) ? rec->size : sizeof(union vpr_any);
 

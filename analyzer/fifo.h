@@ -27,8 +27,24 @@ static inline bool vp_fifo__full(const struct vp_fifo *f)
 	return f->len >= VP_FIFO_MAX;
 }
 
-/* Copy rec (at most sizeof(union vpr_any) bytes of it) in, with its tag; 0 or -ENOMEM. */
-int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag);
+/* vp_fifo__push's general case: the ring grows, or the record is not a socket operation. */
+int vp_fifo__push_slow(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag);
+/*
+ * Copy rec (at most sizeof(union vpr_any) bytes of it) in, with its tag; 0 or
+ * -ENOMEM.  Inline for the record nearly every push is: a socket operation
+ * into room there is (only its own bytes: readers look at its type's fields).
+ */
+static inline int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag)
+{
+	size_t at = (f->head + f->len) & (f->cap - 1);
+
+	if (f->len == f->cap || rec->size != sizeof(struct vpr_sock_op))
+		return vp_fifo__push_slow(f, rec, tag);
+	f->v[at].op = *(const struct vpr_sock_op *)rec;
+	f->tag[at] = tag;
+	f->len++;
+	return 0;
+}
 /* The oldest record, NULL when empty. */
 static inline const struct vpr_hdr *vp_fifo__peek(const struct vp_fifo *f)
 {

@@ -438,6 +438,14 @@ static bool keep_payload(struct stream *s, const struct vpr_hdr *rec)
 /* Whether a record read is given on: known, its payload kept, its values plausible. */
 static bool usable(struct stream *s, const struct vpr_hdr *rec)
 {
+	/* Most records: a socket operation of its own size, whose checks are two (plausible). */
+	if (rec->type == VPR_SOCK_OP && rec->size == sizeof(struct vpr_sock_op)) {
+		if (rec->ts_ns < VP_TS_MAX &&
+		    ((const struct vpr_sock_op *)rec)->dir <= VPR_DIR_RECV)
+			return true;
+		s->host->skipped++;
+		return false;
+	}
 	if (!vpr_record_min_size(rec->type))
 		return false;
 	if ((rec->type == VPR_PAYLOAD || rec->type == VPR_LOG) && !keep_payload(s, rec))
@@ -604,16 +612,17 @@ static inline bool window_full(const struct vp_input *in, struct stream *s)
 				     s->len >= RING_MAX));
 }
 
+/* Called once fill found the window not full: it reads at least one record. */
 static void fill_slow(struct vp_input *in, struct stream *s)
 {
-	while (!window_full(in, s)) {
+	do {
 		const struct vpr_hdr *rec = read_raw(s);
 
 		if (!rec || ring_insert(s, rec)) {
 			s->eof = true;
 			break;
 		}
-	}
+	} while (!window_full(in, s));
 }
 
 /* Called twice per record (peek, next): the common case, nothing to read, stays inline. */

@@ -389,7 +389,8 @@ const struct vpr_file_header *vpr_reader__header(const struct vpr_reader *r)
 }
 
 /* Stop reading: status says whether the damage is a torn tail or corruption. */
-static int stop(struct vpr_reader *r, enum vpr_read_status st, const char *what)
+static __attribute__((noinline, cold)) int stop(struct vpr_reader *r, enum vpr_read_status st,
+						  const char *what)
 {
 	r->status = st;
 	r->done = true;
@@ -397,7 +398,7 @@ static int stop(struct vpr_reader *r, enum vpr_read_status st, const char *what)
 	return 0;
 }
 
-static int load_block(struct vpr_reader *r)
+static __attribute__((noinline)) int load_block(struct vpr_reader *r)
 {
 	struct vpr_block_header bh;
 	uint64_t left = r->file_size - r->off;
