@@ -1287,6 +1287,22 @@ static void analyze_host(void *ctx, size_t h)
 		end_host(a, hs, (int)h);
 }
 
+/*
+ * The hosts' step, and as its first job the requests the last emit let
+ * out handed to the queues stage and the output (vp_paths__deliver): they
+ * read only the requests and what no host writes, and one job keeps their
+ * order.  First, so that the longest job starts first.
+ */
+static void host_step(void *ctx, size_t j)
+{
+	struct vp_analysis *a = ctx;
+
+	if (j == 0)
+		vp_paths__deliver(&a->paths);
+	else
+		analyze_host(a, j - 1);
+}
+
 static uint64_t events(const struct vp_analysis *a)
 {
 	uint64_t n = 0;
@@ -1390,7 +1406,7 @@ int vp_analysis__run(struct vp_analysis *a)
 					: INT64_MAX;
 		vp_workers__run(&a->workers, a->nhosts, look_ahead, a);
 		add_streams(a);
-		vp_workers__run(&a->workers, a->nhosts, analyze_host, a);
+		vp_workers__run(&a->workers, a->nhosts + 1, host_step, a);
 		for (size_t h = 0; h < a->nhosts; h++)
 			apply(a, &a->hs[h]);
 		if (events(a) - last_advance >= ADVANCE_EVERY) {
@@ -1406,6 +1422,7 @@ int vp_analysis__run(struct vp_analysis *a)
 	for (size_t h = 0; h < a->nhosts; h++)
 		apply(a, &a->hs[h]);
 	advance(a, true);
+	vp_paths__deliver(&a->paths);
 	vp_queues__flush(&a->queues);
 	return 0;
 }
