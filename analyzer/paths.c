@@ -803,22 +803,40 @@ static size_t count_out(struct vp_paths *p, size_t waiting, int64_t loss_known, 
  */
 static void build_pending(struct vp_paths *p, int64_t loss_known, bool all, bool emitting)
 {
-	size_t waiting = p->rlen;
+	size_t waiting = p->rlen, cap;
+	struct vp_build *swap;
 
+	vp_paths__release_built(p); /* the last emit's, when no look-ahead came between */
 	if (p->nbuilds)
 		run_batch(p, p->nbuilds, count_one);
 	for (size_t j = 0; j < p->nbuilds; j++)
 		reserve(p, &p->builds[j]);
 	p->nout = emitting ? count_out(p, waiting, loss_known, all) : 0;
 	run_batch(p, p->nout + p->nbuilds, expand_or_hold);
-	for (size_t j = 0; j < p->nbuilds; j++) {
+	/* The built trees wait for vp_paths__release_built; builds takes the next ones. */
+	swap = p->builds;
+	p->builds = p->rel;
+	p->rel = swap;
+	cap = p->cbuilds;
+	p->cbuilds = p->crel;
+	p->crel = cap;
+	p->nrel = p->nbuilds;
+	p->nbuilds = 0;
+	/* The local writer's hook sees them in join order, beside nothing. */
+	if (p->on_xchg)
+		vp_paths__release_built(p);
+}
+
+void vp_paths__release_built(struct vp_paths *p)
+{
+	for (size_t j = 0; j < p->nrel; j++) {
 		struct vp_xchg *c, *s;
 
-		root_ends(p->builds[j].root, &c, &s);
-		p->builds[j].root->building = false;
+		root_ends(p->rel[j].root, &c, &s);
+		p->rel[j].root->building = false;
 		release_tree(p, c, s);
 	}
-	p->nbuilds = 0;
+	p->nrel = 0;
 }
 
 /*
@@ -978,8 +996,11 @@ void vp_paths__free(struct vp_paths *p)
 	p->deliver = NULL;
 	p->ndeliver = 0;
 	build_pending(p, 0, false, false);
+	vp_paths__release_built(p);
 	free(p->builds);
 	p->builds = NULL;
+	free(p->rel);
+	p->rel = NULL;
 	free(p->out);
 	p->out = NULL;
 	for (; p->rlen; p->rlen--, p->rhead = (p->rhead + 1) % p->rcap)

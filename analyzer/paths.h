@@ -45,6 +45,13 @@ struct vp_paths {
 	struct vp_build *builds;
 	size_t nbuilds, cbuilds;
 	/*
+	 * Trees whose requests are built, their exchanges not yet freed:
+	 * vp_paths__release_built frees them in join order, beside the next
+	 * look-ahead (the analysis), or the next build_pending does.
+	 */
+	struct vp_build *rel;
+	size_t nrel, crel;
+	/*
 	 * The requests at the head of `ready` this emit lets out, made struct
 	 * vp_request in the builds' batch (paths.c, vp_paths__emit): nout of them.
 	 */
@@ -187,6 +194,13 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all);
  * this may run beside the hosts' step, on another thread.
  */
 void vp_paths__deliver(struct vp_paths *p);
+/*
+ * The exchanges of the trees built by the last emit back to their pools,
+ * in join order.  Touches only those exchanges and the pools, so this may
+ * run beside the look-ahead (which reads files and sockets only), never
+ * beside the hosts' step (which takes exchanges from the pools).
+ */
+void vp_paths__release_built(struct vp_paths *p);
 void vp_paths__free(struct vp_paths *p);
 
 static inline int64_t vp_paths__aligned(const struct vp_paths *p, int host, uint64_t ts)
