@@ -1054,6 +1054,21 @@ static void look_ahead(void *ctx, size_t h)
 }
 
 /* The connection records the hosts looked at, into the stream table, in host order. */
+/*
+ * The look-ahead, and as its first job the exchanges of the trees the last
+ * emit built back to their pools (vp_paths__release_built): the look-ahead
+ * reads files and sockets, never exchanges or the pools.
+ */
+static void look_step(void *ctx, size_t j)
+{
+	struct vp_analysis *a = ctx;
+
+	if (j == 0)
+		vp_paths__release_built(&a->paths);
+	else
+		look_ahead(a, j - 1);
+}
+
 static void add_streams(struct vp_analysis *a)
 {
 	for (size_t h = 0; h < a->nhosts; h++) {
@@ -1287,6 +1302,22 @@ static void analyze_host(void *ctx, size_t h)
 		end_host(a, hs, (int)h);
 }
 
+/*
+ * The hosts' step, and as its first job the requests the last emit let
+ * out handed to the queues stage and the output (vp_paths__deliver): they
+ * read only the requests and what no host writes, and one job keeps their
+ * order.  First, so that the longest job starts first.
+ */
+static void host_step(void *ctx, size_t j)
+{
+	struct vp_analysis *a = ctx;
+
+	if (j == 0)
+		vp_paths__deliver(&a->paths);
+	else
+		analyze_host(a, j - 1);
+}
+
 static uint64_t events(const struct vp_analysis *a)
 {
 	uint64_t n = 0;
@@ -1388,9 +1419,12 @@ int vp_analysis__run(struct vp_analysis *a)
 		a->look_until = a->until < INT64_MAX - (int64_t)LOOKAHEAD_NS
 					? a->until + (int64_t)LOOKAHEAD_NS
 					: INT64_MAX;
-		vp_workers__run(&a->workers, a->nhosts, look_ahead, a);
+		if (a->paths.nrel)
+			vp_workers__run(&a->workers, a->nhosts + 1, look_step, a);
+		else
+			vp_workers__run(&a->workers, a->nhosts, look_ahead, a);
 		add_streams(a);
-		vp_workers__run(&a->workers, a->nhosts, analyze_host, a);
+		vp_workers__run(&a->workers, a->nhosts + 1, host_step, a);
 		for (size_t h = 0; h < a->nhosts; h++)
 			apply(a, &a->hs[h]);
 		if (events(a) - last_advance >= ADVANCE_EVERY) {
@@ -1399,6 +1433,7 @@ int vp_analysis__run(struct vp_analysis *a)
 		}
 		tune(a);
 	}
+	vp_paths__release_built(&a->paths);
 	for (size_t h = 0; h < a->nhosts; h++) {
 		vp_loglines__flush(&a->hs[h].lines, give_line, &a->hs[h].attr);
 		vp_attr__flush(&a->hs[h].attr);
@@ -1406,6 +1441,7 @@ int vp_analysis__run(struct vp_analysis *a)
 	for (size_t h = 0; h < a->nhosts; h++)
 		apply(a, &a->hs[h]);
 	advance(a, true);
+	vp_paths__deliver(&a->paths);
 	vp_queues__flush(&a->queues);
 	return 0;
 }

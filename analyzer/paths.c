@@ -45,6 +45,11 @@ void vp_hpaths__free(struct vp_hpaths *v)
  * (a clock tick can let thousands go).
  */
 #define OUT_MAX 256
+/*
+ * Emitted requests waiting for vp_paths__deliver at most: what they hold
+ * stays bounded when a clock tick lets thousands go at once.
+ */
+#define DELIVER_MAX 1024
 
 static void build_request(struct vp_paths *p, struct vp_xchg *root);
 
@@ -689,8 +694,30 @@ static void hold_one(void *ctx, size_t j)
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
 }
 
+/* A batch's jobs after its first, which hands the requests emitted before it over. */
+static void deliver_then(void *ctx, size_t j)
+{
+	struct vp_paths *p = ctx;
+
+	if (j == 0)
+		vp_paths__deliver(p);
+	else
+		p->job(p, j - 1);
+}
+
+/*
+ * The requests emitted so far go to the output as one job of the batch
+ * (the first, the longest): a clock tick lets thousands go, OUT_MAX at a
+ * time, and each lot goes out while the next is made.  Emitting only adds
+ * to `deliver` between batches, so the job hands over what came before.
+ */
 static void run_batch(struct vp_paths *p, size_t n, vp_paths_job_fn fn)
 {
+	if (n && p->ndeliver) {
+		p->job = fn;
+		fn = deliver_then;
+		n++;
+	}
 	if (p->run)
 		p->run(p->run_ctx, n, fn, p);
 	else
@@ -776,22 +803,40 @@ static size_t count_out(struct vp_paths *p, size_t waiting, int64_t loss_known, 
  */
 static void build_pending(struct vp_paths *p, int64_t loss_known, bool all, bool emitting)
 {
-	size_t waiting = p->rlen;
+	size_t waiting = p->rlen, cap;
+	struct vp_build *swap;
 
+	vp_paths__release_built(p); /* the last emit's, when no look-ahead came between */
 	if (p->nbuilds)
 		run_batch(p, p->nbuilds, count_one);
 	for (size_t j = 0; j < p->nbuilds; j++)
 		reserve(p, &p->builds[j]);
 	p->nout = emitting ? count_out(p, waiting, loss_known, all) : 0;
 	run_batch(p, p->nout + p->nbuilds, expand_or_hold);
-	for (size_t j = 0; j < p->nbuilds; j++) {
+	/* The built trees wait for vp_paths__release_built; builds takes the next ones. */
+	swap = p->builds;
+	p->builds = p->rel;
+	p->rel = swap;
+	cap = p->cbuilds;
+	p->cbuilds = p->crel;
+	p->crel = cap;
+	p->nrel = p->nbuilds;
+	p->nbuilds = 0;
+	/* The local writer's hook sees them in join order, beside nothing. */
+	if (p->on_xchg)
+		vp_paths__release_built(p);
+}
+
+void vp_paths__release_built(struct vp_paths *p)
+{
+	for (size_t j = 0; j < p->nrel; j++) {
 		struct vp_xchg *c, *s;
 
-		root_ends(p->builds[j].root, &c, &s);
-		p->builds[j].root->building = false;
+		root_ends(p->rel[j].root, &c, &s);
+		p->rel[j].root->building = false;
 		release_tree(p, c, s);
 	}
-	p->nbuilds = 0;
+	p->nrel = 0;
 }
 
 /*
@@ -893,7 +938,25 @@ static void emit_one(struct vp_paths *p, struct vp_request *r)
 	p->requests++;
 	p->requests_exact += r->exact;
 	p->calls += r->ncalls;
-	p->fn(p->ctx, r);
+	if (p->ndeliver == p->cdeliver) {
+		size_t cap = p->cdeliver ? p->cdeliver * 2 : 256;
+		struct vp_request **v = realloc(p->deliver, cap * sizeof(*v));
+
+		if (!v)
+			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
+		p->deliver = v;
+		p->cdeliver = cap;
+	}
+	p->deliver[p->ndeliver++] = r;
+	if (p->ndeliver >= DELIVER_MAX)
+		vp_paths__deliver(p);
+}
+
+void vp_paths__deliver(struct vp_paths *p)
+{
+	for (size_t i = 0; i < p->ndeliver; i++)
+		p->fn(p->ctx, p->deliver[i]);
+	p->ndeliver = 0;
 }
 
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)
@@ -927,9 +990,17 @@ void vp_paths__free(struct vp_paths *p)
 	/* Their log lines into held requests, freed below; nobody looks any more. */
 	p->on_xchg = NULL;
 	p->run = NULL;
+	for (size_t i = 0; i < p->ndeliver; i++)
+		vp_request__free(p->deliver[i]);
+	free(p->deliver);
+	p->deliver = NULL;
+	p->ndeliver = 0;
 	build_pending(p, 0, false, false);
+	vp_paths__release_built(p);
 	free(p->builds);
 	p->builds = NULL;
+	free(p->rel);
+	p->rel = NULL;
 	free(p->out);
 	p->out = NULL;
 	for (; p->rlen; p->rlen--, p->rhead = (p->rhead + 1) % p->rcap)

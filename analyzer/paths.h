@@ -45,11 +45,28 @@ struct vp_paths {
 	struct vp_build *builds;
 	size_t nbuilds, cbuilds;
 	/*
+	 * Trees whose requests are built, their exchanges not yet freed:
+	 * vp_paths__release_built frees them in join order, beside the next
+	 * look-ahead (the analysis), or the next build_pending does.
+	 */
+	struct vp_build *rel;
+	size_t nrel, crel;
+	/*
 	 * The requests at the head of `ready` this emit lets out, made struct
 	 * vp_request in the builds' batch (paths.c, vp_paths__emit): nout of them.
 	 */
 	struct vp_request **out;
 	size_t nout, cout;
+	/*
+	 * Requests emitted and not yet handed to fn, in emit order: the
+	 * analysis hands them over beside the next quantum's host step
+	 * (vp_paths__deliver), so that the queues stage and the output run
+	 * in parallel with the hosts; an emit that lets out more than
+	 * DELIVER_MAX (paths.c) hands them over itself, as it goes.
+	 */
+	struct vp_request **deliver;
+	size_t ndeliver, cdeliver;
+	vp_paths_job_fn job; /* the batch's own jobs, beside the delivery (paths.c, run_batch) */
 	/*
 	 * Hook: fn(fn_ctx, j) once for every j < n, on any threads, returning
 	 * when all are done (the analysis's workers); NULL: in order, here.
@@ -171,6 +188,19 @@ static inline void vp_hpaths__unref(struct vp_hpaths *v, struct vp_xchg *x)
 }
 /* Emit ready requests ending before loss_known (common timeline), or all of them. */
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all);
+/*
+ * The emitted requests to fn, in emit order.  fn reads only the request
+ * and what no host's step writes (host names, offsets: the join's), so
+ * this may run beside the hosts' step, on another thread.
+ */
+void vp_paths__deliver(struct vp_paths *p);
+/*
+ * The exchanges of the trees built by the last emit back to their pools,
+ * in join order.  Touches only those exchanges and the pools, so this may
+ * run beside the look-ahead (which reads files and sockets only), never
+ * beside the hosts' step (which takes exchanges from the pools).
+ */
+void vp_paths__release_built(struct vp_paths *p);
 void vp_paths__free(struct vp_paths *p);
 
 static inline int64_t vp_paths__aligned(const struct vp_paths *p, int host, uint64_t ts)
