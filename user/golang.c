@@ -744,6 +744,13 @@ struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *p
 	return gf;
 }
 
+void go_follow__rescan(struct go_follow *gf)
+{
+	/* Files already seen are not read again: a second look costs a stat per process. */
+	if (gf && gf->procs_fd > 0)
+		scan_processes(gf);
+}
+
 bool go_follow__active(const struct go_follow *gf)
 {
 	return gf && gf->nexes > 0;

@@ -88,6 +88,12 @@ struct go_follow_opts {
  */
 struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *ph,
 				   struct exec_watch *ew, const struct go_follow_opts *opts);
+/*
+ * Once the exec tracepoint is attached: the Go processes started since
+ * go_follow__start's look at /proc, which neither it nor their exec (not
+ * watched yet) showed.  Before the exec watch's thread starts.
+ */
+void go_follow__rescan(struct go_follow *gf);
 /* Some Go binary is followed: the BPF side must look for Go processes. */
 bool go_follow__active(const struct go_follow *gf);
 /*

@@ -798,6 +798,12 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 			strerror(-err), verbosity < 2 ? " (run with -vv for libbpf's log)" : "");
 		return err;
 	}
+	/*
+	 * A Go program exec'ed between go_follow__start's look at /proc and
+	 * the exec tracepoint's attach was in neither: looked for once more
+	 * (under load, the libssl scan and the attach make that window long).
+	 */
+	go_follow__rescan(r->go);
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), handle_record, r, NULL);
 	if (r->rb)
 		err = map_ring_positions(r);

@@ -48,6 +48,8 @@ start_recorder() {
 		sleep 0.1
 	done
 	echo "recorder benchmark: $bin did not attach within 10 s" >&2
+	# Stopped: a caller that goes on would otherwise run a second recorder on the same file.
+	stop_recorder
 	return 1
 }
 stop_recorder() {
