@@ -1053,7 +1053,6 @@ static void look_ahead(void *ctx, size_t h)
 	hs->at_end = vp_input__peek_ts(a->in, h) == UINT64_MAX;
 }
 
-/* The connection records the hosts looked at, into the stream table, in host order. */
 /*
  * The look-ahead, and as its first job the exchanges of the trees the last
  * emit built back to their pools (vp_paths__release_built): the look-ahead
@@ -1069,6 +1068,7 @@ static void look_step(void *ctx, size_t j)
 		look_ahead(a, j - 1);
 }
 
+/* The connection records the hosts looked at, into the stream table, in host order. */
 static void add_streams(struct vp_analysis *a)
 {
 	for (size_t h = 0; h < a->nhosts; h++) {
