@@ -747,7 +747,7 @@ struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *p
 void go_follow__rescan(struct go_follow *gf)
 {
 	/* Files already seen are not read again: a second look costs a stat per process. */
-	if (gf && gf->procs_fd > 0)
+	if (gf && gf->procs_fd >= 0)
 		scan_processes(gf);
 }
 
