@@ -390,7 +390,7 @@ const struct vpr_file_header *vpr_reader__header(const struct vpr_reader *r)
 
 /* Stop reading: status says whether the damage is a torn tail or corruption. */
 static __attribute__((noinline, cold)) int stop(struct vpr_reader *r, enum vpr_read_status st,
-						  const char *what)
+						const char *what)
 {
 	r->status = st;
 	r->done = true;

@@ -28,8 +28,8 @@ int elf_func_offset(Elf *elf, uint64_t addr, uint64_t size, uint32_t shndx, uint
 	GElf_Shdr sh;
 
 	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-	    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size ||
-	    size > sh.sh_size - (addr - sh.sh_addr))
+	    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
+	    addr - sh.sh_addr >= sh.sh_size || size > sh.sh_size - (addr - sh.sh_addr))
 		return -1;
 	*off = addr - sh.sh_addr + sh.sh_offset;
 	return 0;
