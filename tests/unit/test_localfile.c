@@ -279,6 +279,7 @@ static void test_blocks_and_damage(void **state)
 	assert_int_equal(read_blocks(&st), 4);
 	assert_int_equal(st, VPL_TORN);
 	/* A byte changed in the second block, with blocks after it: corrupt there. */
+	unlink(path);
 	size = write_blocks();
 	assert_non_null(f = fopen(path, "r+b"));
 	fseek(f, 32 + 8, SEEK_SET); /* the first block's stored length */
