@@ -438,10 +438,9 @@ static bool keep_payload(struct stream *s, const struct vpr_hdr *rec)
 /* Whether a record read is given on: known, its payload kept, its values plausible. */
 static bool usable(struct stream *s, const struct vpr_hdr *rec)
 {
-	/* Most records: a socket operation of its own size, whose checks are two (plausible). */
+	/* Most records: a socket operation of its own size, whose only checks are plausible's. */
 	if (rec->type == VPR_SOCK_OP && rec->size == sizeof(struct vpr_sock_op)) {
-		if (rec->ts_ns < VP_TS_MAX &&
-		    ((const struct vpr_sock_op *)rec)->dir <= VPR_DIR_RECV)
+		if (plausible(rec))
 			return true;
 		s->host->skipped++;
 		return false;
