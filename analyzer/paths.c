@@ -45,12 +45,6 @@ void vp_hpaths__free(struct vp_hpaths *v)
  * (a clock tick can let thousands go).
  */
 #define OUT_MAX 256
-/*
- * Emitted requests waiting for vp_paths__deliver at most: what they hold
- * stays bounded when a clock tick lets thousands go at once.
- */
-#define DELIVER_MAX 1024
-
 static void build_request(struct vp_paths *p, struct vp_xchg *root);
 
 void vp_paths__ready(struct vp_paths *p, struct vp_xchg *x)
@@ -938,17 +932,8 @@ static void emit_one(struct vp_paths *p, struct vp_request *r)
 	p->requests++;
 	p->requests_exact += r->exact;
 	p->calls += r->ncalls;
-	if (p->ndeliver == p->cdeliver) {
-		size_t cap = p->cdeliver ? p->cdeliver * 2 : 256;
-		struct vp_request **v = realloc(p->deliver, cap * sizeof(*v));
-
-		if (!v)
-			abort(); /* cannot drop a request silently; ENOMEM here is fatal */
-		p->deliver = v;
-		p->cdeliver = cap;
-	}
 	p->deliver[p->ndeliver++] = r;
-	if (p->ndeliver >= DELIVER_MAX)
+	if (p->ndeliver == VP_PATHS_DELIVER_MAX)
 		vp_paths__deliver(p);
 }
 
@@ -992,8 +977,6 @@ void vp_paths__free(struct vp_paths *p)
 	p->run = NULL;
 	for (size_t i = 0; i < p->ndeliver; i++)
 		vp_request__free(p->deliver[i]);
-	free(p->deliver);
-	p->deliver = NULL;
 	p->ndeliver = 0;
 	build_pending(p, 0, false, false);
 	vp_paths__release_built(p);

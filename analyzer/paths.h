@@ -22,6 +22,9 @@ typedef void (*vp_paths_job_fn)(void *ctx, size_t job);
 /* Sees an exchange of an emitted tree, before it is freed (its up and peer still valid). */
 typedef void (*vp_xchg_fn)(void *ctx, const struct vp_xchg *x);
 
+/* Emitted requests that wait for vp_paths__deliver at most (struct vp_paths). */
+#define VP_PATHS_DELIVER_MAX 1024
+
 struct vp_paths {
 	const int64_t *offsets; /* per host, onto the common timeline (clock.h) */
 	struct vp_host *hosts;	/* for loss windows */
@@ -62,10 +65,11 @@ struct vp_paths {
 	 * analysis hands them over beside the next quantum's host step
 	 * (vp_paths__deliver), so that the queues stage and the output run
 	 * in parallel with the hosts; an emit that lets out more than
-	 * DELIVER_MAX (paths.c) hands them over itself, as it goes.
+	 * VP_PATHS_DELIVER_MAX hands them over itself, as it goes (so what
+	 * they hold stays bounded when a clock tick lets thousands go).
 	 */
-	struct vp_request **deliver;
-	size_t ndeliver, cdeliver;
+	struct vp_request *deliver[VP_PATHS_DELIVER_MAX];
+	size_t ndeliver;
 	vp_paths_job_fn job; /* the batch's own jobs, beside the delivery (paths.c, run_batch) */
 	/*
 	 * Hook: fn(fn_ctx, j) once for every j < n, on any threads, returning
