@@ -168,7 +168,7 @@ e2e_recorders_start() { # extra recorder options...
 			2>"$E2E_DIR/machine.record.log" </dev/null &
 		E2E_RECORDER_PIDS+=($!)
 		_e2e_names=(machine) _e2e_pids=("${E2E_RECORDER_PIDS[@]}")
-		_e2e_wait_ready "recording to" 30 record "vpath-record for"
+		_e2e_wait_ready "recording to" 60 record "vpath-record for"
 		return
 	fi
 	for host in "${E2E_HOSTS[@]}"; do
@@ -182,7 +182,7 @@ e2e_recorders_start() { # extra recorder options...
 		E2E_RECORDER_PIDS+=($!)
 	done
 	_e2e_names=("${E2E_HOSTS[@]}") _e2e_pids=("${E2E_RECORDER_PIDS[@]}")
-	_e2e_wait_ready "recording to" 30 record "vpath-record for"
+	_e2e_wait_ready "recording to" 60 record "vpath-record for"
 }
 
 # SIGINT: the recorder drains its ring buffer, flushes and exits.

@@ -31,7 +31,8 @@ start_recorder() {
 	"$bin" -o "$out" "$@" >"$out.err" 2>&1 &
 	rec_pid=$!
 	echo "$rec_pid" >"$dir/recorder.pid"
-	for i in $(seq 100); do
+	# 60 s: loading every program takes the verifier seconds on a busy machine.
+	for i in $(seq 600); do
 		if ! kill -0 "$rec_pid" 2>/dev/null; then
 			echo "recorder benchmark: $bin $* exited early:" >&2
 			cat "$out.err" >&2
@@ -47,7 +48,7 @@ start_recorder() {
 		prev=$n
 		sleep 0.1
 	done
-	echo "recorder benchmark: $bin did not attach within 10 s" >&2
+	echo "recorder benchmark: $bin did not attach within 60 s" >&2
 	# Stopped: a caller that goes on would otherwise run a second recorder on the same file.
 	stop_recorder
 	return 1
