@@ -63,7 +63,7 @@ window_case() {
 		on_exit "kill -KILL $!"
 		sleep 0.01
 	done
-	if ! wait_for "$wdir/rec.log" "recording to"; then
+	if ! wait_for "$wdir/rec.log" "recording to" "${RECORDER_START_S:-60}"; then
 		not_ok "$name: the recorder starts ($(tail -n 2 "$wdir/rec.log" | tr "\n" " "))"
 		return
 	fi

@@ -62,9 +62,9 @@ wait_file() {
 	return 1
 }
 
-# wait_for FILE PATTERN: until FILE contains PATTERN (10 s at most).
+# wait_for FILE PATTERN [SECONDS]: until FILE contains PATTERN (10 s at most).
 wait_for() {
-	for _ in $(seq 200); do
+	for _ in $(seq $((${3:-10} * 20))); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
