@@ -15,7 +15,6 @@
  * after the recorder has dropped them.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -35,6 +34,7 @@
 #include "go_entry.h"
 #include "golang.h"
 #include "linkset.h"
+#include "procs.h"
 #include "varbuf.h"
 #include "gotls.h"
 #include "x86_ret.h"
@@ -607,56 +607,33 @@ static void follow_process(struct go_follow *gf, uint32_t pid, const struct go_e
 		fprintf(stderr, "vpath-record: Go process %u: %s\n", pid, strerror(errno));
 }
 
-static bool pid_listed(uint32_t pid, const uint32_t *pids, unsigned npids)
+static int see_process(uint32_t pid, void *ctx)
 {
-	if (!npids)
-		return true;
-	for (unsigned i = 0; i < npids; i++)
-		if (pids[i] == pid)
-			return true;
-	return false;
-}
+	struct go_follow *gf = ctx;
+	char path[64], label[96];
+	struct go_exe_seen *e;
+	int fd;
 
-/* A process that left or never had a namespace's inode to show is not in it. */
-static bool pid_in_netns(unsigned long pid, uint32_t netns)
-{
-	char path[64];
-	struct stat st;
-
-	if (!netns)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%lu/ns/net", pid);
-	return stat(path, &st) == 0 && st.st_ino == netns;
+	if (pid == (uint32_t)getpid())
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	snprintf(label, sizeof(label), "of PID %u", pid);
+	e = see_exe(gf, fd, label, true);
+	close(fd);
+	if (e && e->state == 1)
+		follow_process(gf, pid, e);
+	return 0;
 }
 
 static void scan_processes(struct go_follow *gf)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
+	struct proc_filter f = {
+		.pids = gf->opts.pids, .npids = gf->opts.npids, .netns = gf->opts.netns};
 
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char path[64], label[96], *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-		struct go_exe_seen *e;
-		int fd;
-
-		if (*end || pid == 0 || pid > UINT32_MAX || pid == (unsigned long)getpid() ||
-		    !pid_listed((uint32_t)pid, gf->opts.pids, gf->opts.npids) ||
-		    !pid_in_netns(pid, gf->opts.netns))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%lu/exe", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		snprintf(label, sizeof(label), "of PID %lu", pid);
-		e = see_exe(gf, fd, label, true);
-		close(fd);
-		if (e && e->state == 1)
-			follow_process(gf, (uint32_t)pid, e);
-	}
-	closedir(d);
+	proc_filter__each(&f, see_process, gf);
 }
 
 static uint64_t mono_now_ns(void)

@@ -817,7 +817,8 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 static int open_output(struct recorder *r)
 {
 	const struct record_opts *o = r->opts;
-	struct task_filter tf = {.pids = o->pids, .npids = o->npids, .netns = r->netns_filter};
+	struct task_filter tf = {
+		.procs = {.pids = o->pids, .npids = o->npids, .netns = r->netns_filter}};
 	struct output_opts oo = {
 		.path = o->output,
 		.ring = o->ring,

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "output.h"
 #include "parse.h"
+#include "procs.h"
 
 struct task_entry {
 	uint32_t tid, pid;
@@ -97,16 +98,6 @@ int task_table__update(struct task_table *t, const struct vpr_task *rec)
 	return table_set(t, rec->h.tid, rec->pid, comm);
 }
 
-static bool pid_listed(const struct task_filter *f, uint32_t pid)
-{
-	if (!f->npids)
-		return true;
-	for (unsigned i = 0; i < f->npids; i++)
-		if (f->pids[i] == pid)
-			return true;
-	return false;
-}
-
 /* Where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup, or .../unified on hybrid systems). */
 static void cgroup2_mount(char *buf, size_t len)
 {
@@ -153,23 +144,6 @@ static uint64_t process_cgroup_id(const char *root, uint32_t pid)
 	return id;
 }
 
-static bool process_wanted(const struct task_filter *f, const char *cgroot, uint32_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	if (!pid_listed(f, pid))
-		return false;
-	if (f->netns) {
-		snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-		if (stat(path, &st) || st.st_ino != f->netns)
-			return false;
-	}
-	if (f->cgroup_id && process_cgroup_id(cgroot, pid) != f->cgroup_id)
-		return false;
-	return true;
-}
-
 static int scan_threads(struct task_table *t, uint32_t pid)
 {
 	char path[96], comm[VPR_COMM_LEN + 2];
@@ -201,28 +175,28 @@ static int scan_threads(struct task_table *t, uint32_t pid)
 	return err;
 }
 
+struct scan_ctx {
+	struct task_table *t;
+	uint64_t cgroup_id;
+	char cgroot[4096];
+};
+
+static int scan_process(uint32_t pid, void *arg)
+{
+	struct scan_ctx *c = arg;
+
+	if (c->cgroup_id && process_cgroup_id(c->cgroot, pid) != c->cgroup_id)
+		return 0;
+	return scan_threads(c->t, pid);
+}
+
 int task_table__scan_proc(struct task_table *t, const struct task_filter *f)
 {
-	char cgroot[4096];
-	struct dirent *de;
-	DIR *proc;
-	int err = 0;
+	struct scan_ctx c = {.t = t, .cgroup_id = f->cgroup_id};
 
 	if (f->cgroup_id)
-		cgroup2_mount(cgroot, sizeof(cgroot));
-	proc = opendir("/proc");
-	if (!proc)
-		return -errno;
-	while (!err && (de = readdir(proc))) {
-		uint64_t pid;
-
-		if (parse_u64(de->d_name, UINT32_MAX, &pid))
-			continue;
-		if (process_wanted(f, cgroot, (uint32_t)pid))
-			err = scan_threads(t, (uint32_t)pid);
-	}
-	closedir(proc);
-	return err;
+		cgroup2_mount(c.cgroot, sizeof(c.cgroot));
+	return proc_filter__each(&f->procs, scan_process, &c);
 }
 
 struct snapshot_ctx {

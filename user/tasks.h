@@ -9,15 +9,14 @@
 
 #include <stdint.h>
 #include "vpath/record.h"
+#include "procs.h"
 
 struct output;
 struct task_table;
 
-/* Which processes the /proc scan keeps (0 / npids = 0: no filter). */
+/* Which processes the /proc scan keeps (0: no filter). */
 struct task_filter {
-	const uint32_t *pids;
-	unsigned npids;
-	uint32_t netns;
+	struct proc_filter procs;
 	uint64_t cgroup_id;
 };
 

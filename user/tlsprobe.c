@@ -6,9 +6,9 @@
  * Files are looked at once per inode.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "linkset.h"
+#include "procs.h"
 #include "tlsprobe.h"
 #include "varbuf.h"
 
@@ -273,47 +274,30 @@ static void see_file(struct tls_follow *tf, const char *path, const char *label)
 		fprintf(stderr, "vpath-record: TLS: libssl probed in %s\n", label);
 }
 
-static bool pid_listed(uint32_t pid, const uint32_t *pids, unsigned npids)
-{
-	if (!npids)
-		return true;
-	for (unsigned i = 0; i < npids; i++)
-		if (pids[i] == pid)
-			return true;
-	return false;
-}
-
-static bool pid_in_netns(unsigned long pid, uint32_t netns)
-{
-	char path[64];
-	struct stat st;
-
-	if (!netns)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%lu/ns/net", pid);
-	return stat(path, &st) == 0 && st.st_ino == netns;
-}
-
 /* A process's executable and the libssl files it maps, seen through its root. */
-static void see_process(struct tls_follow *tf, unsigned long pid)
+static int see_process(uint32_t pid, void *ctx)
 {
 	char path[PATH_MAX], file[PATH_MAX], line[PATH_MAX + 128];
+	struct tls_follow *tf = ctx;
 	FILE *maps;
 
-	snprintf(path, sizeof(path), "/proc/%lu/exe", pid);
+	if (pid == (uint32_t)getpid())
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	see_file(tf, path, path);
-	snprintf(path, sizeof(path), "/proc/%lu/maps", pid);
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	maps = fopen(path, "re");
 	if (!maps)
-		return;
+		return 0;
 	while (fgets(line, sizeof(line), maps)) {
 		if (!tls_maps_line(line, file, sizeof(file)))
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "/proc/%lu/root%s", pid, file) <
+		if ((size_t)snprintf(path, sizeof(path), "/proc/%u/root%s", pid, file) <
 		    sizeof(path))
 			see_file(tf, path, file);
 	}
 	fclose(maps);
+	return 0;
 }
 
 /*
@@ -363,9 +347,8 @@ static void see_system(struct tls_follow *tf)
 struct tls_follow *tls_follow__start(struct bpf_object *obj, const uint32_t *pids, unsigned npids,
 				     uint32_t netns, int verbose)
 {
+	struct proc_filter f = {.pids = pids, .npids = npids, .netns = netns};
 	struct tls_follow *tf = calloc(1, sizeof(*tf));
-	DIR *d;
-	struct dirent *de;
 
 	if (!tf)
 		return NULL;
@@ -375,19 +358,7 @@ struct tls_follow *tls_follow__start(struct bpf_object *obj, const uint32_t *pid
 		return tf;
 	see_system(tf);
 	see_path(tf);
-	d = opendir("/proc");
-	if (!d)
-		return tf;
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		if (*end || pid == 0 || pid > UINT32_MAX || pid == (unsigned long)getpid() ||
-		    !pid_listed((uint32_t)pid, pids, npids) || !pid_in_netns(pid, netns))
-			continue;
-		see_process(tf, pid);
-	}
-	closedir(d);
+	proc_filter__each(&f, see_process, tf);
 	return tf;
 }
 
