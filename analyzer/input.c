@@ -33,6 +33,7 @@ struct stream {
 	union vpr_any *ring; /* reorder window, sorted by ts, head..head+len */
 	size_t cap, head, len;
 	uint64_t max_ts, last_out_ts;
+	bool filled; /* the window is full (or eof) since the last record went out: fill */
 	struct cpu_drops *cpus;
 	size_t ncpus;
 	uint64_t bytes_done;	     /* size of the files read to their end */
@@ -627,7 +628,10 @@ static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 
 	if (s->len == s->cap && ring_grow(s))
 		return -ENOMEM;
-	if (s->len && rec->ts_ns < slot(s, 0)->h.ts_ns) {
+	if (rec->ts_ns >= s->max_ts) {
+		/* In order (most records): none in the window is later. */
+		i = s->len;
+	} else if (s->len && rec->ts_ns < slot(s, 0)->h.ts_ns) {
 		s->head = (s->head - 1) & (s->cap - 1);
 		i = 0;
 	} else {
@@ -668,11 +672,19 @@ static void fill_slow(struct vp_input *in, struct stream *s)
 	} while (!window_full(in, s));
 }
 
-/* Called twice per record (peek, next): the common case, nothing to read, stays inline. */
+/*
+ * Called twice per record (peek, next): the common case, nothing to read,
+ * stays inline.  The window stays full until a record goes out, so the
+ * second call, after the first and before vp_input__next takes one, has
+ * nothing to ask.
+ */
 static inline void fill(struct vp_input *in, struct stream *s)
 {
+	if (s->filled)
+		return;
 	if (!window_full(in, s))
 		fill_slow(in, s);
+	s->filled = true;
 }
 
 uint64_t vp_input__peek_ts(struct vp_input *in, size_t host)
@@ -781,6 +793,7 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 	cur = slot(s, 0);
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
+	s->filled = false;
 	if (cur->h.ts_ns < s->last_out_ts) {
 		/*
 		 * Analyzed after records stamped later: the thread rules saw its
