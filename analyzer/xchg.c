@@ -19,18 +19,27 @@ struct vp_xchg *vp_xpool__get(struct vp_xpool *p)
 	return x;
 }
 
+/*
+ * Every finished exchange comes here, and most own none of these: free is
+ * called only for what is there (four calls of free(NULL) per exchange
+ * were 0.4% of `patterns`).
+ */
 void vp_xpool__put(struct vp_xpool *p, struct vp_xchg *x)
 {
-	free(x->wit);
-	free(x->wit_req);
-	free(x->prop);
-	free(x->content);
-	vp_loglines__free_list(x->logs);
-	x->logs = x->logs_tail = NULL;
-	x->prop = NULL;
-	x->content = NULL;
-	x->wit = NULL;
-	x->wit_req = NULL;
+	if (x->wit || x->wit_req || x->prop || x->content) {
+		free(x->wit);
+		free(x->wit_req);
+		free(x->prop);
+		free(x->content);
+		x->prop = NULL;
+		x->content = NULL;
+		x->wit = NULL;
+		x->wit_req = NULL;
+	}
+	if (x->logs) {
+		vp_loglines__free_list(x->logs);
+		x->logs = x->logs_tail = NULL;
+	}
 	x->sibling = p->free;
 	p->free = x;
 	p->live--;
