@@ -733,18 +733,10 @@ bool go_follow__active(const struct go_follow *gf)
 	return gf && gf->nexes > 0;
 }
 
-void go_follow__detach(struct go_follow *gf)
-{
-	if (!gf)
-		return;
-	linkset__truncate(&gf->links, 0);
-}
-
 void go_follow__free(struct go_follow *gf)
 {
 	if (!gf)
 		return;
-	go_follow__detach(gf);
 	linkset__free(&gf->links);
 	free(gf->seen);
 	free(gf);

@@ -96,11 +96,6 @@ struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *p
 void go_follow__rescan(struct go_follow *gf);
 /* Some Go binary is followed: the BPF side must look for Go processes. */
 bool go_follow__active(const struct go_follow *gf);
-/*
- * Detaches the uprobes attached in this process, without a helper (before
- * the last drain); those of the helper go with it (priv_helper__stop).
- */
-void go_follow__detach(struct go_follow *gf);
 void go_follow__free(struct go_follow *gf);
 
 #endif

@@ -903,7 +903,14 @@ static int poll_loop(struct recorder *r)
 	return err < 0 ? err : 0;
 }
 
-/* Detach first, so that the last drain sees everything that was recorded. */
+/*
+ * Detach first, so that the last drain sees everything that was recorded.
+ * The uprobes of the Go and libssl followers (and of the probe helper, for
+ * programs started later) stay until after the file is closed, in the
+ * frees at the end: the kernel takes a grace period to remove each, about
+ * 0.1 s here, seconds for a few dozen, and what they record once the
+ * socket programs are gone belongs to no recorded operation.
+ */
 static int finish(struct recorder *r)
 {
 	uint64_t upto;
@@ -911,9 +918,6 @@ static int finish(struct recorder *r)
 
 	vpath_bpf__detach(r->skel);
 	exec_watch__stop(r->ew);
-	priv_helper__stop(r->ph);
-	go_follow__detach(r->go);
-	tls_follow__detach(r->tls);
 	err = drain(r, &upto);
 	if (!err)
 		err = take_leftovers(r);

@@ -367,18 +367,10 @@ bool tls_follow__active(const struct tls_follow *tf)
 	return tf && tf->nfiles > 0;
 }
 
-void tls_follow__detach(struct tls_follow *tf)
-{
-	if (!tf)
-		return;
-	linkset__truncate(&tf->links, 0);
-}
-
 void tls_follow__free(struct tls_follow *tf)
 {
 	if (!tf)
 		return;
-	tls_follow__detach(tf);
 	linkset__free(&tf->links);
 	free(tf->seen);
 	free(tf);

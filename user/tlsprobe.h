@@ -38,8 +38,6 @@ struct tls_follow *tls_follow__start(struct bpf_object *obj, const uint32_t *pid
 				     uint32_t netns, int verbose);
 /* Some file is probed: the BPF side must tie handshakes to libssl objects. */
 bool tls_follow__active(const struct tls_follow *tf);
-/* Detaches the probes (before the last drain). */
-void tls_follow__detach(struct tls_follow *tf);
 void tls_follow__free(struct tls_follow *tf);
 
 #endif
