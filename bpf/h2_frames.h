@@ -490,7 +490,7 @@ static __always_inline void h2_block_resume(const struct h2_walk *w, struct h2_d
  * global function: the verifier walks it once, on its own, from any w and
  * d, not again for every state a caller brings to the loop (inlined in the
  * callback, it made ~90% of the socket programs' verified instructions, and
- * seconds of the recorder's start: docs/recorder.md).
+ * seconds of the recorder's start: docs/bench.md, "The verifier's budget").
  */
 __noinline long h2_walk_step(struct h2_walk *w, struct h2_dir *d)
 {
