@@ -17,8 +17,9 @@
  * them from the caller's buffers (through its iovecs), 9 bytes each;
  * payloads are skipped by the headers' lengths, never read.  The walk
  * stops for good, and says so with a VPR_H2_LOST record, where it cannot
- * be sure of its place.  It runs in a bpf_loop() callback: verified once,
- * so the programs stay small whatever the bound.
+ * be sure of its place.  It runs in a bpf_loop() callback, whose step is
+ * a global function (h2_walk_step()): the verifier walks the step once,
+ * whatever the bound and however many ways a program comes to the loop.
  *
  * Included by vpath.bpf.c after capture.h and current_call_data().
  */
@@ -26,6 +27,10 @@
 #define VPATH_H2_FRAMES_H
 
 #include "h2.h"
+
+#ifndef __noinline
+#define __noinline __attribute__((noinline))
+#endif
 
 struct h2_sock {
 	struct h2_dir d[2]; /* by enum vpr_dir */
@@ -81,9 +86,11 @@ struct h2_block {
 	__u32 pad;
 };
 
-/* One operation's walk, the bpf_loop() callback's context. */
+/*
+ * One operation's walk of a direction (struct h2_loop): no pointer in it,
+ * so that the step, a global function, may take it as plain memory.
+ */
 struct h2_walk {
-	struct h2_dir *d;
 	__u64 cookie;
 	__u64 ts;
 	__u32 tid;
@@ -108,8 +115,8 @@ struct h2_walk {
 	struct h2_block blk;
 };
 
-static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr *fr, __u8 kind,
-				    __u8 why)
+static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_dir *d,
+				    const struct h2_hdr *fr, __u8 kind, __u8 why)
 {
 	struct vpr_h2_frame *r = ring_reserve(sizeof(*r));
 
@@ -120,7 +127,7 @@ static __always_inline void h2_emit(const struct h2_walk *w, const struct h2_hdr
 	r->dir = w->dir;
 	r->kind = kind | w->space;
 	if (kind == VPR_H2_LOST) {
-		r->seq = w->d->next;
+		r->seq = d->next;
 		r->stream_id = 0;
 		r->length = 0;
 		r->type = why;
@@ -256,9 +263,9 @@ static __always_inline struct h2_carry *h2_carry_get(const struct h2_owner *o, b
  * reader decodes HPACK only from whole blocks in order, so d->blocks
  * remembers whether every block so far was whole.
  */
-static __always_inline void h2_block_begin(struct h2_walk *w, const struct h2_hdr *fr, __u32 at)
+static __always_inline void h2_block_begin(struct h2_walk *w, struct h2_dir *d,
+					   const struct h2_hdr *fr, __u32 at)
 {
-	struct h2_dir *d = w->d;
 	struct h2_block_buf *sc;
 	__u32 zero = 0;
 
@@ -295,8 +302,8 @@ static __always_inline void h2_block_begin(struct h2_walk *w, const struct h2_hd
 }
 
 /* Block b's record, its bytes read into sc; d->blocks says whether all so far were whole. */
-static __always_inline void h2_block_record(const struct h2_walk *w, const struct h2_block *b,
-					    const struct h2_block_buf *sc)
+static __always_inline void h2_block_record(const struct h2_walk *w, struct h2_dir *d,
+					    const struct h2_block *b, const struct h2_block_buf *sc)
 {
 	struct vpr_payload *p;
 	__u32 len = b->got;
@@ -333,11 +340,11 @@ static __always_inline void h2_block_record(const struct h2_walk *w, const struc
 	ring_submit(p);
 	if (len == H2_FRAME_HDR_LEN + b->len &&
 	    !(b->flags & (VPR_PAYLOAD_H2_BROKEN | VPR_PAYLOAD_H2_DATA)))
-		w->d->blocks = H2_BLOCKS_WHOLE;
+		d->blocks = H2_BLOCKS_WHOLE;
 }
 
 /* The open block read so far, as its record. */
-static __always_inline void h2_block_end(struct h2_walk *w)
+static __always_inline void h2_block_end(struct h2_walk *w, struct h2_dir *d)
 {
 	struct h2_block_buf *sc;
 	__u32 zero = 0;
@@ -345,20 +352,20 @@ static __always_inline void h2_block_end(struct h2_walk *w)
 	w->blk_open = 0;
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
 	if (sc)
-		h2_block_record(w, &w->blk, sc);
+		h2_block_record(w, d, &w->blk, sc);
 }
 
 /*
  * One buffer's bytes of the open block, or its end; 1 when the block goes
  * on past the operation, which ends the walk: the next header lies past it.
  */
-static __always_inline long h2_block_step(struct h2_walk *w)
+static __always_inline long h2_block_step(struct h2_walk *w, struct h2_dir *d)
 {
 	struct h2_block_buf *sc;
 	__u32 zero = 0, n, off, op_len = w->end - w->start, pos = w->blk_pos;
 
 	if (w->blk.got >= w->blk.want || (__u64)pos < w->buf_off) {
-		h2_block_end(w);
+		h2_block_end(w, d);
 		return 0;
 	}
 	/* The rest is in the direction's next operation. */
@@ -369,12 +376,12 @@ static __always_inline long h2_block_step(struct h2_walk *w)
 	}
 	if ((__u64)pos >= (__u64)w->buf_off + w->buf_len) {
 		if (w->kind != USER_DATA_IOVEC || !h2_next_buf(w))
-			h2_block_end(w);
+			h2_block_end(w, d);
 		return 0;
 	}
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
 	if (!sc) {
-		h2_block_end(w);
+		h2_block_end(w, d);
 		return 0;
 	}
 	n = w->buf_off + w->buf_len - pos;
@@ -388,7 +395,7 @@ static __always_inline long h2_block_step(struct h2_walk *w)
 	barrier_var(n);
 	if (n == 0 ||
 	    bpf_probe_read_user(sc->b + off, n, (const void *)(w->buf + (pos - w->buf_off)))) {
-		h2_block_end(w);
+		h2_block_end(w, d);
 		return 0;
 	}
 	w->blk.got += n;
@@ -401,7 +408,8 @@ static __always_inline long h2_block_step(struct h2_walk *w)
  * of it waits in the socket's struct h2_carry.  d->carry says so, so that
  * only an operation that resumes one looks it up.
  */
-static __always_inline void h2_block_park(struct h2_walk *w, const struct h2_owner *o)
+static __always_inline void h2_block_park(struct h2_walk *w, struct h2_dir *d,
+					  const struct h2_owner *o)
 {
 	struct h2_block_buf *sc;
 	struct h2_carry *c;
@@ -414,11 +422,11 @@ static __always_inline void h2_block_park(struct h2_walk *w, const struct h2_own
 	/* All of the block there may be: got <= want <= capture_len <= VPR_PAYLOAD_MAX. */
 	if (!c || bpf_probe_read_kernel(c->d[w->dir & 1].b, sizeof(c->d[0].b), sc->b)) {
 		/* Nowhere to keep it: cut here, as without a carry (the record says so). */
-		h2_block_record(w, &w->blk, sc);
+		h2_block_record(w, d, &w->blk, sc);
 		return;
 	}
 	c->d[w->dir & 1].blk = w->blk;
-	w->d->carry = 1;
+	d->carry = 1;
 }
 
 /*
@@ -434,7 +442,8 @@ static __always_inline void h2_block_park(struct h2_walk *w, const struct h2_own
  * (H2_CARRY_NS); cut when it does not go on where the block does (the
  * recorder missed one), or its buffer is not to be had.
  */
-static __always_inline void h2_block_resume(const struct h2_walk *w, const struct h2_owner *o)
+static __always_inline void h2_block_resume(const struct h2_walk *w, struct h2_dir *d,
+					    const struct h2_owner *o)
 {
 	__u32 zero = 0, got, off, n, op_len = w->end - w->start;
 	struct h2_block_buf *sc;
@@ -442,7 +451,7 @@ static __always_inline void h2_block_resume(const struct h2_walk *w, const struc
 	struct h2_carry *c;
 	__u64 buf, room;
 
-	w->d->carry = 0;
+	d->carry = 0;
 	sc = bpf_map_lookup_elem(&h2_block_bufs, &zero);
 	c = h2_carry_get(o, false);
 	if (!sc || !c)
@@ -469,25 +478,31 @@ static __always_inline void h2_block_resume(const struct h2_walk *w, const struc
 		/* It goes on past this operation too: carried on. */
 		if (n == op_len && cd->blk.got < cd->blk.want &&
 		    !bpf_probe_read_kernel(cd->b, sizeof(cd->b), sc->b)) {
-			w->d->carry = 1;
+			d->carry = 1;
 			return;
 		}
 	}
-	h2_block_record(w, &cd->blk, sc);
+	h2_block_record(w, d, &cd->blk, sc);
 }
 
-/* One step of the walk; 1 ends it (done, or w->why says why not). */
-static long h2_walk_step(__u64 index, void *ctx)
+/*
+ * One step of the walk of d; 1 ends it (done, or w->why says why not).  A
+ * global function: the verifier walks it once, on its own, from any w and
+ * d, not again for every state a caller brings to the loop (inlined in the
+ * callback, it made ~90% of the socket programs' verified instructions, and
+ * seconds of the recorder's start: docs/bench.md, "The verifier's budget").
+ */
+__noinline long h2_walk_step(struct h2_walk *w, struct h2_dir *d)
 {
-	struct h2_walk *w = ctx;
-	struct h2_dir *d = w->d;
 	struct h2_hdr fr;
 	__u32 off, n, have;
 	int r;
 
+	if (!w || !d)
+		return 1;
 	/* A header block is read before the next frame's header: it lies before it. */
 	if (w->blk_open)
-		return h2_block_step(w);
+		return h2_block_step(w, d);
 	r = h2_step(d, w->start, w->end, &off, &n);
 	if (r == H2_STEP_DONE)
 		return 1;
@@ -522,12 +537,30 @@ static long h2_walk_step(__u64 index, void *ctx)
 		return 1;
 	}
 	if (r == H2_TOOK_FRAME) {
-		h2_emit(w, &fr, VPR_H2_HEADER, 0);
+		h2_emit(w, d, &fr, VPR_H2_HEADER, 0);
 		if (w->capture && (fr.type == H2_HEADERS || fr.type == H2_CONTINUATION ||
 				   (fr.type == H2_DATA && fr.len)))
-			h2_block_begin(w, &fr, off + n);
+			h2_block_begin(w, d, &fr, off + n);
 	}
 	return 0;
+}
+
+/*
+ * The bpf_loop() callback's context: the walk, memory the step may
+ * overwrite (the verifier forgets what it knew of it after each call,
+ * which makes the loop's states meet at once), and its direction.
+ */
+struct h2_loop {
+	struct h2_walk *w;
+	struct h2_dir *d;
+};
+
+static long h2_walk_cb(__u64 index, void *ctx)
+{
+	struct h2_loop *l = ctx;
+
+	/* The verifier wants 0 or 1 from a callback, and knows nothing of a global's value. */
+	return h2_walk_step(l->w, l->d) ? 1 : 0;
 }
 
 /*
@@ -542,12 +575,13 @@ static __always_inline void h2_walk_op(struct h2_sock *s, const struct h2_owner 
 				       __u64 pid_tgid, __u64 cookie, __u64 ts, __u32 start,
 				       __u32 end, __u32 kind, __u64 data, bool capture, __u8 space)
 {
+	struct h2_dir *d = &s->d[dir & 1];
 	struct h2_walk w = {};
+	struct h2_loop l = {.w = &w, .d = d};
 	__u32 off, n;
 	int r;
 
-	w.d = &s->d[dir & 1];
-	if (w.d->mode != H2_TRACK)
+	if (d->mode != H2_TRACK)
 		return;
 	w.space = space;
 	w.cookie = cookie;
@@ -559,8 +593,8 @@ static __always_inline void h2_walk_op(struct h2_sock *s, const struct h2_owner 
 	w.end = end;
 	w.dir = dir;
 	/* Most operations of a busy connection lie inside one DATA payload. */
-	r = h2_step(w.d, start, end, &off, &n);
-	if (r == H2_STEP_READ || w.d->carry) {
+	r = h2_step(d, start, end, &off, &n);
+	if (r == H2_STEP_READ || d->carry) {
 		if (kind == USER_DATA_NONE)
 			kind = current_call_data(o->sk, dir, &data);
 		kind = user_data_unwrap(kind, &data);
@@ -570,28 +604,28 @@ static __always_inline void h2_walk_op(struct h2_sock *s, const struct h2_owner 
 			w.why = VPR_H2_LOST_UNREADABLE;
 	}
 	/* Before the operation's frames: its first bytes are the block's. */
-	if (w.d->carry)
-		h2_block_resume(&w, o);
+	if (d->carry)
+		h2_block_resume(&w, d, o);
 	if (r == H2_STEP_GAP)
 		w.why = VPR_H2_LOST_GAP;
 	if (!w.why && r == H2_STEP_READ) {
-		bpf_loop(H2_MAX_STEPS, h2_walk_step, &w, 0);
+		bpf_loop(H2_MAX_STEPS, h2_walk_cb, &l, 0);
 		/* Out of steps inside a block: what was read of it. */
 		if (w.blk_open)
-			h2_block_end(&w);
-		if (!w.why && h2_step(w.d, start, end, &off, &n) != H2_STEP_DONE)
+			h2_block_end(&w, d);
+		if (!w.why && h2_step(d, start, end, &off, &n) != H2_STEP_DONE)
 			w.why = VPR_H2_LOST_TOO_MANY;
 	}
 	/* A block that goes on past the operation: carried, or (the walk lost) cut. */
 	if (w.blk_carry) {
 		if (w.why)
-			h2_block_end(&w);
+			h2_block_end(&w, d);
 		else
-			h2_block_park(&w, o);
+			h2_block_park(&w, d, o);
 	}
 	if (w.why) {
-		h2_emit(&w, NULL, VPR_H2_LOST, w.why);
-		w.d->mode = H2_LOST;
+		h2_emit(&w, d, NULL, VPR_H2_LOST, w.why);
+		d->mode = H2_LOST;
 	}
 }
 

@@ -144,11 +144,10 @@ static __always_inline void tls_lose(struct tls_conn *c, __u64 pid_tgid, __u32 w
 	w.tid = (__u32)pid_tgid;
 	w.space = VPR_H2_IN_TLS;
 	for (int i = 0; i < 2; i++) {
-		w.d = &c->h2.d[i];
 		w.dir = i;
-		if (w.d->mode == H2_TRACK)
-			h2_emit(&w, NULL, VPR_H2_LOST, why);
-		w.d->mode = H2_OFF;
+		if (c->h2.d[i].mode == H2_TRACK)
+			h2_emit(&w, &c->h2.d[i], NULL, VPR_H2_LOST, why);
+		c->h2.d[i].mode = H2_OFF;
 	}
 	flight_end(&f);
 }
