@@ -98,9 +98,9 @@ struct vp_analysis {
 };
 
 /* The paths' batches (paths.h, run) on the analysis's threads. */
-static void run_jobs(void *ctx, size_t n, vp_job_fn fn, void *fn_ctx)
+static void run_jobs(void *ctx, vp_job_fn first, size_t n, vp_job_fn fn, void *fn_ctx)
 {
-	vp_workers__run(ctx, n, fn, fn_ctx);
+	vp_workers__run_first(ctx, first, fn_ctx, n, fn, fn_ctx);
 }
 
 int vp_analysis__new(struct vp_analysis **out, char *const *files, int nfiles,
@@ -1054,18 +1054,14 @@ static void look_ahead(void *ctx, size_t h)
 }
 
 /*
- * The look-ahead, and as its first job the exchanges of the trees the last
- * emit built back to their pools (vp_paths__release_built): the look-ahead
- * reads files and sockets, never exchanges or the pools.
+ * The look-ahead's first job: the exchanges of the trees the last emit
+ * built back to their pools (vp_paths__release_built); the look-ahead reads
+ * files and sockets, never exchanges or the pools.
  */
-static void look_step(void *ctx, size_t j)
+static void release_built(void *ctx, size_t j)
 {
-	struct vp_analysis *a = ctx;
-
-	if (j == 0)
-		vp_paths__release_built(&a->paths);
-	else
-		look_ahead(a, j - 1);
+	(void)j;
+	vp_paths__release_built(ctx);
 }
 
 /* The connection records the hosts looked at, into the stream table, in host order. */
@@ -1302,22 +1298,6 @@ static void analyze_host(void *ctx, size_t h)
 		end_host(a, hs, (int)h);
 }
 
-/*
- * The hosts' step, and as its first job the requests the last emit let
- * out handed to the queues stage and the output (vp_paths__deliver): they
- * read only the requests and what no host writes, and one job keeps their
- * order.  First, so that the longest job starts first.
- */
-static void host_step(void *ctx, size_t j)
-{
-	struct vp_analysis *a = ctx;
-
-	if (j == 0)
-		vp_paths__deliver(&a->paths);
-	else
-		analyze_host(a, j - 1);
-}
-
 static uint64_t events(const struct vp_analysis *a)
 {
 	uint64_t n = 0;
@@ -1419,12 +1399,16 @@ int vp_analysis__run(struct vp_analysis *a)
 		a->look_until = a->until < INT64_MAX - (int64_t)LOOKAHEAD_NS
 					? a->until + (int64_t)LOOKAHEAD_NS
 					: INT64_MAX;
-		if (a->paths.nrel)
-			vp_workers__run(&a->workers, a->nhosts + 1, look_step, a);
-		else
-			vp_workers__run(&a->workers, a->nhosts, look_ahead, a);
+		vp_workers__run_first(&a->workers, a->paths.nrel ? release_built : NULL, &a->paths,
+				      a->nhosts, look_ahead, a);
 		add_streams(a);
-		vp_workers__run(&a->workers, a->nhosts + 1, host_step, a);
+		/*
+		 * Beside it, the requests the last emit let out go to the queues
+		 * stage and the output (vp_paths__deliver: they read only the
+		 * requests and what no host writes, one job keeps their order).
+		 */
+		vp_workers__run_first(&a->workers, a->paths.ndeliver ? vp_paths__deliver_job : NULL,
+				      &a->paths, a->nhosts, analyze_host, a);
 		for (size_t h = 0; h < a->nhosts; h++)
 			apply(a, &a->hs[h]);
 		if (events(a) - last_advance >= ADVANCE_EVERY) {

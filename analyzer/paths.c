@@ -688,17 +688,6 @@ static void hold_one(void *ctx, size_t j)
 	r->nhosts = (size_t)__builtin_popcountll(hosts_seen);
 }
 
-/* A batch's jobs after its first, which hands the requests emitted before it over. */
-static void deliver_then(void *ctx, size_t j)
-{
-	struct vp_paths *p = ctx;
-
-	if (j == 0)
-		vp_paths__deliver(p);
-	else
-		p->job(p, j - 1);
-}
-
 /*
  * The requests emitted so far go to the output as one job of the batch
  * (the first, the longest): a clock tick lets thousands go, OUT_MAX at a
@@ -707,16 +696,16 @@ static void deliver_then(void *ctx, size_t j)
  */
 static void run_batch(struct vp_paths *p, size_t n, vp_paths_job_fn fn)
 {
-	if (n && p->ndeliver) {
-		p->job = fn;
-		fn = deliver_then;
-		n++;
+	vp_paths_job_fn first = n && p->ndeliver ? vp_paths__deliver_job : NULL;
+
+	if (p->run) {
+		p->run(p->run_ctx, first, n, fn, p);
+		return;
 	}
-	if (p->run)
-		p->run(p->run_ctx, n, fn, p);
-	else
-		for (size_t j = 0; j < n; j++)
-			fn(p, j);
+	if (first)
+		first(p, 0);
+	for (size_t j = 0; j < n; j++)
+		fn(p, j);
 }
 
 static bool finish_call(struct vp_paths *p, struct vp_call *call, bool *exact);
@@ -942,6 +931,12 @@ void vp_paths__deliver(struct vp_paths *p)
 	for (size_t i = 0; i < p->ndeliver; i++)
 		p->fn(p->ctx, p->deliver[i]);
 	p->ndeliver = 0;
+}
+
+void vp_paths__deliver_job(void *paths, size_t j)
+{
+	(void)j;
+	vp_paths__deliver(paths);
 }
 
 void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all)

@@ -70,12 +70,12 @@ struct vp_paths {
 	 */
 	struct vp_request *deliver[VP_PATHS_DELIVER_MAX];
 	size_t ndeliver;
-	vp_paths_job_fn job; /* the batch's own jobs, beside the delivery (paths.c, run_batch) */
 	/*
-	 * Hook: fn(fn_ctx, j) once for every j < n, on any threads, returning
-	 * when all are done (the analysis's workers); NULL: in order, here.
+	 * Hook: first(fn_ctx, 0) unless first is NULL, taken first, and
+	 * fn(fn_ctx, j) once for every j < n, on any threads, returning when
+	 * all are done (the analysis's workers); NULL: in order, here.
 	 */
-	void (*run)(void *ctx, size_t n, vp_paths_job_fn fn, void *fn_ctx);
+	void (*run)(void *ctx, vp_paths_job_fn first, size_t n, vp_paths_job_fn fn, void *fn_ctx);
 	void *run_ctx;
 	uint64_t next_request_id;
 	uint64_t requests, calls; /* emitted */
@@ -198,6 +198,8 @@ void vp_paths__emit(struct vp_paths *p, int64_t loss_known, bool all);
  * this may run beside the hosts' step, on another thread.
  */
 void vp_paths__deliver(struct vp_paths *p);
+/* vp_paths__deliver(paths) as a job of a batch (workers.h: the batch's first). */
+void vp_paths__deliver_job(void *paths, size_t j);
 /*
  * The exchanges of the trees built by the last emit back to their pools,
  * in join order.  Touches only those exchanges and the pools, so this may
