@@ -1082,6 +1082,7 @@ static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
 {
 	struct vp_gor_unit *from, *to;
 
+	vp_attr__go_begins(&hs->attr, g->pid);
 	if (g->kind == VPR_GO_RUN) {
 		vp_gor__run(&hs->gor, g->h.tid, g->pid, g->goid);
 		return;

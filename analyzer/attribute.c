@@ -576,6 +576,29 @@ void vp_attr__unasked(struct vp_attr *a, struct vp_sock *s, const struct vpr_soc
 		hands_off(thread_proc(a, t, op->pid));
 }
 
+void vp_attr__go_begins(struct vp_attr *a, uint32_t pid)
+{
+	struct vp_proc *p = proc_get(a, pid);
+
+	if (p->go_seen)
+		return;
+	p->go_seen = true;
+	if (!p->served && !p->calls)
+		return;
+	taint_open(p);
+	p->mixed = p->judge.never_exact = false;
+	p->hands_off = false;
+	p->handoff = p->interleaved = 0;
+	p->calls_by_input = p->calls_by_reply = p->calls_by_connect = 0;
+	p->life.reader_calls = p->life.reader_replies = 0;
+}
+
+/* A thread of a Go process that runs no known goroutine: its evidence is not the process's. */
+static bool bare_go_thread(const struct vp_proc *p, const struct vp_thread *t)
+{
+	return p->go_seen && t->tid < VP_GOR_UNIT_BASE;
+}
+
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
 			   bool first)
 {
@@ -585,13 +608,16 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 
 	woke_clear(a, t);
 	t->replies++;
-	if (first && vp_handoff__reply(t->inflight, t->ninflight, s, t->turn_ts, op->h.ts_ns))
+	if (first && vp_handoff__reply(t->inflight, t->ninflight, s, t->turn_ts, op->h.ts_ns) &&
+	    !bare_go_thread(p, t))
 		hands_off(p);
 	t->sent_since_read = true;
 	if (first) {
 		take_comm(s, t, p);
 		p->served++;
-		if (s->req.last_tid != t->tid) {
+		if (bare_go_thread(p, t) || (p->go_seen && s->req.last_tid < VP_GOR_UNIT_BASE)) {
+			/* vp_attr__go_begins: neither a hand-off nor an interleave of the process. */
+		} else if (s->req.last_tid != t->tid) {
 			p->handoff++;
 			if (t->reads_requests && !p->mixed)
 				become_mixed(p);

@@ -157,6 +157,12 @@ struct vp_proc {
 	 */
 	bool hands_off;
 	/*
+	 * Its goroutine records have begun (vp_attr__go_begins): from then on
+	 * a thread that runs no known goroutine yet (a bare thread) says
+	 * nothing of the process's shape.
+	 */
+	bool go_seen;
+	/*
 	 * What the wake-up rule needs to know of this process (not of an
 	 * earlier one with the same pid: both restart at a fork or exec).
 	 */
@@ -355,6 +361,13 @@ const char *vp_model_name(enum vp_model m);
  * goroutine's request, by its creation, is what the wake-up rule takes
  * first (inferred).
  */
+/*
+ * Process pid's first goroutine record: what its threads showed before it
+ * (a Go program whose probes came after its first requests) was the shape
+ * of threads that carry goroutines, not of the program, and is forgotten;
+ * the requests open then stay inferred.
+ */
+void vp_attr__go_begins(struct vp_attr *a, uint32_t pid);
 void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32_t sid,
 			  uint64_t ts);
 /* Client stream c of process pid opened at ts: a Write waiting for it (gowrites.h). */
