@@ -65,12 +65,18 @@ static inline int64_t vp_call__server_start(const struct vp_call *c)
 
 /*
  * When a recorded server finished with the call: its last reply byte, or
- * its last request byte when it never replied (one-way, incomplete).
+ * its last request byte when it never replied (one-way, incomplete); never
+ * after a recorded client had the whole reply: a send is stamped when it
+ * returns, and on one machine the receiver can be woken with the bytes and
+ * return first (by 0.1 ms on a busy host), so the server's time would
+ * outlast the call's and self times add up to more than the request.
  */
 static inline int64_t vp_call__server_end(const struct vp_call *c)
 {
 	int64_t end = c->srv_rep_last > c->srv_req_last ? c->srv_rep_last : c->srv_req_last;
 
+	if (c->client.recorded && c->complete && !c->one_way && end > c->end_ns)
+		end = c->end_ns;
 	return end > vp_call__server_start(c) ? end : vp_call__server_start(c);
 }
 

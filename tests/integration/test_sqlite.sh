@@ -74,6 +74,12 @@ for rid, r in reqs.items():
     # Nesting holds where links are decided by evidence (an inferred link may be wrong).
     if r["exact"] and total_self > r["root"]["duration_ns"]:
         bad.append("request %d: self times add up to more than the request" % rid)
+# A server's time lies within its recorded client's (sends are stamped when they return:
+# the woken client can return first, on one machine by 0.1 ms under load).
+late = db.execute("select count(*) from calls where client_host is not null and outcome = 'complete' "
+                  "and server_end_ns > end_ns").fetchone()[0]
+if late:
+    bad.append("%d calls: the server's time ends after its client had the reply" % late)
 anc = db.execute("select count(*) from call_ancestors").fetchone()[0]
 want_anc = sum(d for r in reqs.values() for d, _ in flat(r["root"], 0, []))
 if anc != want_anc:
