@@ -13,6 +13,14 @@ struct vp_xchg *vp_xpool__get(struct vp_xpool *p)
 		p->free = x->sibling;
 	else if (!(x = malloc(sizeof(*x))))
 		return NULL;
+	/*
+	 * The next one handed out was put back a while ago and is cold: its
+	 * eight lines missed in this memset (a third of the analysis's write
+	 * misses, cachegrind 2026-11-28).  Fetched now, they come meanwhile.
+	 */
+	if (p->free)
+		for (size_t at = 0; at < sizeof(*x); at += 64)
+			__builtin_prefetch((const char *)p->free + at, 1);
 	memset(x, 0, sizeof(*x));
 	x->id = p->next_id++;
 	p->live++;
