@@ -157,13 +157,13 @@ struct vp_xchg {
 	struct vp_xchg *up_seen;
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */
-	int32_t refs; /* threads whose current input cause is this exchange */
+	int32_t refs;	  /* threads whose current input cause is this exchange */
 	int64_t deadline; /* matcher: give up after this (common timeline) */
 	size_t heap_idx; /* matcher: position in the deadline heap, 0 = not in it, else index + 1 */
 	struct vp_xchg *match_next;
 	/* Beside the list: holding a process's open requests (attribute.c) walks it adding to wait. */
 	int32_t wait;
-	struct vp_xchg *list_prev, *list_next; /* process list: open servers or pending clients */
+	struct vp_xchg *list_prev, *list_next;	 /* process list: open servers or pending clients */
 	struct vp_xchg *tlist_prev, *tlist_next; /* pending clients: their thread's list */
 	struct vp_logline *logs,
 		*logs_tail; /* server: log lines written for it, in time order (loglines.h) */

@@ -19,8 +19,10 @@ static void make(union vpr_any *r, uint32_t k)
 	static const struct {
 		uint16_t type, size;
 	} kinds[] = {
-		{VPR_SOCK_OP, sizeof(struct vpr_sock_op)}, {VPR_CONN, sizeof(struct vpr_conn)},
-		{VPR_CLOCK, sizeof(struct vpr_clock)},	   {VPR_SOCK_OP, sizeof(struct vpr_sock_op)},
+		{VPR_SOCK_OP, sizeof(struct vpr_sock_op)},
+		{VPR_CONN, sizeof(struct vpr_conn)},
+		{VPR_CLOCK, sizeof(struct vpr_clock)},
+		{VPR_SOCK_OP, sizeof(struct vpr_sock_op)},
 		{VPR_TASK, sizeof(struct vpr_task)},
 	};
 	unsigned char *b = (unsigned char *)r;

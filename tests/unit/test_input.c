@@ -108,8 +108,8 @@ static void test_long_records_out_of_order(void **state)
 		uint64_t t = 1000 + (uint64_t)i * 10;
 
 		synth_op(h, t + 9, 7, 8, 100 + (uint64_t)i, VPR_DIR_SEND, 5, (uint32_t)i + 5);
-		synth_conn(h, t + 3, 100 + (uint64_t)i, 7, VPR_ROLE_CONNECTED, 0, 1, "10.0.0.1:1000",
-			   "10.0.0.2:80", (uint32_t)i, 0);
+		synth_conn(h, t + 3, 100 + (uint64_t)i, 7, VPR_ROLE_CONNECTED, 0, 1,
+			   "10.0.0.1:1000", "10.0.0.2:80", (uint32_t)i, 0);
 		synth_task(h, t + 6, 7, 1000 + (uint32_t)i, 0, "worker");
 	}
 	assert_int_equal(synth_host__close(h), 0);
