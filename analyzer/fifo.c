@@ -5,13 +5,31 @@
 
 #include "fifo.h"
 
+/* The `big` ring twice as large, oldest first; 0 or -ENOMEM (the ring unchanged). */
+static int grow_big(struct vp_fifo *f)
+{
+	size_t cap = f->bcap ? f->bcap * 2 : 256; /* a power of two: positions are masked */
+	union vpr_any *r = malloc(cap * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->blen; i++)
+		r[i] = f->big[(f->bhead + i) & (f->bcap - 1)];
+	free(f->big);
+	f->big = r;
+	f->bcap = cap;
+	f->bhead = 0;
+	return 0;
+}
+
 int vp_fifo__push_slow(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag)
 {
 	size_t size = rec->size < sizeof(union vpr_any) ? rec->size : sizeof(union vpr_any);
+	size_t at;
 
 	if (f->len == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 1024; /* a power of two: positions are masked */
-		union vpr_any *v = malloc(cap * sizeof(*v));
+		struct vpr_sock_op *v = malloc(cap * sizeof(*v));
 		void **tags = malloc(cap * sizeof(*tags));
 
 		if (!v || !tags) {
@@ -31,29 +49,36 @@ int vp_fifo__push_slow(struct vp_fifo *f, const struct vpr_hdr *rec, void *tag)
 		f->cap = cap;
 		f->head = 0;
 	}
-	/*
-	 * Only the record's own bytes: readers look at the fields of its type,
-	 * which it holds.  Most are socket operations, copied at a fixed size.
-	 */
-	if (size == sizeof(struct vpr_sock_op))
-		f->v[(f->head + f->len) & (f->cap - 1)].op = *(const struct vpr_sock_op *)rec;
+	if (size > sizeof(*f->v)) {
+		if (f->blen == f->bcap && grow_big(f))
+			return -ENOMEM;
+		memcpy(&f->big[(f->bhead + f->blen++) & (f->bcap - 1)], rec, size);
+		size = sizeof(*f->v); /* the slot: the header, which says where the record is */
+	}
+	/* Only the record's own bytes: readers look at the fields of its type, which it holds. */
+	at = (f->head + f->len) & (f->cap - 1);
+	if (size == sizeof(*f->v))
+		f->v[at] = *(const struct vpr_sock_op *)rec;
 	else
-		memcpy(&f->v[(f->head + f->len) & (f->cap - 1)], rec, size);
-	f->tag[(f->head + f->len) & (f->cap - 1)] = tag;
+		memcpy(&f->v[at], rec, size);
+	f->tag[at] = tag;
 	f->len++;
 	return 0;
 }
 
 const struct vpr_hdr *vp_fifo__pop(struct vp_fifo *f)
 {
-	const union vpr_any *r;
+	const struct vpr_hdr *r = vp_fifo__peek(f);
 
-	if (!f->len)
+	if (!r)
 		return NULL;
-	r = &f->v[f->head];
+	if (f->v[f->head].h.size > sizeof(*f->v)) {
+		f->bhead = (f->bhead + 1) & (f->bcap - 1);
+		f->blen--;
+	}
 	f->head = (f->head + 1) & (f->cap - 1);
 	f->len--;
-	return &r->h;
+	return r;
 }
 
 void vp_fifo__untag(struct vp_fifo *f, const void *tag)
@@ -67,5 +92,6 @@ void vp_fifo__free(struct vp_fifo *f)
 {
 	free(f->v);
 	free(f->tag);
+	free(f->big);
 	memset(f, 0, sizeof(*f));
 }

@@ -16,10 +16,19 @@
 /* Records waiting on one host; bounded so that damaged times cannot grow it. */
 #define VP_FIFO_MAX (1u << 18)
 
+/*
+ * Slots the size of a socket operation (most records), not of the largest
+ * record (union vpr_any, 88 bytes): the look-ahead holds some 20 ms of every
+ * host, which at 88 bytes a record outgrew the L2 cache, and analyzing each
+ * record began with a miss (cachegrind, 2026-11-28).  A longer record keeps
+ * its first bytes in its slot and itself in `big`, in the same order.
+ */
 struct vp_fifo {
-	union vpr_any *v;
+	struct vpr_sock_op *v;
 	void **tag; /* beside each record: what the pusher found for it (the look-ahead: its socket) */
 	size_t head, len, cap;
+	union vpr_any *big; /* the records longer than a slot, oldest first */
+	size_t bhead, blen, bcap;
 };
 
 static inline bool vp_fifo__full(const struct vp_fifo *f)
@@ -40,7 +49,7 @@ static inline int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec, vo
 
 	if (f->len == f->cap || rec->size != sizeof(struct vpr_sock_op))
 		return vp_fifo__push_slow(f, rec, tag);
-	f->v[at].op = *(const struct vpr_sock_op *)rec;
+	f->v[at] = *(const struct vpr_sock_op *)rec;
 	f->tag[at] = tag;
 	f->len++;
 	return 0;
@@ -48,7 +57,9 @@ static inline int vp_fifo__push(struct vp_fifo *f, const struct vpr_hdr *rec, vo
 /* The oldest record, NULL when empty. */
 static inline const struct vpr_hdr *vp_fifo__peek(const struct vp_fifo *f)
 {
-	return f->len ? &f->v[f->head].h : NULL;
+	if (!f->len)
+		return NULL;
+	return f->v[f->head].h.size > sizeof(*f->v) ? &f->big[f->bhead].h : &f->v[f->head].h;
 }
 /* The oldest record's tag (NULL when empty, or none, or untagged since). */
 static inline void *vp_fifo__peek_tag(const struct vp_fifo *f)

@@ -30,8 +30,18 @@ struct stream {
 	int lfile;		    /* which of the local file's recordings its records are of */
 	int next_file;
 	bool eof;
-	union vpr_any *ring; /* reorder window, sorted by ts, head..head+len */
+	/*
+	 * Reorder window, sorted by ts, head..head+len.  Slots the size of a
+	 * socket operation, most records, not of the largest (88 bytes): the
+	 * window and the look-ahead's (fifo.h) outgrew the L2 cache, and each
+	 * record was a miss here and another there (cachegrind, 2026-11-28).
+	 * A longer record's slot holds its header, and in cookie its place in big.
+	 */
+	struct vpr_sock_op *ring;
 	size_t cap, head, len;
+	union vpr_any *big;
+	uint32_t *big_free; /* places in big not taken */
+	size_t big_cap, big_nfree;
 	uint64_t max_ts, last_out_ts;
 	bool filled; /* the window is full (or eof) since the last record went out: fill */
 	struct cpu_drops *cpus;
@@ -584,16 +594,7 @@ static const struct vpr_hdr *read_raw(struct stream *s)
 	return read_files(s);
 }
 
-/* Most records are socket operations: copy those with a fixed size. */
-static void copy_rec(union vpr_any *dst, const void *src, size_t size)
-{
-	if (size == sizeof(struct vpr_sock_op))
-		dst->op = *(const struct vpr_sock_op *)src;
-	else
-		memcpy(dst, src, size < sizeof(*dst) ? size : sizeof(*dst));
-}
-
-static union vpr_any *slot(struct stream *s, size_t i)
+static struct vpr_sock_op *slot(struct stream *s, size_t i)
 {
 	return &s->ring[(s->head + i) & (s->cap - 1)];
 }
@@ -601,7 +602,7 @@ static union vpr_any *slot(struct stream *s, size_t i)
 static int ring_grow(struct stream *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 1024;
-	union vpr_any *r = malloc(cap * sizeof(*r));
+	struct vpr_sock_op *r = malloc(cap * sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
@@ -611,6 +612,28 @@ static int ring_grow(struct stream *s)
 	s->ring = r;
 	s->cap = cap;
 	s->head = 0;
+	return 0;
+}
+
+/* A place in big for a record longer than a slot; 0 or -ENOMEM. */
+static int big_take(struct stream *s, uint32_t *at)
+{
+	if (!s->big_nfree) {
+		size_t cap = s->big_cap ? s->big_cap * 2 : 64;
+		union vpr_any *big = realloc(s->big, cap * sizeof(*big));
+		uint32_t *free_at;
+
+		if (!big)
+			return -ENOMEM;
+		s->big = big;
+		if (!(free_at = realloc(s->big_free, cap * sizeof(*free_at))))
+			return -ENOMEM;
+		s->big_free = free_at;
+		for (size_t i = cap; i-- > s->big_cap;)
+			s->big_free[s->big_nfree++] = (uint32_t)i;
+		s->big_cap = cap;
+	}
+	*at = s->big_free[--s->big_nfree];
 	return 0;
 }
 
@@ -625,9 +648,24 @@ static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 {
 	size_t n = rec->size < sizeof(union vpr_any) ? rec->size : sizeof(union vpr_any);
 	size_t i, walked = 0;
+	struct vpr_sock_op v;
 
 	if (s->len == s->cap && ring_grow(s))
 		return -ENOMEM;
+	/* Only the record's own bytes: readers look at the fields of its type, which it holds. */
+	if (n == sizeof(v)) {
+		v = *(const struct vpr_sock_op *)rec;
+	} else if (n < sizeof(v)) {
+		memcpy(&v, rec, n);
+	} else {
+		uint32_t at;
+
+		if (big_take(s, &at))
+			return -ENOMEM;
+		memcpy(&s->big[at], rec, n);
+		memcpy(&v, rec, sizeof(v));
+		v.cookie = at;
+	}
 	if (rec->ts_ns >= s->max_ts) {
 		/* In order (most records): none in the window is later. */
 		i = s->len;
@@ -637,11 +675,11 @@ static int ring_insert(struct stream *s, const struct vpr_hdr *rec)
 	} else {
 		i = s->len;
 		while (i > 0 && walked++ < WALK_MAX && slot(s, i - 1)->h.ts_ns > rec->ts_ns) {
-			copy_rec(slot(s, i), slot(s, i - 1), slot(s, i - 1)->h.size);
+			*slot(s, i) = *slot(s, i - 1);
 			i--;
 		}
 	}
-	copy_rec(slot(s, i), rec, n);
+	*slot(s, i) = v;
 	s->len++;
 	if (rec->ts_ns > s->max_ts)
 		s->max_ts = rec->ts_ns;
@@ -785,12 +823,19 @@ const struct vpr_hdr *vp_input__next(struct vp_input *in, size_t host)
 	struct stream *s = &in->streams[host];
 	struct vp_host *h = s->host;
 	const union vpr_any *cur;
+	const struct vpr_sock_op *first;
 
 	fill(in, s);
 	if (!s->len)
 		return NULL;
-	/* Handed out in place: the slot is written again only by a later fill. */
-	cur = slot(s, 0);
+	/* Handed out in place: the slot (or place in big) is written again only by a later fill. */
+	first = slot(s, 0);
+	if (first->h.size > sizeof(*first)) {
+		cur = &s->big[first->cookie];
+		s->big_free[s->big_nfree++] = (uint32_t)first->cookie;
+	} else {
+		cur = (const union vpr_any *)first;
+	}
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
 	s->filled = false;
@@ -843,6 +888,8 @@ void vp_input__free(struct vp_input *in)
 		vpr_reader__close(in->streams[i].r);
 		vp_local__close(in->streams[i].lr);
 		free(in->streams[i].ring);
+		free(in->streams[i].big);
+		free(in->streams[i].big_free);
 		free(in->streams[i].cpus);
 		vp_payloads__free(&in->streams[i].payloads);
 	}

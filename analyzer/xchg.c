@@ -11,8 +11,17 @@ struct vp_xchg *vp_xpool__get(struct vp_xpool *p)
 
 	if (x)
 		p->free = x->sibling;
-	else if (!(x = malloc(sizeof(*x))))
-		return NULL;
+	else if (!(x = aligned_alloc(64, (sizeof(*x) + 63) & ~(size_t)63)))
+		return NULL; /* on cache lines: xchg.h groups what is read together within one */
+	/*
+	 * The next one handed out was put back a while ago and is cold: its
+	 * eight lines missed in this memset (over a quarter of the analysis's
+	 * L2 write misses, cachegrind 2026-11-28).  Fetched now, they come
+	 * meanwhile.
+	 */
+	if (p->free)
+		for (size_t at = 0; at < sizeof(*x); at += 64)
+			__builtin_prefetch((const char *)p->free + at, 1);
 	memset(x, 0, sizeof(*x));
 	x->id = p->next_id++;
 	p->live++;

@@ -59,7 +59,11 @@ struct vp_xchg {
 	uint64_t id;	      /* creation order, unique in one analysis */
 	struct vp_sock *sock; /* while the exchange is in progress */
 	uint64_t cookie;      /* of its socket, found again through the host's table */
-	uint32_t netns;	      /* of its socket (0: no connection record said) */
+	/*
+	 * See above.  In the first line with up_state and dead: the walk up a
+	 * tree (vp_paths__gone) reads the three of each exchange it passes.
+	 */
+	struct vp_xchg *up;
 	int host;
 	uint8_t side;	  /* enum vp_side */
 	uint8_t up_state; /* enum vp_up_state */
@@ -100,6 +104,7 @@ struct vp_xchg {
 	 * sent the request was still answering an earlier one (vp_xchg__overlaps).
 	 */
 	bool other_known;
+	uint32_t netns; /* of its socket (0: no connection record said) */
 	uint32_t other_end;
 	uint64_t
 		sent_for; /* client: id of its sender's cause when it began (0: none), attribute.c */
@@ -145,7 +150,6 @@ struct vp_xchg {
 	struct vp_xchg *go_wrote_for;
 	bool go_wrote_exact; /* client: linked exact by a grpc-go Write (gowrites.h) */
 	bool go_wrote_mixed; /* pending Go call: Writes of goroutines of two requests named it */
-	struct vp_xchg *up;  /* see above */
 	/*
 	 * up when linked, as other hosts see it while hosts run in parallel:
 	 * set when the join last ran (outbox.h), NULL when not linked then.
@@ -153,11 +157,12 @@ struct vp_xchg {
 	struct vp_xchg *up_seen;
 	struct vp_xchg *peer; /* the other end of the call, when recorded */
 	struct vp_xchg *child_head, *child_tail, *sibling; /* server: calls it made */
-	int32_t wait;
 	int32_t refs;	  /* threads whose current input cause is this exchange */
 	int64_t deadline; /* matcher: give up after this (common timeline) */
 	size_t heap_idx; /* matcher: position in the deadline heap, 0 = not in it, else index + 1 */
 	struct vp_xchg *match_next;
+	/* Beside the list: holding a process's open requests (attribute.c) walks it adding to wait. */
+	int32_t wait;
 	struct vp_xchg *list_prev, *list_next;	 /* process list: open servers or pending clients */
 	struct vp_xchg *tlist_prev, *tlist_next; /* pending clients: their thread's list */
 	struct vp_logline *logs,

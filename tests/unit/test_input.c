@@ -86,6 +86,71 @@ static void test_time_order(void **state)
 }
 
 /*
+ * Records longer than a socket operation (connections, tasks) are kept
+ * apart from the window's slots (input.c): out of order among operations,
+ * and more of them at once than one allocation of that store holds, each
+ * still comes out whole, in time order, with its own contents.
+ */
+static void test_long_records_out_of_order(void **state)
+{
+	char *files[] = {path_of("m.vpr")};
+	struct synth_host *h = synth_host__new(path_of("m.vpr"), "m", NULL, 1);
+	const struct vpr_hdr *rec;
+	struct vp_input *in;
+	char err[256];
+	uint64_t last = 0;
+	int ops = 0, conns = 0, tasks = 0;
+	const int n = 3000;
+
+	assert_non_null(h);
+	/* Each group of 3: an op, then a connection and a task stamped before it. */
+	for (int i = 0; i < n; i++) {
+		uint64_t t = 1000 + (uint64_t)i * 10;
+
+		synth_op(h, t + 9, 7, 8, 100 + (uint64_t)i, VPR_DIR_SEND, 5, (uint32_t)i + 5);
+		synth_conn(h, t + 3, 100 + (uint64_t)i, 7, VPR_ROLE_CONNECTED, 0, 1,
+			   "10.0.0.1:1000", "10.0.0.2:80", (uint32_t)i, 0);
+		synth_task(h, t + 6, 7, 1000 + (uint32_t)i, 0, "worker");
+	}
+	assert_int_equal(synth_host__close(h), 0);
+	assert_int_equal(open_input(&in, files, 1, err, sizeof(err)), 0);
+	while ((rec = vp_input__next(in, 0))) {
+		uint64_t i = (rec->ts_ns - 1000) / 10, at = (rec->ts_ns - 1000) % 10;
+
+		assert_true(rec->ts_ns >= last);
+		last = rec->ts_ns;
+		if (rec->type == VPR_SOCK_OP) {
+			const struct vpr_sock_op *op = (const void *)rec;
+
+			assert_int_equal(at, 9);
+			assert_int_equal(op->cookie, 100 + i);
+			assert_int_equal(op->seq_end, i + 5);
+			ops++;
+		} else if (rec->type == VPR_CONN) {
+			const struct vpr_conn *c = (const void *)rec;
+
+			assert_int_equal(at, 3);
+			assert_int_equal(rec->size, sizeof(*c));
+			assert_int_equal(c->cookie, 100 + i);
+			assert_int_equal(c->snd_seq, i);
+			conns++;
+		} else if (rec->type == VPR_TASK) {
+			const struct vpr_task *t = (const void *)rec;
+
+			assert_int_equal(at, 6);
+			assert_int_equal(rec->tid, 1000 + i);
+			assert_string_equal(t->comm, "worker");
+			tasks++;
+		}
+	}
+	assert_int_equal(ops, n);
+	assert_int_equal(conns, n);
+	assert_int_equal(tasks, n);
+	assert_int_equal(vp_input__host(in, 0)->late, 0);
+	vp_input__free(in);
+}
+
+/*
  * A record further out of order than the reorder window comes out late,
  * after records stamped later: the span it was late by becomes a loss
  * window (no record counted lost), so the requests it touches are not
@@ -371,6 +436,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_order),
+		cmocka_unit_test(test_long_records_out_of_order),
 		cmocka_unit_test(test_late_record_is_a_loss_window),
 		cmocka_unit_test(test_segments_form_one_host),
 		cmocka_unit_test(test_loss_windows),
