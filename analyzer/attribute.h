@@ -159,7 +159,7 @@ struct vp_proc {
 	/*
 	 * Its goroutine records have begun (vp_attr__go_begins): from then on
 	 * a thread that runs no known goroutine yet (a bare thread) says
-	 * nothing of the process's shape.
+	 * nothing of the process's shape, and no link of its is exact.
 	 */
 	bool go_seen;
 	/*
@@ -362,10 +362,14 @@ const char *vp_model_name(enum vp_model m);
  * first (inferred).
  */
 /*
- * Process pid's first goroutine record: what its threads showed before it
- * (a Go program whose probes came after its first requests) was the shape
- * of threads that carry goroutines, not of the program, and is forgotten;
- * the requests open then stay inferred.
+ * Process pid's first goroutine record (called once per process: its
+ * VPR_GO_PENDING at the exec of a Go program found then, else its first
+ * RUN): what its threads showed before it (an older recorder, whose
+ * records began only once the probes were in place, after the program's
+ * first requests) was the shape of threads that carry goroutines, not of
+ * the program, and is forgotten; the requests open then stay inferred.
+ * From then on a link the thread rules make from or to a bare thread of
+ * pid is inferred, and the requests open then with it.
  */
 void vp_attr__go_begins(struct vp_attr *a, uint32_t pid);
 void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32_t sid,

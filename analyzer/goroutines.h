@@ -21,6 +21,7 @@
 
 struct vp_gor {
 	struct u64map threads; /* tid -> struct vp_gor_unit * it runs now */
+	struct u64map procs;   /* pid -> &procs: the processes whose records have begun */
 	struct u64map units;   /* pid << 40 | goid -> struct vp_gor_unit * */
 	uint32_t next_id;
 };
@@ -32,6 +33,12 @@ struct vp_gor_unit {
 
 void vp_gor__init(struct vp_gor *g);
 void vp_gor__free(struct vp_gor *g);
+/*
+ * True once per process: at the first goroutine record of pid (its
+ * VPR_GO_PENDING at the exec, or its first RUN when it was followed from
+ * the start or the recorder is older).
+ */
+bool vp_gor__first_of(struct vp_gor *g, uint32_t pid);
 /* The unit of goroutine goid of process pid (made on first sight). */
 struct vp_gor_unit *vp_gor__unit(struct vp_gor *g, uint32_t pid, uint64_t goid);
 /* Thread tid runs goroutine goid from now on. */
