@@ -339,13 +339,22 @@ int go_binary__verify(int fd, struct go_binary *info)
 
 /* ---- following the Go processes of the host ---- */
 
+static uint64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* A file told apart as the exec watch does: inode, and modification time. */
 struct go_exe_seen {
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
-	int state;     /* go_binary__inspect's answer */
-	bool verified; /* goid's offset checked against DWARF (go_binary__verify) */
+	int state;	      /* go_binary__inspect's answer */
+	bool verified;	      /* goid's offset checked against DWARF (go_binary__verify) */
+	uint64_t followed_ns; /* CLOCK_MONOTONIC once in go_exes: later execs followed at exec */
 	struct vpath_go_offsets off;
 };
 
@@ -560,6 +569,7 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 		struct vpath_go_exe key = go_exe_key(&st);
 
 		err = bpf_map_update_elem(gf->exes_fd, &key, &info.off, BPF_ANY) ? -errno : 0;
+		e->followed_ns = mono_now_ns();
 	}
 	if (err) {
 		fprintf(stderr,
@@ -654,14 +664,6 @@ static void scan_processes(struct go_follow *gf)
 	proc_filter__each(&f, see_process, gf);
 }
 
-static uint64_t mono_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * A program exec'ed after the start (the exec watch's hook).  The BPF side
  * already followed the process if its file was followed (go_exes); this
@@ -694,11 +696,12 @@ static void go_on_exec(void *ctx, struct exec_event *ev)
 		}
 		return;
 	}
+	if (e->state != 1)
+		return;
 	/* Exec'ed while the probes were being put in place: not followed from its exec either. */
-	if (e->state == 1) {
+	if (ev->exec_ns < e->followed_ns)
 		tell_pending(gf, ev);
-		follow_process(gf, ev->pid, e);
-	}
+	follow_process(gf, ev->pid, e);
 }
 
 struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *ph,
