@@ -24,6 +24,10 @@ void vp_gor__free(struct vp_gor *g)
 
 bool vp_gor__first_of(struct vp_gor *g, uint32_t pid)
 {
+	/* Records come in runs of one process: most need no lookup. */
+	if (pid == g->last_pid)
+		return false;
+	g->last_pid = pid;
 	if (u64map__get(&g->procs, pid))
 		return false;
 	if (u64map__put(&g->procs, pid, &g->procs))

@@ -22,6 +22,7 @@
 struct vp_gor {
 	struct u64map threads; /* tid -> struct vp_gor_unit * it runs now */
 	struct u64map procs;   /* pid -> &procs: the processes whose records have begun */
+	uint32_t last_pid;     /* of the last vp_gor__first_of, in procs (0: none) */
 	struct u64map units;   /* pid << 40 | goid -> struct vp_gor_unit * */
 	uint32_t next_id;
 };
