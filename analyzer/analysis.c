@@ -1085,6 +1085,10 @@ static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
 	/* A kind added after this reader: skipped (docs/format.md). */
 	if (g->kind > VPR_GO_PENDING)
 		return;
+	if (g->kind == VPR_GO_PENDING) {
+		vp_attr__go_pending(&hs->attr, g->pid);
+		return;
+	}
 	if (vp_gor__first_of(&hs->gor, g->pid))
 		vp_attr__go_begins(&hs->attr, g->pid);
 	if (g->kind == VPR_GO_RUN) {

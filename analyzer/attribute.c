@@ -604,12 +604,15 @@ void vp_attr__unasked(struct vp_attr *a, struct vp_sock *s, const struct vpr_soc
 		hands_off(thread_proc(a, t, op->pid));
 }
 
+void vp_attr__go_pending(struct vp_attr *a, uint32_t pid)
+{
+	proc_get(a, pid)->go_seen = true;
+}
+
 void vp_attr__go_begins(struct vp_attr *a, uint32_t pid)
 {
 	struct vp_proc *p = proc_get(a, pid);
 
-	if (p->go_seen)
-		return;
 	p->go_seen = true;
 	if (!p->served && !p->calls)
 		return;

@@ -362,16 +362,21 @@ const char *vp_model_name(enum vp_model m);
  * first (inferred).
  */
 /*
- * Process pid's first goroutine record (called once per process: its
- * VPR_GO_PENDING at the exec of a Go program found then, else its first
- * RUN): what its threads showed before it (an older recorder, whose
- * records began only once the probes were in place, after the program's
- * first requests) was the shape of threads that carry goroutines, not of
- * the program, and is forgotten; the requests open then stay inferred.
- * From then on a link the thread rules make from or to a bare thread of
- * pid is inferred, and the requests open then with it.
+ * Process pid's first goroutine record other than VPR_GO_PENDING (called
+ * once per process): what its threads showed before it (its probes came
+ * after its first requests) was the shape of threads that carry
+ * goroutines, not of the program, and is forgotten; the requests open
+ * then stay inferred.  From then on, or from its VPR_GO_PENDING, a link
+ * the thread rules make from or to a bare thread of pid is inferred, and
+ * the requests open then with it.
  */
 void vp_attr__go_begins(struct vp_attr *a, uint32_t pid);
+/*
+ * Process pid exec'ed a Go program whose goroutines are not seen yet
+ * (VPR_GO_PENDING): Go from now on, its threads bare; what they show is
+ * forgotten at vp_attr__go_begins, its first other goroutine record.
+ */
+void vp_attr__go_pending(struct vp_attr *a, uint32_t pid);
 void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32_t sid,
 			  uint64_t ts);
 /* Client stream c of process pid opened at ts: a Write waiting for it (gowrites.h). */

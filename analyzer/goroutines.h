@@ -34,11 +34,7 @@ struct vp_gor_unit {
 
 void vp_gor__init(struct vp_gor *g);
 void vp_gor__free(struct vp_gor *g);
-/*
- * True once per process: at the first goroutine record of pid (its
- * VPR_GO_PENDING at the exec, or its first RUN when it was followed from
- * the start or the recorder is older).
- */
+/* True once per process: at pid's first goroutine record (VPR_GO_PENDING aside). */
 bool vp_gor__first_of(struct vp_gor *g, uint32_t pid);
 /* The unit of goroutine goid of process pid (made on first sight). */
 struct vp_gor_unit *vp_gor__unit(struct vp_gor *g, uint32_t pid, uint64_t goid);

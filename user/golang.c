@@ -562,8 +562,11 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 		if (go_binary__verify(fd, &info))
 			warn_table(label, &info);
 	}
-	if (ev)
+	if (ev) {
 		tell_pending(gf, ev);
+		if (gf->opts.test_late_ms)
+			usleep(gf->opts.test_late_ms * 1000u);
+	}
 	err = attach_probes(gf, fd, &info);
 	if (!err) {
 		struct vpath_go_exe key = go_exe_key(&st);

@@ -84,6 +84,7 @@ struct go_follow_opts {
 	 */
 	void (*pending)(void *ctx, uint32_t pid, uint64_t exec_ns);
 	void *pending_ctx;
+	unsigned test_late_ms; /* --test-go-late: the probes of a program found at exec that late */
 };
 
 /*

@@ -807,6 +807,7 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		.verbose = verbosity,
 		.pending = go_pending,
 		.pending_ctx = r,
+		.test_late_ms = r->opts->test_go_late_ms,
 	};
 
 	err = open_programs(r, cgroup_id);
