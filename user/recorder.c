@@ -68,7 +68,7 @@
 /*
  * An exec the exec watch takes longer than this to decide about (or to
  * read) no longer holds the line: a record it writes then is stamped as
- * late as the records written already (exec_records).
+ * late as the records written already (exec_record).
  */
 #define MAX_EXEC_HOLD_NS (1000 * 1000000ull)
 /* A record reserved before the flush and not yet complete: looked at again this often. */
