@@ -1082,7 +1082,15 @@ static void on_goroutine(struct host_state *hs, const struct vpr_goroutine *g)
 {
 	struct vp_gor_unit *from, *to;
 
-	vp_attr__go_begins(&hs->attr, g->pid);
+	/* A kind added after this reader: skipped (docs/format.md). */
+	if (g->kind > VPR_GO_PENDING)
+		return;
+	if (g->kind == VPR_GO_PENDING) {
+		vp_attr__go_pending(&hs->attr, g->pid);
+		return;
+	}
+	if (vp_gor__first_of(&hs->gor, g->pid))
+		vp_attr__go_begins(&hs->attr, g->pid);
 	if (g->kind == VPR_GO_RUN) {
 		vp_gor__run(&hs->gor, g->h.tid, g->pid, g->goid);
 		return;

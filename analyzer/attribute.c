@@ -251,7 +251,9 @@ static void judge_call(struct vp_attr *a, struct vp_proc *p, struct vp_thread *t
 	struct vp_xchg *cand[VP_JUDGE_MAX];
 	unsigned n = 0;
 
-	if (t->inflight_overflow || t->ninflight > VP_JUDGE_MAX) {
+	/* A bare Go thread's requests in flight are not all its goroutine may have served. */
+	if (t->inflight_overflow || t->ninflight > VP_JUDGE_MAX ||
+	    (p->go_seen && c->req.first_tid < VP_GOR_UNIT_BASE)) {
 		taint_inflight(t);
 		return;
 	}
@@ -470,6 +472,27 @@ static void release_held(struct vp_attr *a, struct vp_xchg *c, bool taint)
 	ref_set(a, &c->go_wrote_for, NULL);
 }
 
+/* A thread of a Go process that runs no known goroutine: its evidence is not the process's. */
+static bool bare_go_thread(const struct vp_proc *p, const struct vp_thread *t)
+{
+	return p->go_seen && t->tid < VP_GOR_UNIT_BASE;
+}
+
+/*
+ * A link the thread rules made (not a message's own evidence: an id, the
+ * bytes, a queue) from or to a bare thread of a Go process: the goroutine
+ * that read the request, or sent the call, may have run elsewhere before
+ * or after, so the thread's current request is a guess.
+ */
+static bool bare_go_link(const struct vp_proc *p, const struct vp_xchg *c, const struct vp_xchg *s,
+			 enum vp_basis why)
+{
+	if (!p->go_seen || why == VP_BASIS_PROPAGATED_ID || why == VP_BASIS_FORWARDED ||
+	    why == VP_BASIS_QUEUED)
+		return false;
+	return c->req.first_tid < VP_GOR_UNIT_BASE || s->req.last_tid < VP_GOR_UNIT_BASE;
+}
+
 static void root_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, enum vp_basis why)
 {
 	p->calls_root++;
@@ -496,6 +519,11 @@ static void link_call(struct vp_attr *a, struct vp_proc *p, struct vp_xchg *c, s
 	c->link = vp_link_make(why, candidates);
 	if (p->mixed || c->muxed)
 		c->link.exact = false;
+	if (bare_go_link(p, c, s, why)) {
+		/* Any request open in p may be the one its goroutine served. */
+		c->link.exact = false;
+		taint_open(p);
+	}
 	/* Which of the requests read at once a call served is the server's order, not evidence. */
 	if (vp_xchg__holds_several(s)) {
 		c->link.exact = false;
@@ -576,12 +604,15 @@ void vp_attr__unasked(struct vp_attr *a, struct vp_sock *s, const struct vpr_soc
 		hands_off(thread_proc(a, t, op->pid));
 }
 
+void vp_attr__go_pending(struct vp_attr *a, uint32_t pid)
+{
+	proc_get(a, pid)->go_seen = true;
+}
+
 void vp_attr__go_begins(struct vp_attr *a, uint32_t pid)
 {
 	struct vp_proc *p = proc_get(a, pid);
 
-	if (p->go_seen)
-		return;
 	p->go_seen = true;
 	if (!p->served && !p->calls)
 		return;
@@ -591,12 +622,6 @@ void vp_attr__go_begins(struct vp_attr *a, uint32_t pid)
 	p->handoff = p->interleaved = 0;
 	p->calls_by_input = p->calls_by_reply = p->calls_by_connect = 0;
 	p->life.reader_calls = p->life.reader_replies = 0;
-}
-
-/* A thread of a Go process that runs no known goroutine: its evidence is not the process's. */
-static bool bare_go_thread(const struct vp_proc *p, const struct vp_thread *t)
-{
-	return p->go_seen && t->tid < VP_GOR_UNIT_BASE;
 }
 
 void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vpr_sock_op *op,
@@ -615,17 +640,18 @@ void vp_attr__server_reply(struct vp_attr *a, struct vp_xchg *s, const struct vp
 	if (first) {
 		take_comm(s, t, p);
 		p->served++;
-		if (bare_go_thread(p, t) || (p->go_seen && s->req.last_tid < VP_GOR_UNIT_BASE)) {
-			/* vp_attr__go_begins: neither a hand-off nor an interleave of the process. */
-		} else if (s->req.last_tid != t->tid) {
-			p->handoff++;
-			if (t->reads_requests && !p->mixed)
-				become_mixed(p);
-		} else {
-			if (++p->life.reader_replies == VP_WAKE_MIN_REPLIES)
-				settle_shape_wait(a, p);
-			if (t->last_req_id != s->id && t->last_req_ts > s->req.first_ts)
-				p->interleaved++;
+		/* vp_attr__go_begins: a bare thread shows neither a hand-off nor an interleave. */
+		if (!bare_go_thread(p, t) && !(p->go_seen && s->req.last_tid < VP_GOR_UNIT_BASE)) {
+			if (s->req.last_tid != t->tid) {
+				p->handoff++;
+				if (t->reads_requests && !p->mixed)
+					become_mixed(p);
+			} else {
+				if (++p->life.reader_replies == VP_WAKE_MIN_REPLIES)
+					settle_shape_wait(a, p);
+				if (t->last_req_id != s->id && t->last_req_ts > s->req.first_ts)
+					p->interleaved++;
+			}
 		}
 	}
 	/* vPath: this thread's calls since the request arrived belong to s. */

@@ -159,7 +159,7 @@ struct vp_proc {
 	/*
 	 * Its goroutine records have begun (vp_attr__go_begins): from then on
 	 * a thread that runs no known goroutine yet (a bare thread) says
-	 * nothing of the process's shape.
+	 * nothing of the process's shape, and no link of its is exact.
 	 */
 	bool go_seen;
 	/*
@@ -362,12 +362,21 @@ const char *vp_model_name(enum vp_model m);
  * first (inferred).
  */
 /*
- * Process pid's first goroutine record: what its threads showed before it
- * (a Go program whose probes came after its first requests) was the shape
- * of threads that carry goroutines, not of the program, and is forgotten;
- * the requests open then stay inferred.
+ * Process pid's first goroutine record other than VPR_GO_PENDING (called
+ * once per process): what its threads showed before it (its probes came
+ * after its first requests) was the shape of threads that carry
+ * goroutines, not of the program, and is forgotten; the requests open
+ * then stay inferred.  From then on, or from its VPR_GO_PENDING, a link
+ * the thread rules make from or to a bare thread of pid is inferred, and
+ * the requests open then with it.
  */
 void vp_attr__go_begins(struct vp_attr *a, uint32_t pid);
+/*
+ * Process pid exec'ed a Go program whose goroutines are not seen yet
+ * (VPR_GO_PENDING): Go from now on, its threads bare; what they show is
+ * forgotten at vp_attr__go_begins, its first other goroutine record.
+ */
+void vp_attr__go_pending(struct vp_attr *a, uint32_t pid);
 void vp_attr__go_h2_write(struct vp_attr *a, uint32_t pid, uint64_t unit, uint32_t sid,
 			  uint64_t ts);
 /* Client stream c of process pid opened at ts: a Write waiting for it (gowrites.h). */

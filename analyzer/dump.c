@@ -251,11 +251,11 @@ void vp_dump_record(FILE *out, const struct vpr_hdr *h)
 	}
 	case VPR_GOROUTINE: {
 		const struct vpr_goroutine *g = (const void *)h;
-		static const char *const kinds[] = {"run", "new", "ready", "h2-write"};
+		static const char *const kinds[] = {"run", "new", "ready", "h2-write", "pending"};
 
-		fprintf(out, " pid=%u %s goid=%" PRIu64, g->pid, g->kind < 4 ? kinds[g->kind] : "?",
+		fprintf(out, " pid=%u %s goid=%" PRIu64, g->pid, g->kind < 5 ? kinds[g->kind] : "?",
 			(uint64_t)g->goid);
-		if (g->kind != VPR_GO_RUN)
+		if (g->kind != VPR_GO_RUN && g->kind != VPR_GO_PENDING)
 			fprintf(out, " other=%" PRIu64, (uint64_t)g->other);
 		break;
 	}

@@ -19,6 +19,20 @@ void vp_gor__free(struct vp_gor *g)
 		free(v);
 	u64map__free(&g->units);
 	u64map__free(&g->threads);
+	u64map__free(&g->procs);
+}
+
+bool vp_gor__first_of(struct vp_gor *g, uint32_t pid)
+{
+	/* Records come in runs of one process: most need no lookup. */
+	if (pid == g->last_pid)
+		return false;
+	g->last_pid = pid;
+	if (u64map__get(&g->procs, pid))
+		return false;
+	if (u64map__put(&g->procs, pid, &g->procs))
+		abort(); /* out of memory: no sensible partial result */
+	return true;
 }
 
 struct vp_gor_unit *vp_gor__unit(struct vp_gor *g, uint32_t pid, uint64_t goid)

@@ -21,6 +21,8 @@
 
 struct vp_gor {
 	struct u64map threads; /* tid -> struct vp_gor_unit * it runs now */
+	struct u64map procs;   /* pid -> &procs: the processes whose records have begun */
+	uint32_t last_pid;     /* of the last vp_gor__first_of, in procs (0: none) */
 	struct u64map units;   /* pid << 40 | goid -> struct vp_gor_unit * */
 	uint32_t next_id;
 };
@@ -32,6 +34,8 @@ struct vp_gor_unit {
 
 void vp_gor__init(struct vp_gor *g);
 void vp_gor__free(struct vp_gor *g);
+/* True once per process: at pid's first goroutine record (VPR_GO_PENDING aside). */
+bool vp_gor__first_of(struct vp_gor *g, uint32_t pid);
 /* The unit of goroutine goid of process pid (made on first sight). */
 struct vp_gor_unit *vp_gor__unit(struct vp_gor *g, uint32_t pid, uint64_t goid);
 /* Thread tid runs goroutine goid from now on. */

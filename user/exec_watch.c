@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -35,9 +36,15 @@ struct exec_watch {
 	struct exec_hook *hooks;
 	unsigned nhooks;
 	struct ring_buffer *rb;
+	const volatile uint64_t *news_prod; /* exec_news's producer position (read-only page) */
 	pthread_t thread;
 	bool running;
 	volatile bool stopping;
+	/*
+	 * For exec_watch__holding, written by the thread: the news handled
+	 * (released) so far, and the exec of the one being decided (0: none).
+	 */
+	uint64_t released, deciding_ns;
 };
 
 /* How long the thread sleeps in a poll with nothing told: what stopping it may wait. */
@@ -90,6 +97,34 @@ int exec_event__fd(struct exec_event *ev)
 	return ev->fd >= 0 ? ev->fd : ev->fd_err;
 }
 
+/* What the ring holds per exec told: its 8-byte header and the news, 8-byte aligned. */
+#define NEWS_RING_SIZE ((8 + sizeof(struct vpath_exec_news) + 7) / 8 * 8)
+
+void exec_event__release(struct exec_event *ev)
+{
+	if (ev->released)
+		return;
+	ev->released = true;
+	/* The hook's records are handed in before: the loop reads released, then takes them. */
+	__atomic_store_n(&ev->ew->deciding_ns, 0, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&ev->ew->released, 1, __ATOMIC_SEQ_CST);
+}
+
+uint64_t exec_watch__holding(const struct exec_watch *ew)
+{
+	uint64_t told, released, deciding;
+
+	if (!ew || !ew->running || ew->stopping || !ew->news_prod)
+		return 0;
+	told = __atomic_load_n(ew->news_prod, __ATOMIC_ACQUIRE) / NEWS_RING_SIZE;
+	released = __atomic_load_n(&ew->released, __ATOMIC_SEQ_CST);
+	deciding = __atomic_load_n(&ew->deciding_ns, __ATOMIC_SEQ_CST);
+	if (told <= released)
+		return 0;
+	/* Told and not read yet: its stamp is unknown. */
+	return deciding ? deciding : EXEC_WATCH_UNREAD;
+}
+
 static int on_news(void *ctx, void *data, size_t size)
 {
 	struct exec_watch *ew = ctx;
@@ -97,13 +132,17 @@ static int on_news(void *ctx, void *data, size_t size)
 	struct exec_event ev = {.ew = ew, .fd = -1};
 	uint32_t decided = VPATH_EXE_DECIDED;
 
-	if (ew->stopping || size < sizeof(*n))
+	if (ew->stopping || size < sizeof(*n)) {
+		exec_event__release(&ev);
 		return 0;
+	}
 	ev.pid = n->pid;
 	ev.exe = n->exe;
 	ev.exec_ns = n->ts;
+	__atomic_store_n(&ew->deciding_ns, n->ts ? n->ts : 1, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < ew->nhooks; i++)
 		ew->hooks[i].fn(ew->hooks[i].ctx, &ev);
+	exec_event__release(&ev);
 	if (ev.fd >= 0)
 		close(ev.fd);
 	if (ev.fd_err == -EPIPE) {
@@ -131,10 +170,25 @@ static void *watch(void *arg)
 				"vpath-record: warning: programs started later are no longer "
 				"looked at: %s\n",
 				strerror(-err));
+			ew->stopping = true; /* holds nothing any more (exec_watch__holding) */
 			break;
 		}
 	}
 	return NULL;
+}
+
+/*
+ * exec_news's producer position, as the kernel's ring shows it (the page
+ * after the consumer's): how many execs were told.  Without it the
+ * recorder's line is not held (exec_watch__holding says 0).
+ */
+static void map_news_prod(struct exec_watch *ew)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *prod = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, ew->news_fd, page);
+
+	if (prod != MAP_FAILED)
+		ew->news_prod = prod;
 }
 
 int exec_watch__start(struct exec_watch *ew)
@@ -146,6 +200,7 @@ int exec_watch__start(struct exec_watch *ew)
 	ew->rb = ring_buffer__new(ew->news_fd, on_news, ew, NULL);
 	if (!ew->rb)
 		return -errno;
+	map_news_prod(ew);
 	err = pthread_create(&ew->thread, NULL, watch, ew);
 	if (err) {
 		ring_buffer__free(ew->rb);
@@ -170,6 +225,8 @@ void exec_watch__free(struct exec_watch *ew)
 	if (!ew)
 		return;
 	exec_watch__stop(ew);
+	if (ew->news_prod)
+		munmap((void *)ew->news_prod, (size_t)sysconf(_SC_PAGESIZE));
 	ring_buffer__free(ew->rb);
 	free(ew->hooks);
 	free(ew);

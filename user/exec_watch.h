@@ -23,6 +23,7 @@ struct exec_event {
 	struct exec_watch *ew;
 	int fd, fd_err; /* exec_event__fd's, once asked */
 	char path[256]; /* the file's path once exec_event__fd opened it, else "" */
+	bool released;	/* exec_event__release's */
 };
 
 /*
@@ -53,6 +54,23 @@ int exec_watch__start(struct exec_watch *ew);
 /* Ends the thread: no hook runs once this returns.  NULL-safe. */
 void exec_watch__stop(struct exec_watch *ew);
 void exec_watch__free(struct exec_watch *ew);
+
+/*
+ * The hooks have handed in every record they write about ev (stamped at
+ * its exec, user/inbox.h): the recorder's line may pass the exec.  Called
+ * by a hook once it has (the Go follower, before the probes' attach), else
+ * by the watch after the hooks.
+ */
+void exec_event__release(struct exec_event *ev);
+/* exec_watch__holding: an exec was told and not read yet. */
+#define EXEC_WATCH_UNREAD UINT64_MAX
+/*
+ * From the recorder's loop, each round: the exec of the news a hook may
+ * still write a record about (the line must stay before it), or
+ * EXEC_WATCH_UNREAD (it must not move), or 0.  Records handed in before
+ * this said 0, or gave a later stamp, are in the inbox already.
+ */
+uint64_t exec_watch__holding(const struct exec_watch *ew);
 
 /*
  * A read-only descriptor of the file the process exec'ed (owned by the

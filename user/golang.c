@@ -339,13 +339,22 @@ int go_binary__verify(int fd, struct go_binary *info)
 
 /* ---- following the Go processes of the host ---- */
 
+static uint64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* A file told apart as the exec watch does: inode, and modification time. */
 struct go_exe_seen {
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
-	int state;     /* go_binary__inspect's answer */
-	bool verified; /* goid's offset checked against DWARF (go_binary__verify) */
+	int state;	      /* go_binary__inspect's answer */
+	bool verified;	      /* goid's offset checked against DWARF (go_binary__verify) */
+	uint64_t followed_ns; /* CLOCK_MONOTONIC once in go_exes: later execs followed at exec */
 	struct vpath_go_offsets off;
 };
 
@@ -489,13 +498,29 @@ static void warn_table(const char *label, const struct go_binary *info)
 }
 
 /*
+ * A program exec'ed later is Go, and its goroutines are not seen until its
+ * process is followed: said at its exec (the recorder writes it, and holds
+ * its line there until it is handed in), so that the analyzer takes none
+ * of its threads' links as exact (docs/recorder.md, "Programs started
+ * later").
+ */
+static void tell_pending(struct go_follow *gf, struct exec_event *ev)
+{
+	if (gf->opts.pending)
+		gf->opts.pending(gf->opts.pending_ctx, ev->pid, ev->exec_ns);
+	exec_event__release(ev);
+}
+
+/*
  * The file open at fd (a name given, a running process's executable, one
  * exec'ed later), inspected and probed once per file; its entry in the
  * list of files seen.  label names it in messages.  Without verify, the
  * caller is in a hurry (a program just started): goid's offset from the
  * table is not checked against DWARF, go_follow_verify does it later.
+ * ev: the exec that showed it, told pending once the file is known Go.
  */
-static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *label, bool verify)
+static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *label, bool verify,
+				   struct exec_event *ev)
 {
 	struct go_binary info;
 	struct go_exe_seen *e;
@@ -537,11 +562,17 @@ static struct go_exe_seen *see_exe(struct go_follow *gf, int fd, const char *lab
 		if (go_binary__verify(fd, &info))
 			warn_table(label, &info);
 	}
+	if (ev) {
+		tell_pending(gf, ev);
+		if (gf->opts.test_late_ms)
+			usleep(gf->opts.test_late_ms * 1000u);
+	}
 	err = attach_probes(gf, fd, &info);
 	if (!err) {
 		struct vpath_go_exe key = go_exe_key(&st);
 
 		err = bpf_map_update_elem(gf->exes_fd, &key, &info.off, BPF_ANY) ? -errno : 0;
+		e->followed_ns = mono_now_ns();
 	}
 	if (err) {
 		fprintf(stderr,
@@ -621,7 +652,7 @@ static int see_process(uint32_t pid, void *ctx)
 	if (fd < 0)
 		return 0;
 	snprintf(label, sizeof(label), "of PID %u", pid);
-	e = see_exe(gf, fd, label, true);
+	e = see_exe(gf, fd, label, true, NULL);
 	close(fd);
 	if (e && e->state == 1)
 		follow_process(gf, pid, e);
@@ -634,14 +665,6 @@ static void scan_processes(struct go_follow *gf)
 		.pids = gf->opts.pids, .npids = gf->opts.npids, .netns = gf->opts.netns};
 
 	proc_filter__each(&f, see_process, gf);
-}
-
-static uint64_t mono_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -664,7 +687,7 @@ static void go_on_exec(void *ctx, struct exec_event *ev)
 			return; /* gone already: its file is told again at its next exec */
 		snprintf(label, sizeof(label), "%s (PID %u, started after the recorder)",
 			 ev->path[0] ? ev->path : "?", ev->pid);
-		e = see_exe(gf, fd, label, false);
+		e = see_exe(gf, fd, label, false, ev);
 		if (e && e->state == 1) {
 			follow_process(gf, ev->pid, e);
 			if (gf->opts.verbose)
@@ -676,8 +699,12 @@ static void go_on_exec(void *ctx, struct exec_event *ev)
 		}
 		return;
 	}
-	if (e->state == 1)
-		follow_process(gf, ev->pid, e);
+	if (e->state != 1)
+		return;
+	/* Exec'ed while the probes were being put in place: not followed from its exec either. */
+	if (ev->exec_ns < e->followed_ns)
+		tell_pending(gf, ev);
+	follow_process(gf, ev->pid, e);
 }
 
 struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *ph,
@@ -700,7 +727,7 @@ struct go_follow *go_follow__start(struct bpf_object *obj, struct priv_helper *p
 	for (unsigned i = 0; i < opts->nbinaries; i++) {
 		const char *path = opts->binaries[i];
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		struct go_exe_seen *e = fd < 0 ? NULL : see_exe(gf, fd, path, true);
+		struct go_exe_seen *e = fd < 0 ? NULL : see_exe(gf, fd, path, true, NULL);
 
 		if (!e)
 			fprintf(stderr, "vpath-record: warning: --go-binary %s: %s\n", path,

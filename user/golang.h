@@ -76,6 +76,15 @@ struct go_follow_opts {
 	/* The BPF side's tls_active and go_tls_active: set when some binary's crypto/tls is probed (gotls.h). */
 	volatile uint32_t *tls_active;
 	volatile uint32_t *go_tls_active;
+	/*
+	 * Set by the recorder: process pid exec'ed a Go binary at exec_ns
+	 * (CLOCK_MONOTONIC) and its goroutines are not seen yet (its probes
+	 * are being put in place); called in the exec watch's thread, before
+	 * the probes' attach (a VPR_GO_PENDING record, docs/format.md).
+	 */
+	void (*pending)(void *ctx, uint32_t pid, uint64_t exec_ns);
+	void *pending_ctx;
+	unsigned test_late_ms; /* --test-go-late: the probes of a program found at exec that late */
 };
 
 /*

@@ -30,6 +30,7 @@ enum {
 	OPT_NO_WAKEUPS,
 	OPT_WAKEUPS,
 	OPT_TEST_STALL,
+	OPT_TEST_GO_LATE,
 	OPT_LOGS,
 };
 
@@ -131,6 +132,10 @@ static const struct argp_option options[] = {
 	{"test-stall", OPT_TEST_STALL, "MS:EVERY", OPTION_HIDDEN,
 	 "Every EVERY-th socket operation, stall MS ms in the kernel between stamping and "
 	 "handing it on, as a preempted or descheduled CPU would (tests)",
+	 3},
+	{"test-go-late", OPT_TEST_GO_LATE, "MS", OPTION_HIDDEN,
+	 "Put a Go program found at its exec under probes MS ms late (1-5000), as a busy host "
+	 "does (tests)",
 	 3},
 	{},
 };
@@ -358,6 +363,14 @@ static error_t parse_tuning(int key, char *arg, struct argp_state *state)
 	case OPT_TEST_STALL:
 		parse_stall(state, arg);
 		return 0;
+	case OPT_TEST_GO_LATE: {
+		char tail;
+
+		if (sscanf(arg, "%u%c", &o->test_go_late_ms, &tail) != 1 || !o->test_go_late_ms ||
+		    o->test_go_late_ms > 5000)
+			refuse(state, "--test-go-late %s: expected MS, 1 <= MS <= 5000", arg);
+		return 0;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

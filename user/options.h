@@ -39,7 +39,8 @@ struct record_opts {
 	bool force_fallback;
 	bool no_batches; /* as if the kernel refused to run the flush program (tests) */
 	unsigned test_stall_ms, test_stall_every; /* --test-stall: a stalled CPU (tests) */
-	bool invalid; /* an option was refused (seen when argp does not exit) */
+	unsigned test_go_late_ms; /* --test-go-late: a Go program's probes that late (tests) */
+	bool invalid;		  /* an option was refused (seen when argp does not exit) */
 };
 
 /*

@@ -39,6 +39,7 @@
 #include "netns.h"
 #include "output.h"
 #include "exec_watch.h"
+#include "inbox.h"
 #include "priv_helper.h"
 #include "privs.h"
 #include "redact.h"
@@ -64,6 +65,12 @@
  * a CPU still writing is the watermark's, not this margin's.
  */
 #define HOLD_NS (20 * 1000000ull)
+/*
+ * An exec the exec watch takes longer than this to decide about (or to
+ * read) no longer holds the line: a record it writes then is stamped as
+ * late as the records written already (exec_record).
+ */
+#define MAX_EXEC_HOLD_NS (1000 * 1000000ull)
 /* A record reserved before the flush and not yet complete: looked at again this often. */
 #define RING_RETRIES 20
 #define RING_RETRY_US 100
@@ -86,6 +93,9 @@ struct recorder {
 	struct priv_helper *ph; /* attaches uprobes after the privileges are dropped */
 	struct exec_watch *ew;	/* programs started later, told to the probers */
 	struct tls_follow *tls;
+	struct inbox inbox;	    /* the exec watch's records (VPR_GO_PENDING), for the loop */
+	uint64_t exec_unread_since; /* the first round an exec told held the line unread */
+	uint64_t exec_holds_broken; /* rounds an exec was decided too slowly to wait for */
 	struct ring_buffer *rb;
 	struct reorder *ro;
 	struct watermark *wm;
@@ -582,6 +592,63 @@ static void note_in_flight(struct recorder *r, uint64_t start)
 }
 
 /*
+ * A program exec'ed may be Go, and the exec watch then writes a record
+ * stamped at its exec (user/golang.c): until it has decided, the line
+ * stays before the exec, or where it is while the news is not read yet.
+ */
+static void note_execs(struct recorder *r, uint64_t start)
+{
+	uint64_t since = exec_watch__holding(r->ew);
+
+	if (since != EXEC_WATCH_UNREAD)
+		r->exec_unread_since = 0;
+	else if (!r->exec_unread_since)
+		r->exec_unread_since = start;
+	if (!since)
+		return;
+	if (since == EXEC_WATCH_UNREAD ? r->exec_unread_since + MAX_EXEC_HOLD_NS < start
+				       : since + MAX_EXEC_HOLD_NS < start) {
+		r->exec_holds_broken++;
+		return;
+	}
+	if (since == EXEC_WATCH_UNREAD)
+		watermark__ring_behind(r->wm);
+	else
+		watermark__hold(r->wm, since);
+}
+
+/*
+ * What the exec watch handed in, into the reorder buffer; a record whose
+ * stamp the line has passed (a slow decision) is stamped with the last
+ * record written, so that the file stays in time order.
+ */
+static int exec_record(void *ctx, union vpr_any *rec)
+{
+	struct recorder *r = ctx;
+
+	if (rec->h.ts_ns < r->emitted_ts)
+		rec->h.ts_ns = r->emitted_ts;
+	return reorder__add(r->ro, rec);
+}
+
+/* The exec watch's hook (golang.h): a Go program exec'ed, its goroutines not seen yet. */
+static void go_pending(void *ctx, uint32_t pid, uint64_t exec_ns)
+{
+	struct recorder *r = ctx;
+	struct vpr_goroutine g;
+
+	memset(&g, 0, sizeof(g));
+	g.h.type = VPR_GOROUTINE;
+	g.h.size = sizeof(g);
+	g.h.tid = pid;
+	g.h.ts_ns = exec_ns;
+	g.pid = pid;
+	g.kind = VPR_GO_PENDING;
+	if (inbox__put(&r->inbox, &g))
+		fprintf(stderr, "vpath-record: warning: Go process %u: out of memory\n", pid);
+}
+
+/*
  * Empties the ring as far as it was filled when this is called.  A record
  * still being written stops the consumer, and the records behind it wait:
  * it is looked at again for a little while, then the round gives up.
@@ -645,6 +712,7 @@ static int drain(struct recorder *r, uint64_t *upto)
 
 	watermark__begin(r->wm, start);
 	note_in_flight(r, start);
+	note_execs(r, start);
 	if (!r->skel->bss->batches_off) {
 		err = flush_batches(r, r->wm);
 		if (err) {
@@ -657,6 +725,9 @@ static int drain(struct recorder *r, uint64_t *upto)
 		}
 	}
 	err = consume_ring(r);
+	/* After note_execs: what it let the line pass is handed in by now. */
+	if (!err)
+		err = inbox__take(&r->inbox, exec_record, r);
 	*upto = watermark__end(r->wm);
 	return err;
 }
@@ -734,6 +805,9 @@ static int load_and_attach(struct recorder *r, uint64_t cgroup_id)
 		.npids = r->opts->npids,
 		.netns = r->netns_filter,
 		.verbose = verbosity,
+		.pending = go_pending,
+		.pending_ctx = r,
+		.test_late_ms = r->opts->test_go_late_ms,
 	};
 
 	err = open_programs(r, cgroup_id);
@@ -962,10 +1036,16 @@ static void report_summary(const struct recorder *r, int err, uint64_t started)
 			"not waited for\n",
 			(unsigned long long)r->stuck_marks,
 			(unsigned long long)(MAX_FLIGHT_NS / 1000000));
+	if (r->exec_holds_broken)
+		fprintf(stderr,
+			"vpath-record: %llu rounds found a program's exec undecided for over "
+			"%llu ms: not waited for\n",
+			(unsigned long long)r->exec_holds_broken,
+			(unsigned long long)(MAX_EXEC_HOLD_NS / 1000000));
 	if (verbosity && r->wm && watermark__held_rounds(r->wm))
 		fprintf(stderr,
-			"vpath-record: %llu rounds waited for a CPU still writing records, "
-			"by up to %.1f ms\n",
+			"vpath-record: %llu rounds waited for a CPU still writing records "
+			"(or an exec being decided), by up to %.1f ms\n",
 			(unsigned long long)watermark__held_rounds(r->wm),
 			(double)watermark__held_max_ns(r->wm) / 1e6);
 	if (r->malformed + r->logs.malformed)
@@ -981,6 +1061,7 @@ int recorder_run(const struct record_opts *opts)
 
 	verbosity = opts->verbose;
 	libbpf_set_print(libbpf_print);
+	inbox__init(&r.inbox);
 	err = probe_btf();
 	if (!err)
 		err = privs_check();
@@ -1062,6 +1143,7 @@ cleanup:
 	vpath_bpf__destroy(r.skel);
 	task_table__free(r.tasks);
 	reorder__free(r.ro);
+	inbox__free(&r.inbox);
 	watermark__free(r.wm);
 	free(r.stages);
 	redact_carry__free(r.carry);

@@ -14,6 +14,7 @@ struct watermark {
 	uint64_t margin;
 	uint64_t start_line; /* this round's start less the margin */
 	bool behind;	     /* this round: the ring was not emptied */
+	uint64_t hold;	     /* this round: the line stays at or before it (hold) */
 	uint64_t line;	     /* what end() last returned */
 	uint64_t first;	     /* the first round's start line: held back from there at most */
 	uint64_t *round;     /* per CPU: this round's line */
@@ -53,6 +54,7 @@ void watermark__begin(struct watermark *w, uint64_t start_ns)
 	if (!w->first)
 		w->first = w->start_line;
 	w->behind = false;
+	w->hold = UINT64_MAX;
 	for (unsigned i = 0; i < w->ncpus; i++)
 		w->round[i] = w->start_line;
 }
@@ -80,9 +82,17 @@ void watermark__ring_behind(struct watermark *w)
 	w->behind = true;
 }
 
+void watermark__hold(struct watermark *w, uint64_t since_ns)
+{
+	uint64_t before = since_ns ? since_ns - 1 : 0;
+
+	if (before < w->hold)
+		w->hold = before;
+}
+
 uint64_t watermark__end(struct watermark *w)
 {
-	uint64_t line = w->start_line;
+	uint64_t line = w->hold < w->start_line ? w->hold : w->start_line;
 
 	for (unsigned i = 0; i < w->ncpus; i++)
 		if (w->round[i] < line)

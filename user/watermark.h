@@ -13,6 +13,8 @@
  *   ring_behind()         the ring could not be emptied as far as it was
  *                         filled after the flush (a record reserved then
  *                         is still being written)
+ *   hold(since)           records stamped from since on may still come
+ *                         from elsewhere (the exec watch's, at an exec)
  *   end()                 the new line, never lower than the last one
  *
  * A CPU whose batch a program held may still hold operations stamped since
@@ -37,6 +39,7 @@ void watermark__begin(struct watermark *w, uint64_t start_ns);
 void watermark__in_flight(struct watermark *w, unsigned cpu, uint64_t since_ns);
 void watermark__flushed(struct watermark *w, unsigned cpu, bool sent);
 void watermark__ring_behind(struct watermark *w);
+void watermark__hold(struct watermark *w, uint64_t since_ns);
 uint64_t watermark__end(struct watermark *w);
 
 /* Rounds that ended behind their start less the margin, and the most they were behind. */

@@ -284,6 +284,13 @@ enum vpr_go_kind {
 	 * HTTP/2 stream `other` (docs/format.md); readers older than it skip it.
 	 */
 	VPR_GO_H2_WRITE = 3,
+	/*
+	 * process pid exec'ed a Go binary whose probes are not in place yet
+	 * (stamped at the exec; goid, other 0): its threads' operations until
+	 * their goroutine's RUN are a goroutine's, not the thread's
+	 * (docs/format.md); readers older than it skip it.
+	 */
+	VPR_GO_PENDING = 4,
 };
 
 /* What the Go runtime probes saw (docs/recorder.md).  h.tid: the OS thread. */

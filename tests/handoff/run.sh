@@ -14,7 +14,8 @@
 # java:   HandoffFront.java (HttpServer, CompletableFuture) -> backend.py
 # go:     goapp.go front (net/http, http.Client) -> goapp.go back (net/http)
 # go-exec: the same, the binary not named (--go-binary): the recorders find
-#         it when it is exec'ed after them (docs/recorder.md)
+#         it when it is exec'ed after them (docs/recorder.md); with
+#         HO_GO_LATE_MS=MS its probes come MS ms late (--test-go-late)
 # python-http, java-http: the same hand-offs over HTTP/1.1, forwarding the
 #         client's traceparent trace id on every call (frontend_http_pool.py,
 #         HandoffFront.java --http) -> tests/evloop/backend_http.py,
@@ -83,7 +84,8 @@ ho_build() {
 			return 1
 		front_cmd=("$build/goapp" front "$HO_FRONT" "$HO_BACKEND")
 		# Go's hand-offs are followed to >= 99% (docs/analyzer.md): a gate here
-		wl_score_opts+=(--min-accuracy 99)
+		# (not with HO_GO_LATE_MS: what comes before the probes is inferred)
+		[ "$app" = go-exec ] && [ -n "${HO_GO_LATE_MS:-}" ] || wl_score_opts+=(--min-accuracy 99)
 		# started after the recorders: their goroutines are followed from
 		# exec, the binary named (go) or found at its exec (go-exec)
 		if [ "$app" = go ]; then
@@ -91,6 +93,10 @@ ho_build() {
 		else
 			# -v: the recorders' logs say how long after its exec each was followed
 			wl_record_opts+=(-v)
+		fi
+		# HO_GO_LATE_MS: the probes that late, as on a busy host
+		if [ "$app" = go-exec ] && [ -n "${HO_GO_LATE_MS:-}" ]; then
+			wl_record_opts+=(--test-go-late "$HO_GO_LATE_MS")
 		fi
 		back_cmd=("$build/goapp" back "$HO_BACKEND")
 		;;

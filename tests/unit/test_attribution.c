@@ -975,6 +975,43 @@ static void test_go_probes_late_bare_threads_forgotten(void **state)
 }
 
 /*
+ * A Go program found at its exec, before its probes are in place: the
+ * recorder marks it then (VPR_GO_PENDING), and its threads are bare until
+ * its goroutines are seen.  Thread 302 reads 802 (goroutine B), 301 reads
+ * 801 (goroutine A); A moves to 302 while B waits and sends 801's call
+ * there, then answers 801 back on 301, B answering 802 on 302.  No thread
+ * hands anything off, so the thread rule gives the call to 802, exact and
+ * wrong; the probes come at 100 us (go_front; its call is a root there,
+ * the wake-up rule's gate not passed).  Known Go from the exec, the link
+ * is inferred and neither request is exact.
+ */
+static void test_go_pending_bare_thread_links_inferred(void **state)
+{
+	struct world *w = *state;
+	struct links k = open_links(w);
+	const struct vp_request *r801, *r802;
+
+	synth_go(w->web, US(1), 300, 300, VPR_GO_PENDING, 0, 0);
+	synth_req(k.l2, 10, 802, US(5), 302);
+	synth_req(k.l1, 10, 801, US(6), 301);
+	synth_req(k.d1, 50, 302, US(15), 401);
+	synth_rep(k.d1, 70, 401, US(20), 302);
+	synth_rep(k.l1, 10, 301, US(30), 900);
+	synth_rep(k.l2, 10, 302, US(31), 900);
+	go_front(w, &k, US(100));
+	assert_string_equal(analyze(w), "lg/802>web/302(web/302>db/401) | lg/801>web/301 | "
+					"lg/901>web/2147483648 | lg/902>web/2147483649 | "
+					"web/2147483651>db/401 | lg/903>web/2147483648");
+	r802 = w->c.reqs[0];
+	r801 = w->c.reqs[1];
+	/* The thread rule still chose (inferred): 302's request. */
+	assert_int_equal(r802->root->calls[0]->link.basis, VP_BASIS_THREAD);
+	assert_false(r802->root->calls[0]->link.exact);
+	assert_false(r802->exact);
+	assert_false(r801->exact);
+}
+
+/*
  * net/http's client, the evidence that misleads: goroutine 1 (serving 901)
  * dials through goroutine 7, which starts the connection's writeLoop (50)
  * and readLoop (51); 901 gets another connection meanwhile, and 902's
@@ -2301,6 +2338,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_go_goroutines_are_the_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_probes_late_bare_threads_forgotten, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_go_pending_bare_thread_links_inferred, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_id_decides, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_loop_shared_id_decides_nothing, setup,

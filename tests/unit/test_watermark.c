@@ -62,6 +62,29 @@ static void test_a_cpu_still_writing_holds_the_line(void **state)
 }
 
 /*
+ * The exec watch is deciding about a program exec'ed at 1000 ms, and may
+ * write a record stamped then (docs/recorder.md): the line stays before it
+ * whatever the CPUs say, and moves on once it is decided.
+ */
+static void test_a_hold_keeps_the_line_before_it(void **state)
+{
+	struct watermark *w = watermark__new(2, MARGIN);
+	uint64_t line;
+
+	(void)state;
+	assert_int_equal(quiet_round(w, 2, 990 * MS), 970 * MS);
+	watermark__begin(w, 1200 * MS);
+	watermark__hold(w, 1000 * MS);
+	watermark__flushed(w, 0, true);
+	watermark__flushed(w, 1, true);
+	line = watermark__end(w);
+	assert_int_equal(line, 1000 * MS - 1);
+	assert_int_equal(watermark__held_rounds(w), 1);
+	assert_int_equal(quiet_round(w, 2, 1300 * MS), 1280 * MS);
+	watermark__free(w);
+}
+
+/*
  * CPU 0's batch was held by a program when it was asked to flush: the
  * batch may hold operations stamped since its last flush that found it
  * free, so the line stays at that flush's line.
@@ -170,6 +193,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quiet_rounds_follow_the_clock),
 		cmocka_unit_test(test_a_cpu_still_writing_holds_the_line),
+		cmocka_unit_test(test_a_hold_keeps_the_line_before_it),
 		cmocka_unit_test(test_a_held_batch_keeps_the_line_at_its_last_flush),
 		cmocka_unit_test(test_a_flush_while_writing_counts_from_the_oldest_stamp),
 		cmocka_unit_test(test_a_batch_never_flushed_holds_everything),
