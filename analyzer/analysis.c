@@ -28,11 +28,8 @@
  * Hosts are merged in quanta of the common timeline: the order across hosts
  * only matters at the scale of the join window (attribution is per host, in
  * exact local order), and coarse merging keeps the merge out of the profile.
- * Each quantum hands work to the threads twice; at 2 ms the wait for each
- * batch's last job was a third of a thread's share (docs/bench.md).  The
- * quantum changes only when a request completes, so its number.
  */
-#define MERGE_QUANTUM_NS (5ull * 1000 * 1000)
+#define MERGE_QUANTUM_NS (2ull * 1000 * 1000)
 #define ADVANCE_EVERY 1024
 /*
  * Every host is read this far ahead of the analysis (common timeline), so a
